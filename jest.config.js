@@ -1,0 +1,26 @@
+/** @type {import('jest').Config} */
+const transform = {
+  // Type checking happens once in `npm run typecheck`; jest only strips types (fast on 2 cores).
+  '^.+\\.[tj]s$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true } }],
+};
+// @middy/* ship ES modules only; jest's CommonJS runtime needs them transformed.
+const transformIgnorePatterns = ['node_modules/(?!(@middy)/)'];
+
+module.exports = {
+  testEnvironment: 'node',
+  transform,
+  transformIgnorePatterns,
+  projects: [
+    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns },
+    {
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
+      testEnvironment: 'node',
+      transform,
+      transformIgnorePatterns,
+      globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+    },
+    { displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns },
+  ],
+};

@@ -1,0 +1,99 @@
+/**
+ * The route table: the single source for the CDK stack (one function per row),
+ * the local server (same handlers, same matching) and the OpenAPI document.
+ * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
+ *
+ * Kept free of imports so CDK synth, the local server and the OpenAPI builder
+ * can load it without pulling runtime code.
+ */
+export type HttpMethod = 'GET' | 'POST' | 'PUT';
+
+/** What the function may do to the table; drives the IAM grant per function. */
+export type TableAccess = 'none' | 'read' | 'write';
+
+export interface RouteDefinition {
+  /** verb-noun, also the handler file name: functions/<name>.ts */
+  readonly name: string;
+  readonly method: HttpMethod;
+  /** API Gateway path syntax: {param} */
+  readonly path: string;
+  readonly access: TableAccess;
+  /** false only for the self-description routes */
+  readonly auth: boolean;
+  readonly summary: string;
+  readonly tag: string;
+  /** Names of schemas in src/schemas (see schema registry) used by the OpenAPI document. */
+  readonly request?: string;
+  readonly response?: string;
+  /** The response is a page envelope of `response` records. */
+  readonly list?: boolean;
+  /** Query schema name (lists and filters). */
+  readonly query?: string;
+  /** Extra documented statuses beyond the ones implied by auth/access/body. */
+  readonly extraStatuses?: readonly number[];
+}
+
+export const API_PREFIX = '/services/api/v1';
+
+const p = (path: string): string => `${API_PREFIX}${path}`;
+
+export const ROUTES = [
+  { name: 'create-employee', method: 'POST', path: p('/employees'), access: 'write', auth: true, tag: 'Employees', summary: 'Create an employee', request: 'EmployeeCreate', response: 'Employee' },
+  { name: 'list-employees', method: 'GET', path: p('/employees'), access: 'read', auth: true, tag: 'Employees', summary: 'List employees', response: 'Employee', list: true, query: 'PageQuery' },
+  { name: 'get-employee', method: 'GET', path: p('/employees/{id}'), access: 'read', auth: true, tag: 'Employees', summary: 'Show an employee', response: 'Employee' },
+  { name: 'update-employee', method: 'PUT', path: p('/employees/{id}'), access: 'write', auth: true, tag: 'Employees', summary: 'Update an employee (partial)', request: 'EmployeeUpdate', response: 'Employee' },
+  { name: 'create-employee-job', method: 'POST', path: p('/employee_jobs'), access: 'write', auth: true, tag: 'Employee jobs', summary: 'Create an employee job', request: 'EmployeeJobCreate', response: 'EmployeeJob', extraStatuses: [404] },
+  { name: 'list-employee-jobs', method: 'GET', path: p('/employee_jobs'), access: 'read', auth: true, tag: 'Employee jobs', summary: 'List employee jobs', response: 'EmployeeJob', list: true, query: 'EmployeeJobQuery' },
+  { name: 'get-employee-job', method: 'GET', path: p('/employee_jobs/{id}'), access: 'read', auth: true, tag: 'Employee jobs', summary: 'Show an employee job', response: 'EmployeeJob' },
+  { name: 'list-employee-payout-fields', method: 'GET', path: p('/employee_payout_fields'), access: 'read', auth: true, tag: 'Reference data', summary: 'List payout field definitions', response: 'PayoutField', list: true, query: 'PageQuery' },
+  { name: 'get-employee-payout-field', method: 'GET', path: p('/employee_payout_fields/{id}'), access: 'read', auth: true, tag: 'Reference data', summary: 'Show a payout field definition', response: 'PayoutField' },
+  { name: 'list-locations', method: 'GET', path: p('/locations'), access: 'read', auth: true, tag: 'Reference data', summary: 'List locations', response: 'Location', list: true, query: 'PageQuery' },
+  { name: 'get-location', method: 'GET', path: p('/locations/{id}'), access: 'read', auth: true, tag: 'Reference data', summary: 'Show a location', response: 'Location' },
+  { name: 'list-employee-fields', method: 'GET', path: p('/employee_fields'), access: 'read', auth: true, tag: 'Reference data', summary: 'List custom employee field definitions', response: 'CustomField', list: true, query: 'PageQuery' },
+  { name: 'list-employee-job-fields', method: 'GET', path: p('/employee_job_fields'), access: 'read', auth: true, tag: 'Reference data', summary: 'List custom employee job field definitions', response: 'CustomField', list: true, query: 'PageQuery' },
+  { name: 'list-application-fields', method: 'GET', path: p('/application_fields'), access: 'read', auth: true, tag: 'Reference data', summary: 'List custom application field definitions', response: 'CustomField', list: true, query: 'PageQuery' },
+  { name: 'create-application', method: 'POST', path: p('/applications'), access: 'write', auth: true, tag: 'Applications', summary: 'Create an application', request: 'ApplicationCreate', response: 'Application' },
+  { name: 'list-applications', method: 'GET', path: p('/applications'), access: 'read', auth: true, tag: 'Applications', summary: 'List applications', response: 'Application', list: true, query: 'ApplicationQuery' },
+  { name: 'get-application', method: 'GET', path: p('/applications/{id}'), access: 'read', auth: true, tag: 'Applications', summary: 'Show an application', response: 'Application' },
+  { name: 'update-application', method: 'PUT', path: p('/applications/{id}'), access: 'write', auth: true, tag: 'Applications', summary: 'Update an application (partial)', request: 'ApplicationUpdate', response: 'Application' },
+  { name: 'get-openapi', method: 'GET', path: p('/openapi.json'), access: 'none', auth: false, tag: 'Meta', summary: 'This OpenAPI 3.1 document' },
+  { name: 'get-docs', method: 'GET', path: '/docs', access: 'none', auth: false, tag: 'Meta', summary: 'HTML API reference' },
+] as const satisfies readonly RouteDefinition[];
+
+export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** Handles every request no row matches (404, or 405 with Allow); API Gateway's $default route. */
+export const FALLBACK_ROUTE = { name: 'route-not-found', access: 'none' } as const;
+
+export interface RouteMatch {
+  readonly route: RouteDefinition;
+  readonly pathParameters: Record<string, string>;
+}
+
+const compiled = ROUTES.map((route) => {
+  const names: string[] = [];
+  const source = route.path.replace(/[.]/g, '\\.').replace(/\{(\w+)\}/g, (_m, name: string) => {
+    names.push(name);
+    return '([^/]+)';
+  });
+  return { route: route as RouteDefinition, regex: new RegExp(`^${source}$`), names };
+});
+
+/** Matches a request path: the route for this method, or the methods the path allows. */
+export function matchRoute(method: string, path: string): { match?: RouteMatch; allowed: HttpMethod[] } {
+  const allowed: HttpMethod[] = [];
+  let match: RouteMatch | undefined;
+  for (const { route, regex, names } of compiled) {
+    const m = regex.exec(path);
+    if (!m) continue;
+    allowed.push(route.method);
+    if (route.method === method && !match) {
+      const pathParameters: Record<string, string> = {};
+      names.forEach((n, i) => {
+        pathParameters[n] = decodeURIComponent(m[i + 1] ?? '');
+      });
+      match = { route, pathParameters };
+    }
+  }
+  return { match, allowed };
+}

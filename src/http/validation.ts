@@ -1,0 +1,100 @@
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import type Ajv2020 from 'ajv/dist/2020';
+import { getBodyAjv, getQueryAjv, NOT_BLANK } from '../schemas/ajv';
+import { badRequest, FieldErrorCollector, MESSAGES } from './errors';
+
+export type JsonSchema = Record<string, unknown>;
+
+/** The top-level field an ajv error is about: the key of the body or query. */
+function fieldOf(error: ErrorObject): string {
+  if (error.keyword === 'required') return String((error.params as { missingProperty: string }).missingProperty);
+  if (error.keyword === 'additionalProperties')
+    return String((error.params as { additionalProperty: string }).additionalProperty);
+  const first = error.instancePath.split('/')[1] ?? '';
+  return first.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** Ajv's wording -> the contract's Rails wording (contract §3). */
+function messageOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+    case NOT_BLANK:
+      return MESSAGES.blank;
+    case 'additionalProperties':
+      return MESSAGES.unknownField;
+    case 'enum':
+      return MESSAGES.inclusion;
+    case 'const':
+      return MESSAGES.accepted;
+    case 'type': {
+      const parent = error.parentSchema as Record<string, unknown> | undefined;
+      return error.data === null && parent?.[NOT_BLANK] === true ? MESSAGES.blank : MESSAGES.invalid;
+    }
+    default:
+      return MESSAGES.invalid;
+  }
+}
+
+export function collectAjvErrors(errors: readonly ErrorObject[] | null | undefined, into: FieldErrorCollector): void {
+  for (const error of errors ?? []) {
+    // A union's branch failures say nothing a client can act on beyond the field being invalid.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const field = fieldOf(error);
+    if (!field) continue;
+    into.add(field, messageOf(error));
+  }
+}
+
+function lazyCompile(ajv: () => Ajv2020, schema: JsonSchema): () => ValidateFunction {
+  let compiled: ValidateFunction | undefined;
+  return () => (compiled ??= ajv().compile(schema));
+}
+
+export interface BodyValidatorOptions {
+  /** Read-only fields of the resource: accepted in a body and ignored, so a client can PUT back what it read. */
+  readonly ignore?: readonly string[];
+}
+
+export type BodyValidator<T> = (body: unknown, collector?: FieldErrorCollector) => T;
+
+/**
+ * Validates a parsed JSON body against a request schema. Field errors are
+ * collected (not thrown) so the domain can add its own before one 422 goes out.
+ */
+export function bodyValidator<T extends Record<string, unknown>>(
+  schema: JsonSchema,
+  options: BodyValidatorOptions = {},
+): BodyValidator<T> {
+  const validate = lazyCompile(getBodyAjv, schema);
+  const ignored = new Set(options.ignore ?? []);
+  return (body, collector = new FieldErrorCollector()) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw badRequest('Request body must be a JSON object');
+    }
+    const input: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(body)) {
+      if (!ignored.has(key)) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    const fn = validate();
+    if (!fn(input)) collectAjvErrors(fn.errors, collector);
+    return input as T;
+  };
+}
+
+export type QueryValidator<T> = (query: Record<string, string | undefined>) => T;
+
+/** Validates query parameters; failures are 400 with the field-keyed body. */
+export function queryValidator<T>(schema: JsonSchema): QueryValidator<T> {
+  const validate = lazyCompile(getQueryAjv, schema);
+  return (query) => {
+    const input: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(query)) {
+      if (value !== undefined) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
+    }
+    const fn = validate();
+    const collector = new FieldErrorCollector();
+    if (!fn(input)) collectAjvErrors(fn.errors, collector);
+    collector.throwIfAny(400);
+    return input as T;
+  };
+}
