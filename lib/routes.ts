@@ -79,13 +79,22 @@ const compiled = ROUTES.map((route) => {
   return { route: route as RouteDefinition, regex: new RegExp(`^${source}$`), names };
 });
 
+const isDecodable = (segment: string | undefined): boolean => {
+  try {
+    decodeURIComponent(segment ?? '');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 /** Matches a request path: the route for this method, or the methods the path allows. */
 export function matchRoute(method: string, path: string): { match?: RouteMatch; allowed: HttpMethod[] } {
   const allowed: HttpMethod[] = [];
   let match: RouteMatch | undefined;
   for (const { route, regex, names } of compiled) {
     const m = regex.exec(path);
-    if (!m) continue;
+    if (!m || !m.slice(1).every(isDecodable)) continue;
     allowed.push(route.method);
     if (route.method === method && !match) {
       const pathParameters: Record<string, string> = {};

@@ -9,7 +9,7 @@ import { isBic, isCountryCode, isDate, isHttpUrl, isIban } from '../domain/forma
 export const NOT_BLANK = 'x-not-blank';
 
 function configure(ajv: Ajv2020): Ajv2020 {
-  addFormats(ajv, ['email']);
+  addFormats(ajv, ['email', 'date-time']);
   ajv.addFormat('date', { type: 'string', validate: isDate });
   ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
   ajv.addFormat('iban', { type: 'string', validate: isIban });

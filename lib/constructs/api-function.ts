@@ -1,0 +1,113 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+
+/** The settings every API function shares; one place to change them. */
+export const FUNCTION_DEFAULTS = {
+  runtime: lambda.Runtime.NODEJS_22_X,
+  architecture: lambda.Architecture.ARM_64,
+  memorySize: 512,
+  timeout: Duration.seconds(10),
+  /** esbuild target, kept in step with the runtime. */
+  target: 'node22',
+} as const;
+
+export interface ApiFunctionProps {
+  /** Absolute path of the handler file (exports `handler`). */
+  readonly entry: string;
+  /** Directory holding package-lock.json; esbuild runs from here. */
+  readonly projectRoot: string;
+  readonly description: string;
+  readonly environment?: Record<string, string>;
+  readonly logRetention: logs.RetentionDays;
+  /** X-Ray active tracing. */
+  readonly tracing: boolean;
+  /** Where the function's Errors/Throttles alarms notify; none = alarms only in the console. */
+  readonly alarmAction?: cloudwatch.IAlarmAction;
+  readonly memorySize?: number;
+  readonly timeout?: Duration;
+}
+
+/**
+ * One API Lambda function with its defaults (in the spirit of Powertools'
+ * examples/app `FunctionWithLogGroup`):
+ * - an explicit LogGroup with a retention (no CDK log-retention custom resource),
+ * - its own role that may only write to that log group (no AWSLambdaBasicExecutionRole,
+ *   table permissions are granted by the caller),
+ * - the AWS SDK bundled (no reliance on the runtime's copy),
+ * - an Errors and a Throttles alarm.
+ */
+export class ApiFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: logs.LogGroup;
+  readonly role: iam.Role;
+  readonly errorsAlarm: cloudwatch.Alarm;
+  readonly throttlesAlarm: cloudwatch.Alarm;
+
+  constructor(scope: Construct, id: string, props: ApiFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      // Operational logs expire with their retention anyway; the table is the durable data.
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role: ${props.description}`,
+    });
+    // logs:CreateLogStream + logs:PutLogEvents on this function's log group only.
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: props.entry,
+      handler: 'handler',
+      projectRoot: props.projectRoot,
+      depsLockFilePath: `${props.projectRoot}/package-lock.json`,
+      description: props.description,
+      runtime: FUNCTION_DEFAULTS.runtime,
+      architecture: FUNCTION_DEFAULTS.architecture,
+      memorySize: props.memorySize ?? FUNCTION_DEFAULTS.memorySize,
+      timeout: props.timeout ?? FUNCTION_DEFAULTS.timeout,
+      role: this.role,
+      logGroup: this.logGroup,
+      tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
+      environment: props.environment,
+      bundling: {
+        minify: true,
+        sourceMap: false,
+        target: FUNCTION_DEFAULTS.target,
+        format: OutputFormat.CJS,
+        // Bundle the AWS SDK: a pinned, tree-shaken copy instead of whatever the runtime ships.
+        externalModules: [],
+        bundleAwsSDK: true,
+      },
+    });
+
+    this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {
+      alarmDescription: `Unhandled errors or timeouts in ${props.description}`,
+      metric: this.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.throttlesAlarm = new cloudwatch.Alarm(this, 'ThrottlesAlarm', {
+      alarmDescription: `Lambda throttles (concurrency limit) in ${props.description}`,
+      metric: this.function.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    if (props.alarmAction) {
+      this.errorsAlarm.addAlarmAction(props.alarmAction);
+      this.throttlesAlarm.addAlarmAction(props.alarmAction);
+    }
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * Provisioning tool (contract §10):
+ *   npm run admin -- import FILE   import a business fixture (idempotent), print {"business_id","token"}
+ *   npm run admin -- revoke TOKEN  revoke an API token
+ */
+import { revokeToken } from '../src/data/token-store';
+import { connect } from './lib/environment';
+import { FixtureRejected, provisionFromFile } from './lib/provision';
+
+const USAGE = 'usage: npm run admin -- import FILE | revoke TOKEN';
+
+async function main(argv: string[]): Promise<number> {
+  const [command, arg] = argv;
+  if (!command || !arg || !['import', 'revoke'].includes(command)) {
+    console.error(USAGE);
+    return 2;
+  }
+  const { embedded } = await connect({ allowAws: true });
+  try {
+    if (command === 'import') {
+      const { business_id, token, summary } = await provisionFromFile(arg);
+      console.error(
+        `${summary.created ? 'Created' : 'Updated'} business ${business_id}: ${summary.written} items written, ${summary.unchanged} unchanged`,
+      );
+      console.log(JSON.stringify({ business_id, token }));
+      return 0;
+    }
+    const existed = await revokeToken(arg);
+    console.error(existed ? 'Token revoked' : 'Token was not known (nothing to revoke)');
+    console.log(JSON.stringify({ revoked: existed }));
+    return existed ? 0 : 1;
+  } catch (error) {
+    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await embedded?.stop();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

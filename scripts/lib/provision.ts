@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import { importBusiness, type ImportSummary } from '../../src/data/business-store';
+import { issueToken } from '../../src/data/token-store';
+import { buildBusiness, parseFixture } from '../../src/domain/fixture';
+
+export class FixtureRejected extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Fixture refused, nothing was written:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'FixtureRejected';
+  }
+}
+
+/** Reads and checks a fixture file as a whole; throws FixtureRejected naming every bad entry. */
+export function loadFixture(file: string) {
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new FixtureRejected([`${file}: ${(error as Error).message}`]);
+  }
+  const result = parseFixture(json);
+  if (!result.ok) throw new FixtureRejected(result.problems);
+  return result.fixture;
+}
+
+/** Import (idempotent) + a new token: what `npm run admin -- import FILE` does. */
+export async function provisionFromFile(
+  file: string,
+): Promise<{ business_id: string; token: string; summary: ImportSummary }> {
+  const fixture = loadFixture(file);
+  const { config, records } = buildBusiness(fixture);
+  const summary = await importBusiness(config, records);
+  const token = await issueToken(config.id, `import ${file}`);
+  return { business_id: config.id, token, summary };
+}

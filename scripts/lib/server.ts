@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { FALLBACK_ROUTE, matchRoute, type RouteDefinition } from '../../lib/routes';
+import type { LambdaHandler } from '../../src/http/handler';
+
+/** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
+const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
+
+const handlers = new Map<string, LambdaHandler>();
+
+/** The deployed handler of a route, loaded on first use like a cold start. */
+function handlerOf(name: string): LambdaHandler {
+  let handler = handlers.get(name);
+  if (!handler) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handler = (require(join(__dirname, '..', '..', 'functions', name)) as { handler: LambdaHandler }).handler;
+    handlers.set(name, handler);
+  }
+  return handler;
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(size > GATEWAY_MAX_BODY ? 'too-large' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** What API Gateway HTTP API (payload v2) hands a function for this request. */
+export function toEvent(
+  req: IncomingMessage,
+  body: Buffer,
+  route: RouteDefinition | undefined,
+  pathParameters: Record<string, string>,
+): APIGatewayProxyEventV2 {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
+  const method = (req.method ?? 'GET').toUpperCase();
+  const requestId = randomUUID();
+  return {
+    version: '2.0',
+    routeKey: route ? `${route.method} ${route.path}` : '$default',
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters: Object.keys(pathParameters).length ? pathParameters : undefined,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method,
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey: route ? `${route.method} ${route.path}` : '$default',
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body: body.length ? body.toString('utf8') : undefined,
+    isBase64Encoded: false,
+  };
+}
+
+const lambdaContext = (name: string, requestId: string): Context =>
+  ({
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
+    memoryLimitInMB: '512',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: 'local',
+    callbackWaitsForEmptyEventLoop: false,
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  }) as Context;
+
+function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
+  res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
+  res.end(result.body ?? '');
+}
+
+/** Routes a request exactly as the HTTP API does: a matching row's function, else $default. */
+export async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const body = await readBody(req);
+  const method = (req.method ?? 'GET').toUpperCase();
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  if (body === 'too-large') {
+    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.end(JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }));
+    return;
+  }
+  const { match } = matchRoute(method, url.pathname);
+  const name = match?.route.name ?? FALLBACK_ROUTE.name;
+  const event = toEvent(req, body, match?.route, match?.pathParameters ?? {});
+  const result = await handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId));
+  send(res, result);
+}
+
+export function createLocalServer(): Server {
+  return createServer((req, res) => {
+    dispatch(req, res).catch((error: unknown) => {
+      console.error(error);
+      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify({ error: 'internal_error', message: 'Local server failure', request_id: 'local' }));
+    });
+  });
+}

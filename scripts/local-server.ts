@@ -1,0 +1,68 @@
+/**
+ * `npm start` (contract §10): DynamoDB Local (embedded, file-backed in .dynamodb/,
+ * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
+ * and every route of lib/routes.ts served through the deployed handlers.
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { configOf } from '../src/data/business-store';
+import { keys } from '../src/data/keys';
+import { getItem } from '../src/data/table-io';
+import { businessOfToken, issueToken } from '../src/data/token-store';
+import { announceEndpoint, connect, DATA_DIR } from './lib/environment';
+import { provisionFromFile, loadFixture } from './lib/provision';
+import { createLocalServer } from './lib/server';
+
+const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
+const TOKEN_FILE = join(DATA_DIR, 'demo-token');
+
+async function demoToken(): Promise<{ businessId: string; token: string }> {
+  const businessId = loadFixture(DEMO_FIXTURE).business.id;
+  if (!configOf(await getItem(keys.business(businessId)))) {
+    const { token } = await provisionFromFile(DEMO_FIXTURE);
+    writeFileSync(TOKEN_FILE, token);
+    console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);
+    return { businessId, token };
+  }
+  const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
+  if (saved && (await businessOfToken(saved)) === businessId) return { businessId, token: saved };
+  const token = await issueToken(businessId, 'npm start');
+  writeFileSync(TOKEN_FILE, token);
+  return { businessId, token };
+}
+
+async function main(): Promise<void> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const { endpoint, embedded } = await connect({ allowAws: false });
+  if (embedded && endpoint) announceEndpoint(endpoint);
+  const { businessId, token } = await demoToken();
+  const port = Number(process.env.PORT ?? 3000);
+  const server = createLocalServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const base = `http://localhost:${port}/services/api/v1`;
+  console.log(`DynamoDB: ${endpoint} (table ${process.env.TABLE_NAME})${embedded ? ', embedded DynamoDB Local' : ''}`);
+  console.log(`Business: ${businessId}`);
+  console.log(`Base URL: ${base}`);
+  console.log(`Docs:     http://localhost:${port}/docs`);
+  console.log(`Token:    ${token}`);
+  console.log(`Try:      curl -H "Authorization: Bearer ${token}" ${base}/locations`);
+
+  let stopping = false;
+  const stop = async (): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    server.close();
+    await embedded?.stop();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,106 @@
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { BusinessConfig } from '../domain/business';
+import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
+import { db } from './client';
+import { tableName } from './env';
+import { keys, lists } from './keys';
+import { batchGet, queryAll, type Item } from './table-io';
+
+const REFERENCE_KINDS: readonly ReferenceKind[] = [
+  'location',
+  'payout_field',
+  'employee_field',
+  'employee_job_field',
+  'application_field',
+];
+
+/** Key-order independent comparison, so a re-import of the same file is recognised as "no change". */
+const canonical = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+
+export const configOf = (item: Item | undefined): BusinessConfig | undefined => item?.config as BusinessConfig | undefined;
+
+export interface ImportSummary {
+  created: boolean;
+  written: number;
+  unchanged: number;
+}
+
+/**
+ * Upserts a business and its reference data. Idempotent: records whose content
+ * did not change keep their timestamps and are not written; positions in each
+ * list follow (created_at, id) so new entries append. Entries missing from the
+ * file are kept (records may reference them).
+ */
+export async function importBusiness(config: BusinessConfig, records: readonly ReferenceRecord[]): Promise<ImportSummary> {
+  const bid = config.id;
+  const now = new Date().toISOString();
+  const [existingConfigItem] = await batchGet([keys.business(bid)]);
+  const writes: Item[] = [];
+  let unchanged = 0;
+
+  for (const kind of REFERENCE_KINDS) {
+    const existing = await queryAll({
+      IndexName: 'list',
+      KeyConditionExpression: 'L1PK = :p',
+      ExpressionAttributeValues: { ':p': lists.all(bid, kind) },
+    });
+    const byId = new Map(existing.map((item) => [String(item.id), item]));
+    const merged = new Map<string, { item: Item; changed: boolean }>();
+    for (const item of existing) merged.set(String(item.id), { item, changed: false });
+    for (const record of records.filter((r) => r.kind === kind)) {
+      const old = byId.get(record.id);
+      if (old && canonical(old.record) === canonical(record.fields)) continue;
+      merged.set(record.id, {
+        changed: true,
+        item: {
+          ...keys.record(bid, kind, record.id),
+          id: record.id,
+          kind,
+          business_id: bid,
+          record: record.fields,
+          created_at: old?.created_at ?? now,
+          updated_at: now,
+          version: Number(old?.version ?? 0) + 1,
+        },
+      });
+    }
+    const ordered = [...merged.values()].sort(
+      (a, b) =>
+        String(a.item.created_at).localeCompare(String(b.item.created_at)) ||
+        String(a.item.id).localeCompare(String(b.item.id)),
+    );
+    ordered.forEach(({ item, changed }, i) => {
+      const position = i + 1;
+      if (changed || item.L1SK !== position) writes.push({ ...item, L1PK: lists.all(bid, kind), L1SK: position });
+      else unchanged += 1;
+    });
+    const counter = { ...keys.counter(bid, `${kind}s`), n: ordered.length };
+    const counterItems = await batchGet([keys.counter(bid, `${kind}s`)]);
+    if (counterItems[0]?.n !== ordered.length) writes.push(counter);
+  }
+
+  const oldConfig = configOf(existingConfigItem);
+  if (!oldConfig || canonical(oldConfig) !== canonical(config)) {
+    // Written last: a business becomes usable only once its reference data is in place.
+    writes.push({
+      ...keys.business(bid),
+      config,
+      created_at: existingConfigItem?.created_at ?? now,
+      updated_at: now,
+    });
+  }
+  for (let i = 0; i < writes.length; i += 25) {
+    let pending = writes.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6)));
+      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
+  return { created: !existingConfigItem, written: writes.length, unchanged };
+}

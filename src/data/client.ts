@@ -1,0 +1,84 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+/**
+ * Per-process DynamoDB statistics. Tests assert round trips per request with
+ * them and the benchmark prints items read and capacity; they cost a few
+ * additions per call in production.
+ */
+export const dynamoStats = {
+  calls: 0,
+  itemsRead: 0,
+  capacityUnits: 0,
+  byCommand: {} as Record<string, number>,
+  reset(): void {
+    this.calls = 0;
+    this.itemsRead = 0;
+    this.capacityUnits = 0;
+    this.byCommand = {};
+  },
+};
+
+interface OutputShape {
+  Item?: unknown;
+  Items?: unknown[];
+  Count?: number;
+  ScannedCount?: number;
+  Responses?: Record<string, unknown[]> | unknown[];
+  ConsumedCapacity?: { CapacityUnits?: number } | { CapacityUnits?: number }[];
+}
+
+function itemsIn(output: OutputShape): number {
+  if (typeof output.ScannedCount === 'number') return output.ScannedCount;
+  if (output.Item) return 1;
+  if (output.Responses && !Array.isArray(output.Responses))
+    return Object.values(output.Responses).reduce((n, list) => n + list.length, 0);
+  return 0;
+}
+
+function createClient(): DynamoDBDocumentClient {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const base = new DynamoDBClient({
+    ...(endpoint
+      ? {
+          endpoint,
+          region: process.env.AWS_REGION ?? 'local',
+          // DynamoDB Local accepts any credentials; fixed ones keep one shared database.
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+    // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts.
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
+  base.middlewareStack.add(
+    (next, context) => async (args) => {
+      const result = await next(args);
+      const output = result.output as OutputShape;
+      dynamoStats.calls += 1;
+      dynamoStats.itemsRead += itemsIn(output);
+      const name = context.commandName ?? 'unknown';
+      dynamoStats.byCommand[name] = (dynamoStats.byCommand[name] ?? 0) + 1;
+      const capacity = output.ConsumedCapacity;
+      for (const c of Array.isArray(capacity) ? capacity : capacity ? [capacity] : []) {
+        dynamoStats.capacityUnits += c.CapacityUnits ?? 0;
+      }
+      return result;
+    },
+    { step: 'initialize', name: 'roundTripStats' },
+  );
+  return DynamoDBDocumentClient.from(base, {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  });
+}
+
+let client: DynamoDBDocumentClient | undefined;
+
+/** One client per process, created on first use so import stays cheap. */
+export const db = (): DynamoDBDocumentClient => (client ??= createClient());
+
+/** For tests that change DYNAMODB_ENDPOINT between suites. */
+export const resetClient = (): void => {
+  client?.destroy();
+  client = undefined;
+};

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { badRequest, idempotencyKeyReused } from '../http/errors';
+import type { ApiResult } from '../http/response';
+import { keys, type Key } from './keys';
+import type { Item, TxWrite } from './table-io';
+
+/** Contract §11: retries within 24 hours replay the first response. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+
+export interface Idempotency {
+  readonly key: Key;
+  readonly requestHash: string;
+}
+
+/** Reads and checks the Idempotency-Key header; absent = no idempotency. */
+export function idempotencyOf(
+  businessId: string,
+  headers: Record<string, string | undefined>,
+  body: unknown,
+): Idempotency | undefined {
+  const value = headers['idempotency-key'];
+  if (value === undefined) return undefined;
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
+    throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
+  const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+  return { key: keys.idempotency(businessId, value), requestHash };
+}
+
+/** Thrown when the key was already used: carries the first response, or 409 for another body. */
+export class StoredResponse extends Error {
+  constructor(readonly result: ApiResult) {
+    super('idempotent replay');
+    this.name = 'StoredResponse';
+  }
+}
+
+/** The stored first response for this key, if any (expired records count as absent). */
+export function replayOf(idem: Idempotency, stored: Item | undefined): ApiResult | undefined {
+  if (!stored || Number(stored.expires_at ?? 0) * 1000 < Date.now()) return undefined;
+  if (stored.request_hash !== idem.requestHash) throw idempotencyKeyReused();
+  return {
+    status: Number(stored.status),
+    body: JSON.parse(String(stored.body)),
+    headers: (stored.headers as Record<string, string>) ?? {},
+  };
+}
+
+/**
+ * The idempotency record, written in the same transaction as the record it
+ * created: either both exist or neither. A concurrent duplicate loses on the
+ * condition and replays the winner's stored response.
+ */
+export function idempotencyWrite(idem: Idempotency, result: ApiResult): TxWrite {
+  return {
+    item: {
+      Put: {
+        Item: {
+          ...idem.key,
+          request_hash: idem.requestHash,
+          status: result.status,
+          body: JSON.stringify(result.body),
+          headers: result.headers ?? {},
+          expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
+        },
+        ConditionExpression: 'attribute_not_exists(PK) OR expires_at < :now',
+        ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+      },
+    },
+    onConditionFailed: (stored) => {
+      const replay = replayOf(idem, stored);
+      return replay ? new StoredResponse(replay) : 'retry';
+    },
+  };
+}
+
+/** Runs a create; a StoredResponse from a lost race becomes the replayed result. */
+export async function replayingStored(run: () => Promise<ApiResult>): Promise<ApiResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof StoredResponse) return error.result;
+    throw error;
+  }
+}

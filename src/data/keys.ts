@@ -1,0 +1,49 @@
+/**
+ * Every key of the single table is built here. All record keys start with the
+ * business id, so no access pattern can reach another tenant's items.
+ */
+export type RecordKind =
+  | 'employee'
+  | 'employee_job'
+  | 'application'
+  | 'location'
+  | 'payout_field'
+  | 'employee_field'
+  | 'employee_job_field'
+  | 'application_field';
+
+export interface Key {
+  PK: string;
+  SK: string;
+}
+
+const biz = (businessId: string): string => `B#${businessId}`;
+
+export const keys = {
+  token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
+  record: (businessId: string, kind: RecordKind, id: string): Key => ({ PK: `${biz(businessId)}#${kind}#${id}`, SK: 'R' }),
+  /** Dense position counter of one list (see docs/pagination.md). */
+  counter: (businessId: string, list: string): Key => ({ PK: `${biz(businessId)}#counter#${list}`, SK: 'C' }),
+  unique: (businessId: string, field: string, value: string): Key => ({
+    PK: `${biz(businessId)}#unique#${field}#${value}`,
+    SK: 'U',
+  }),
+  idempotency: (businessId: string, key: string): Key => ({ PK: `${biz(businessId)}#idem#${key}`, SK: 'I' }),
+  /** Per-block status counts of the application list: one partition, one item per block. */
+  statusBlocks: (businessId: string): string => `${biz(businessId)}#application-status-blocks`,
+  statusBlock: (businessId: string, block: number): Key => ({
+    PK: `${biz(businessId)}#application-status-blocks`,
+    SK: String(block).padStart(8, '0'),
+  }),
+};
+
+/** Partition names of the list indexes. */
+export const lists = {
+  all: (businessId: string, kind: RecordKind): string => `${biz(businessId)}#${kind}s`,
+  jobsOfEmployee: (businessId: string, employeeId: string): string => `${biz(businessId)}#employee#${employeeId}#jobs`,
+  applicationsOfJob: (businessId: string, jobId: string | null): string =>
+    `${biz(businessId)}#job-opening#${jobId ?? '\u0000speculative'}#applications`,
+  applicationsWithStatus: (businessId: string, statusId: string): string =>
+    `${biz(businessId)}#application-status#${statusId}#applications`,
+};

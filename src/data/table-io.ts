@@ -1,0 +1,131 @@
+import {
+  BatchGetCommand,
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { tableName } from './env';
+import type { Key } from './keys';
+import { serviceUnavailable } from '../http/errors';
+
+export type Item = Record<string, unknown>;
+
+/** Strongly consistent single read. */
+export async function getItem(key: Key): Promise<Item | undefined> {
+  const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return out.Item;
+}
+
+const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
+
+/**
+ * Independent reads in one round trip (BatchGetItem, consistent). Results come
+ * back in the order of `keys`, undefined where missing. Unprocessed keys (rare,
+ * under throttling) are retried; that is the only case with a second call.
+ */
+export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
+  const unique = [...new Map(keys.map((k) => [keyId(k), k])).values()];
+  const found = new Map<string, Item>();
+  let pending: Key[] = unique;
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt >= 4) throw serviceUnavailable();
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    const chunk = pending.slice(0, 100);
+    const rest = pending.slice(100);
+    const out = await db().send(
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: true } } }),
+    );
+    for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
+    pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
+  }
+  return keys.map((k) => found.get(keyId(k)));
+}
+
+/** One Query call (no pagination: callers bound the key range so one page of results suffices). */
+export async function query(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  const out = await db().send(new QueryCommand({ TableName: tableName(), ...input }));
+  return out.Items ?? [];
+}
+
+/** Follows LastEvaluatedKey; only for bounded fallbacks (see docs/pagination.md). */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  const items: Item[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** A write of a transaction and what a failed condition on it means. */
+export interface TxWrite {
+  readonly item: TransactItem;
+  /** Maps this item's failed condition (with the stored item, if any) to an error; 'retry' re-runs the whole operation. */
+  readonly onConditionFailed?: (stored: Item | undefined) => Error | 'retry';
+}
+
+export class RetryOperation extends Error {
+  constructor() {
+    super('retry');
+    this.name = 'RetryOperation';
+  }
+}
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Item;
+}
+
+/**
+ * All-or-nothing write of every item (TransactWriteItems). A failed condition
+ * is mapped by the item that owns it; conflicts with a concurrent transaction
+ * are retried by `withRetries`.
+ */
+export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
+  const TransactItems = writes.map((w) => withTable(w.item));
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems }));
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+    if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
+    reasons.forEach((reason, i) => {
+      if (reason.Code !== 'ConditionalCheckFailed') return;
+      const mapped = writes[i]?.onConditionFailed?.(reason.Item);
+      if (mapped === 'retry' || mapped === undefined) throw new RetryOperation();
+      throw mapped;
+    });
+    if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new RetryOperation();
+    if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
+      throw serviceUnavailable();
+    throw error;
+  }
+}
+
+function withTable(item: TransactItem): TransactItem {
+  const TableName = tableName();
+  const [kind, body] = Object.entries(item)[0] as [string, Record<string, unknown>];
+  return { [kind]: { ...body, TableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem;
+}
+
+/**
+ * Optimistic operations (read, decide, conditional write) re-run from the read
+ * when a concurrent writer got there first. Bounded, jittered; then 503.
+ */
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 8): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!(error instanceof RetryOperation)) throw error;
+      if (attempt + 1 >= attempts) throw serviceUnavailable();
+      await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** Math.min(attempt, 5)));
+    }
+  }
+}

@@ -1,0 +1,90 @@
+import middy from '@middy/core';
+import httpJsonBodyParser from '@middy/http-json-body-parser';
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ROUTES, type RouteDefinition, type RouteName } from '../../lib/routes';
+import { FieldErrorCollector } from './errors';
+import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
+import type { ApiResult } from './response';
+import type { BodyValidator, QueryValidator } from './validation';
+
+export interface ApiRequest<Q, B> {
+  readonly requestId: string;
+  /** Empty business id on the public routes only. */
+  readonly auth: AuthContext;
+  readonly params: Record<string, string>;
+  readonly query: Q;
+  /** The body after schema validation; `fieldErrors` holds what failed, for the domain to add to and throw. */
+  readonly body: B;
+  readonly fieldErrors: FieldErrorCollector;
+  /** Lower-case header names. */
+  readonly headers: Record<string, string | undefined>;
+  readonly path: string;
+  /** Query parameters as sent, for links that keep the client's filters. */
+  readonly rawQuery: Record<string, string>;
+}
+
+export interface HandlerSpec<Q, B> {
+  readonly route: RouteName;
+  readonly query?: QueryValidator<Q>;
+  readonly body?: BodyValidator<B & Record<string, unknown>>;
+}
+
+export type LambdaHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export function routeOf(name: RouteName): RouteDefinition {
+  const route: RouteDefinition | undefined = ROUTES.find((r) => r.name === name);
+  if (!route) throw new Error(`No route named ${name}`);
+  return route;
+}
+
+const rawQueryOf = (event: APIGatewayProxyEventV2): Record<string, string> =>
+  Object.fromEntries(Object.entries(event.queryStringParameters ?? {}).filter(([, v]) => v !== undefined)) as Record<
+    string,
+    string
+  >;
+
+/**
+ * The one way an endpoint is built: authenticate, guard and parse the body,
+ * validate query and body against the route's schemas, call the domain,
+ * serialize. Errors thrown anywhere are mapped by responseMiddleware only.
+ */
+export function apiHandler<Q = Record<string, never>, B = undefined>(
+  spec: HandlerSpec<Q, B>,
+  run: (request: ApiRequest<Q, B>) => Promise<ApiResult>,
+): LambdaHandler {
+  const route = routeOf(spec.route);
+  const middlewares: MiddlewareObj[] = [responseMiddleware()];
+  if (route.auth) middlewares.push(authMiddleware());
+  if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj);
+
+  const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(middlewares)
+    .handler(async (event, context) => {
+      const rawQuery = rawQueryOf(event);
+      const fieldErrors = new FieldErrorCollector();
+      const query = spec.query ? spec.query(rawQuery) : ({} as Q);
+      const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
+      const result = await run({
+        requestId: requestIdOf(event),
+        auth: (context as { auth?: AuthContext }).auth ?? { businessId: '' },
+        params: (event.pathParameters ?? {}) as Record<string, string>,
+        query,
+        body,
+        fieldErrors,
+        headers: event.headers ?? {},
+        path: event.rawPath,
+        rawQuery,
+      });
+      const isText = typeof result.body === 'string';
+      return {
+        statusCode: result.status,
+        headers: result.headers,
+        body: isText ? (result.body as string) : JSON.stringify(result.body),
+      };
+    });
+  return handler as unknown as LambdaHandler;
+}

@@ -1,0 +1,123 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { businessOfToken } from '../data/token-store';
+import { FieldError, HttpError, payloadTooLarge, serviceUnavailable, unauthorized, unsupportedMediaType, badRequest } from './errors';
+import { logger } from './logger';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+type Event = APIGatewayProxyEventV2 & { body?: unknown };
+type Result = APIGatewayProxyStructuredResultV2;
+
+export interface Request {
+  event: Event;
+  response: Result | undefined | null;
+  error: unknown;
+  internal: Record<string, unknown>;
+  context: { awsRequestId?: string };
+}
+
+/** Headers every response carries, errors included (contract §2, §3). */
+function baseHeaders(requestId: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/json; charset=utf-8',
+    'X-Request-Id': requestId,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  };
+}
+
+export const requestIdOf = (event: APIGatewayProxyEventV2): string => event.requestContext?.requestId ?? 'unknown';
+
+const DYNAMO_UNAVAILABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+  'RequestTimeoutException',
+  'TransactionInProgressException',
+  'TransactionConflictException',
+]);
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/** The error as the client sees it; anything we did not anticipate is a 500 without internals. */
+export function toHttpError(error: unknown): HttpError | FieldError {
+  if (error instanceof HttpError || error instanceof FieldError) return error;
+  const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: { package?: string } };
+  if (e?.cause?.package === '@middy/http-json-body-parser') return badRequest('Request body is not valid JSON');
+  if (e?.name && DYNAMO_UNAVAILABLE.has(e.name)) return serviceUnavailable();
+  if (e?.code && NETWORK_CODES.has(e.code)) return serviceUnavailable();
+  if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return serviceUnavailable();
+  return new HttpError(500, 'internal_error', 'An unexpected error occurred; it has been logged');
+}
+
+export function errorResponse(error: unknown, requestId: string): Result {
+  const http = toHttpError(error);
+  if (http instanceof FieldError) {
+    return { statusCode: http.status, headers: baseHeaders(requestId), body: JSON.stringify(http.fields) };
+  }
+  if (http.status >= 500) logger.error('request failed', { error: error as Error, status: http.status });
+  return {
+    statusCode: http.status,
+    headers: { ...baseHeaders(requestId), ...http.headers },
+    body: JSON.stringify({ error: http.code, message: http.message, request_id: requestId }),
+  };
+}
+
+/**
+ * Outermost middleware: request id and log context in, common headers out,
+ * and the only place where thrown errors become responses.
+ */
+export const responseMiddleware = (): MiddlewareObj => ({
+  before: (request) => {
+    const event = request.event as Event;
+    logger.addContext(request.context as never);
+    logger.appendKeys({ request_id: requestIdOf(event), route: event.routeKey });
+  },
+  after: (request) => {
+    const requestId = requestIdOf(request.event as Event);
+    const response = request.response as Result;
+    request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
+  },
+  onError: (request) => {
+    request.response = errorResponse(request.error, requestIdOf(request.event as Event));
+  },
+});
+
+export interface AuthContext {
+  readonly businessId: string;
+}
+
+/** Bearer token -> business (contract §1). One GetItem by the token's hash. */
+export const authMiddleware = (): MiddlewareObj => ({
+  before: async (request) => {
+    const event = request.event as Event;
+    const header = event.headers?.authorization;
+    if (!header) throw unauthorized('Missing Authorization: Bearer <token> header');
+    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    if (!m?.[1]) throw unauthorized('Authorization header must be "Bearer <token>"');
+    const businessId = await businessOfToken(m[1]);
+    if (!businessId) throw unauthorized('Unknown or revoked token');
+    (request.context as { auth?: AuthContext }).auth = { businessId };
+    logger.appendKeys({ business_id: businessId });
+  },
+});
+
+/** Rejects oversized and non-JSON bodies before anything parses them. */
+export const bodyGuardMiddleware = (): MiddlewareObj => ({
+  before: (request) => {
+    const event = request.event as Event;
+    const raw = typeof event.body === 'string' ? event.body : '';
+    const bytes = event.isBase64Encoded ? Math.floor((raw.length * 3) / 4) : Buffer.byteLength(raw);
+    if (bytes > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
+    const headers = event.headers ?? {};
+    const contentType = (headers['content-type'] ?? '').toLowerCase();
+    if (raw.trim() === '') throw badRequest('Request body must be a JSON object');
+    if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/.test(contentType)) throw unsupportedMediaType();
+    // The JSON parser middleware matches a lower-case media type only.
+    event.headers = { ...headers, 'content-type': contentType };
+  },
+});

@@ -1,0 +1,40 @@
+import type { RecordKind } from '../data/keys';
+import { keys, lists } from '../data/keys';
+import { readPositions, readWith } from '../data/list-store';
+import { getItem } from '../data/table-io';
+import { pagePositions, type PageRequest } from '../domain/pagination';
+import { notFound } from '../http/errors';
+import { etagOf } from '../http/response';
+
+export type ReferenceKind = Extract<
+  RecordKind,
+  'location' | 'payout_field' | 'employee_field' | 'employee_job_field' | 'application_field'
+>;
+
+const LABELS: Record<ReferenceKind, string> = {
+  location: 'Location',
+  payout_field: 'Employee payout field',
+  employee_field: 'Employee field',
+  employee_job_field: 'Employee job field',
+  application_field: 'Application field',
+};
+
+/** Reference records are rendered at import time; a read is one GetItem. */
+export async function showReference(businessId: string, kind: ReferenceKind, id: string) {
+  const item = await getItem(keys.record(businessId, kind, id));
+  if (!item) throw notFound(`${LABELS[kind]} ${JSON.stringify(id)} not found`);
+  return { record: item.record as Record<string, unknown>, etag: etagOf(id, Number(item.version ?? 1)) };
+}
+
+/**
+ * One page of a reference list: the counter and the page's key range are
+ * independent, so both go out at once (two calls, one round-trip latency).
+ */
+export async function listReference(businessId: string, kind: ReferenceKind, page: PageRequest) {
+  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
+  const [{ counters }, items] = await Promise.all([
+    readWith(businessId, [`${kind}s`]),
+    range ? readPositions('list', lists.all(businessId, kind), range.first, range.last) : Promise.resolve([]),
+  ]);
+  return { entries: items.map((i) => i.record as Record<string, unknown>), total: counters[0] ?? 0 };
+}

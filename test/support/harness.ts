@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { resetClient, dynamoStats } from '../../src/data/client';
+import { importBusiness } from '../../src/data/business-store';
+import { issueToken } from '../../src/data/token-store';
+import { buildBusiness, parseFixture } from '../../src/domain/fixture';
+import { ensureTable } from '../../scripts/lib/dynamodb-local';
+import { createLocalServer } from '../../scripts/lib/server';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface TestApi {
+  baseUrl: string;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
+  /** Imports a fixture object into this file's table and returns a fresh token for it. */
+  provision(fixture: object): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Per test file: its own table in the shared DynamoDB Local, and the local
+ * server (the deployed handlers behind the route table) on a random port.
+ */
+export async function startApi(): Promise<TestApi> {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (!endpoint) throw new Error('DYNAMODB_ENDPOINT not set (jest globalSetup starts DynamoDB Local)');
+  process.env.NODE_ENV = 'test';
+  process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
+  resetClient();
+  await ensureTable(endpoint, process.env.TABLE_NAME);
+  const server: Server = createLocalServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...(options.headers ?? {}) };
+      if (options.token) headers.authorization = `Bearer ${options.token}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers['content-type'] ??= 'application/json';
+      }
+      const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        /* not JSON: keep text */
+      }
+      return { status: res.status, headers: res.headers, body: parsed as any, text };
+    },
+    async provision(fixture) {
+      const result = parseFixture(fixture);
+      if (!result.ok) throw new Error(`bad test fixture: ${result.problems.join('; ')}`);
+      const { config, records } = buildBusiness(result.fixture);
+      await importBusiness(config, records);
+      return issueToken(config.id, 'test');
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** DynamoDB calls made while `fn` runs (the server runs in this process). */
+export async function countCalls<T>(fn: () => Promise<T>): Promise<{ result: T; calls: number; items: number }> {
+  dynamoStats.reset();
+  const result = await fn();
+  return { result, calls: dynamoStats.calls, items: dynamoStats.itemsRead };
+}
+
+export const API = '/services/api/v1';
