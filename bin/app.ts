@@ -2,9 +2,11 @@
 /**
  * CDK app: one ApiStack per stage, settings from context (cdk.json defaults,
  * override with `-c stage=staging -c throttlingRateLimit=50 ...`), cdk-nag's
- * AwsSolutions checks on everything (errors fail `cdk synth`/`cdk deploy`).
+ * AwsSolutions rules on everything. cdk-nag v3 is a CDK policy-validation
+ * plugin: unacknowledged findings fail `cdk synth` / `cdk deploy` and are listed
+ * in cdk.out/validation-report.json. Acknowledgments live in lib/api-stack.ts.
  */
-import { App, Aspects } from 'aws-cdk-lib';
+import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack, apiStackPropsFromContext } from '../lib/api-stack';
 
@@ -17,6 +19,6 @@ new ApiStack(app, `HrApi-${props.stage}`, {
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 
-Aspects.of(app).add(new AwsSolutionsChecks({ verbose: true }));
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app, { verbose: true }));
 
 app.synth();

@@ -78,7 +78,8 @@ function contextNumber(scope: IConstruct, key: string, fallback: number): number
   const raw: unknown = scope.node.tryGetContext(key);
   if (raw === undefined || raw === null || raw === '') return fallback;
   const value = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`Context ${key} must be a positive number, got ${JSON.stringify(raw)}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`Context ${key} must be a positive number, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -98,13 +99,17 @@ function contextBoolean(scope: IConstruct, key: string, fallback: boolean): bool
  */
 export function apiStackPropsFromContext(scope: IConstruct): ApiStackProps {
   const stageRaw: unknown = scope.node.tryGetContext('stage');
-  const stage = stageRaw === undefined || stageRaw === null || stageRaw === '' ? CONTEXT_DEFAULTS.stage : String(stageRaw);
+  const stage =
+    stageRaw === undefined || stageRaw === null || stageRaw === '' ? CONTEXT_DEFAULTS.stage : String(stageRaw);
   if (!/^[A-Za-z][A-Za-z0-9-]{0,30}$/.test(stage)) {
-    throw new Error(`Context stage must be letters, digits and dashes (starting with a letter), got ${JSON.stringify(stage)}`);
+    throw new Error(
+      `Context stage must be letters, digits and dashes (starting with a letter), got ${JSON.stringify(stage)}`,
+    );
   }
   const throttlingRateLimit = contextNumber(scope, 'throttlingRateLimit', CONTEXT_DEFAULTS.throttlingRateLimit);
   const throttlingBurstLimit = contextNumber(scope, 'throttlingBurstLimit', CONTEXT_DEFAULTS.throttlingBurstLimit);
-  if (!Number.isInteger(throttlingBurstLimit)) throw new Error(`Context throttlingBurstLimit must be an integer, got ${throttlingBurstLimit}`);
+  if (!Number.isInteger(throttlingBurstLimit))
+    throw new Error(`Context throttlingBurstLimit must be an integer, got ${throttlingBurstLimit}`);
   const logRetentionDays = contextNumber(scope, 'logRetentionDays', CONTEXT_DEFAULTS.logRetentionDays);
   if (!VALID_RETENTION_DAYS.has(logRetentionDays)) {
     throw new Error(
@@ -339,11 +344,13 @@ export class ApiStack extends Stack {
       Validations.of(fn).acknowledge(
         {
           id: 'AwsSolutions-L1',
-          reason: 'nodejs22.x is the pinned runtime (matching the esbuild target node22); a runtime upgrade is a tested change, not automatic.',
+          reason:
+            'nodejs22.x is the pinned runtime (matching the esbuild target node22); a runtime upgrade is a tested change, not automatic.',
         },
         {
           id: `AwsSolutions-IAM5[Resource::${tableArn}/index/*]`,
-          reason: 'Query on the GSIs needs `<table ARN>/index/*` of this one table; the actions are still only the ones the route needs.',
+          reason:
+            'Query on the GSIs needs `<table ARN>/index/*` of this one table; the actions are still only the ones the route needs.',
         },
         {
           id: 'AwsSolutions-IAM5[Resource::*]',

@@ -1,0 +1,399 @@
+/**
+ * The deployed shape of the service, asserted on the synthesized template.
+ * Bundling is skipped ('aws:cdk:bundling-stacks': []) and the handlers are
+ * one-line stubs in a temporary directory, so this needs neither esbuild runs
+ * nor the real functions/ files; the stack is synthesized once for the file.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, CfnResource, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnRole } from 'aws-cdk-lib/aws-iam';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import {
+  ApiStack,
+  DEFAULT_FUNCTIONS_DIR,
+  REPO_ROOT,
+  apiStackPropsFromContext,
+  handlerEntry,
+} from '../../lib/api-stack';
+import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
+import { TABLE } from '../../lib/table';
+
+// Template JSON is untyped; the assertions below pin down its shape.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Json = any;
+type Resource = {
+  Type: string;
+  Properties: Record<string, Json>;
+  DeletionPolicy?: string;
+  UpdateReplacePolicy?: string;
+};
+
+const CONTEXT = {
+  'aws:cdk:bundling-stacks': [],
+  stage: 'test',
+  throttlingRateLimit: 37,
+  throttlingBurstLimit: 74,
+  tracing: true,
+  logRetentionDays: 14,
+};
+
+const ALL_FUNCTIONS = [...ROUTES.map((r) => ({ name: r.name, access: r.access as string })), FALLBACK_ROUTE];
+const WRITE_ACTIONS = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+  'dynamodb:PartiQLInsert',
+  'dynamodb:PartiQLUpdate',
+  'dynamodb:PartiQLDelete',
+];
+
+let stubDir: string;
+let stack: ApiStack;
+let template: Template;
+let resources: Record<string, Resource>;
+let tableId: string;
+
+const ofType = (type: string): [string, Resource][] => Object.entries(resources).filter(([, r]) => r.Type === type);
+const functionId = (name: string): string =>
+  stack.getLogicalId(stack.functions[name]!.function.node.defaultChild as CfnFunction);
+const roleId = (name: string): string => stack.getLogicalId(stack.functions[name]!.role.node.defaultChild as CfnRole);
+const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
+
+/** Every statement of every policy attached to a function's role. */
+function statementsOf(name: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+  const role = roleId(name);
+  return ofType('AWS::IAM::Policy')
+    .filter(([, p]) => asArray(p.Properties.Roles).some((r: { Ref?: string }) => r.Ref === role))
+    .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
+}
+const dynamoActionsOf = (name: string): string[] =>
+  statementsOf(name)
+    .flatMap((s) => asArray(s.Action))
+    .filter((a) => a.startsWith('dynamodb:'));
+
+beforeAll(() => {
+  // Entries must exist (NodejsFunction checks) and lie inside the project root; .cache/ is git-ignored.
+  fs.mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
+  stubDir = fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'infra-test-handlers-'));
+  for (const { name } of ALL_FUNCTIONS)
+    fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
+
+  const app = new App({ context: CONTEXT });
+  stack = new ApiStack(app, 'HrApi-test', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
+  template = Template.fromStack(stack);
+  resources = template.toJSON().Resources;
+  tableId = stack.getLogicalId(stack.table.node.defaultChild as CfnResource);
+});
+
+afterAll(() => {
+  if (stubDir) fs.rmSync(stubDir, { recursive: true, force: true });
+});
+
+describe('functions', () => {
+  test('one Lambda function per route row plus the fallback, and no other (no CDK helper functions)', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 1);
+    for (const { name } of ALL_FUNCTIONS) {
+      const fn = resources[functionId(name)];
+      expect(fn?.Type).toBe('AWS::Lambda::Function');
+      expect(fn?.Properties.Handler).toBe('index.handler');
+      expect(fn?.Properties.Description).toContain(name);
+    }
+  });
+
+  test('handlers are functions/<name>.ts at the repository root by default', () => {
+    expect(JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')).name).toBe('hr-api');
+    expect(DEFAULT_FUNCTIONS_DIR).toBe(path.join(REPO_ROOT, 'functions'));
+    expect(handlerEntry(DEFAULT_FUNCTIONS_DIR, 'get-employee')).toBe(
+      path.join(REPO_ROOT, 'functions', 'get-employee.ts'),
+    );
+  });
+
+  test('runtime nodejs22.x on arm64, 512 MB, 10 s, tracing from context, Powertools service name', () => {
+    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        MemorySize: 512,
+        Timeout: 10,
+        TracingConfig: { Mode: 'Active' },
+      });
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('hr-api');
+    }
+  });
+
+  test('each function logs to its own explicit log group with the context retention', () => {
+    const logGroupIds = new Set<string>();
+    for (const { name } of ALL_FUNCTIONS) {
+      const ref = resources[functionId(name)]!.Properties.LoggingConfig.LogGroup.Ref as string;
+      expect(resources[ref]).toMatchObject({ Type: 'AWS::Logs::LogGroup', Properties: { RetentionInDays: 14 } });
+      logGroupIds.add(ref);
+    }
+    expect(logGroupIds.size).toBe(ALL_FUNCTIONS.length);
+    // Function log groups + the access log; none without retention.
+    expect(ofType('AWS::Logs::LogGroup')).toHaveLength(ALL_FUNCTIONS.length + 1);
+    for (const [, lg] of ofType('AWS::Logs::LogGroup')) expect(lg.Properties.RetentionInDays).toBe(14);
+  });
+
+  test('TABLE_NAME is set exactly for functions with table access', () => {
+    for (const { name, access } of ALL_FUNCTIONS) {
+      const vars = resources[functionId(name)]!.Properties.Environment.Variables;
+      if (access === 'none') expect(vars.TABLE_NAME).toBeUndefined();
+      else expect(vars.TABLE_NAME).toEqual({ Ref: tableId });
+    }
+  });
+});
+
+describe('HTTP API', () => {
+  test('every route key "METHOD path" exists plus $default, each integrated with its own function', () => {
+    const routes = ofType('AWS::ApiGatewayV2::Route');
+    expect(routes).toHaveLength(ROUTES.length + 1);
+    const byKey = new Map(routes.map(([, r]) => [r.Properties.RouteKey as string, r]));
+    const expected = [
+      ...ROUTES.map((r) => ({ key: `${r.method} ${r.path}`, name: r.name as string })),
+      { key: '$default', name: FALLBACK_ROUTE.name },
+    ];
+    for (const { key, name } of expected) {
+      const route = byKey.get(key);
+      expect(route).toBeDefined();
+      const target = JSON.stringify(route!.Properties.Target);
+      const integrationId = /"Ref":"([^"]+)"/.exec(target)?.[1];
+      expect(resources[integrationId!]?.Properties).toMatchObject({
+        IntegrationType: 'AWS_PROXY',
+        PayloadFormatVersion: '2.0',
+        IntegrationUri: { 'Fn::GetAtt': [functionId(name), 'Arn'] },
+      });
+    }
+  });
+
+  test('no API Gateway authorizer: authentication happens in the functions', () => {
+    expect(ofType('AWS::ApiGatewayV2::Authorizer')).toHaveLength(0);
+    for (const [, route] of ofType('AWS::ApiGatewayV2::Route')) {
+      expect([undefined, 'NONE']).toContain(route.Properties.AuthorizationType);
+    }
+  });
+
+  test('$default stage: auto-deploy, throttling from context, JSON access log', () => {
+    const stages = ofType('AWS::ApiGatewayV2::Stage');
+    expect(stages).toHaveLength(1);
+    const props = stages[0]![1].Properties;
+    expect(props).toMatchObject({
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 37, ThrottlingBurstLimit: 74 },
+    });
+    const logGroupId = props.AccessLogSettings.DestinationArn['Fn::GetAtt'][0] as string;
+    expect(resources[logGroupId]?.Type).toBe('AWS::Logs::LogGroup');
+    const format = JSON.parse(props.AccessLogSettings.Format as string);
+    expect(format).toMatchObject({
+      requestId: '$context.requestId',
+      status: '$context.status',
+      routeKey: '$context.routeKey',
+    });
+  });
+
+  test('outputs ApiUrl and TableName', () => {
+    template.hasOutput('ApiUrl', { Value: Match.objectLike({ 'Fn::Join': Match.anyValue() }) });
+    template.hasOutput('TableName', { Value: { Ref: tableId } });
+  });
+});
+
+describe('table', () => {
+  test('keys and global secondary indexes equal lib/table.ts', () => {
+    const props = resources[tableId]!.Properties;
+    expect(props.KeySchema).toEqual([
+      { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+      { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+    ]);
+    const expectedIndexes = TABLE.indexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+      ],
+      Projection:
+        'include' in index
+          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+          : { ProjectionType: 'ALL' },
+    }));
+    expect(props.GlobalSecondaryIndexes).toEqual(expectedIndexes);
+
+    const expectedAttributes = new Map<string, string>([
+      [TABLE.partitionKey, 'S'],
+      [TABLE.sortKey, 'S'],
+    ]);
+    for (const index of TABLE.indexes) {
+      expectedAttributes.set(index.partitionKey, 'S');
+      expectedAttributes.set(index.sortKey.name, index.sortKey.type);
+    }
+    const actualAttributes = new Map<string, string>(
+      props.AttributeDefinitions.map((a: { AttributeName: string; AttributeType: string }) => [
+        a.AttributeName,
+        a.AttributeType,
+      ]),
+    );
+    expect(actualAttributes).toEqual(expectedAttributes);
+  });
+
+  test('on-demand, PITR, deletion protection, retained, encrypted, TTL attribute from lib/table.ts', () => {
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+    const table = resources[tableId]!;
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    });
+  });
+});
+
+describe('IAM least privilege', () => {
+  test('GET routes have read actions only', () => {
+    for (const route of ROUTES.filter((r) => r.method === 'GET' && r.access !== 'none')) {
+      const actions = dynamoActionsOf(route.name);
+      expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      expect(actions.filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+    }
+  });
+
+  test('write routes may put, update, delete and condition-check, and read', () => {
+    for (const route of ROUTES.filter((r) => r.access === 'write')) {
+      expect(dynamoActionsOf(route.name)).toEqual(
+        expect.arrayContaining([
+          'dynamodb:GetItem',
+          'dynamodb:BatchGetItem',
+          'dynamodb:Query',
+          'dynamodb:PutItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:DeleteItem',
+          'dynamodb:ConditionCheckItem',
+        ]),
+      );
+    }
+  });
+
+  test('public routes, access "none" routes and the fallback have no table access', () => {
+    const publicRoutes = ROUTES.filter((r) => !r.auth).map((r) => r.name as string);
+    expect(publicRoutes.length).toBeGreaterThan(0);
+    const noAccess = ALL_FUNCTIONS.filter((f) => f.access === 'none').map((f) => f.name);
+    for (const name of new Set([...publicRoutes, ...noAccess, FALLBACK_ROUTE.name]))
+      expect(dynamoActionsOf(name)).toEqual([]);
+  });
+
+  test('no policy anywhere allows Scan, dynamodb:* or *, and no managed policies are attached', () => {
+    const actions = ofType('AWS::IAM::Policy').flatMap(([, p]) =>
+      (p.Properties.PolicyDocument.Statement as { Action: string | string[] }[]).flatMap((s) => asArray(s.Action)),
+    );
+    expect(actions.length).toBeGreaterThan(0);
+    expect(actions).not.toContain('dynamodb:Scan');
+    expect(actions).not.toContain('dynamodb:*');
+    expect(actions).not.toContain('*');
+    for (const [, role] of ofType('AWS::IAM::Role')) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  });
+
+  test('table statements name only this table and its indexes', () => {
+    const tableArn = { 'Fn::GetAtt': [tableId, 'Arn'] };
+    for (const { name } of ALL_FUNCTIONS) {
+      for (const s of statementsOf(name).filter((st) => asArray(st.Action).some((a) => a.startsWith('dynamodb:')))) {
+        expect(asArray(s.Resource)).toEqual([tableArn, { 'Fn::Join': ['', [tableArn, '/index/*']] }]);
+      }
+    }
+  });
+
+  test("log permissions are scoped to the function's own log group", () => {
+    for (const { name } of ALL_FUNCTIONS) {
+      const logStatements = statementsOf(name).filter((s) => asArray(s.Action).some((a) => a.startsWith('logs:')));
+      expect(logStatements).toHaveLength(1);
+      const logGroup = resources[functionId(name)]!.Properties.LoggingConfig.LogGroup.Ref;
+      expect(logStatements[0]!.Resource).toEqual({ 'Fn::GetAtt': [logGroup, 'Arn'] });
+    }
+  });
+});
+
+describe('alarms', () => {
+  const alarms = (): Resource[] => ofType('AWS::CloudWatch::Alarm').map(([, a]) => a);
+  const metricNames = (alarm: Resource): string[] => [
+    ...(alarm.Properties.MetricName ? [alarm.Properties.MetricName as string] : []),
+    ...((alarm.Properties.Metrics ?? []) as { MetricStat?: { Metric: { MetricName: string } } }[]).flatMap((m) =>
+      m.MetricStat ? [m.MetricStat.Metric.MetricName] : [],
+    ),
+  ];
+
+  test('API 5xx rate alarm', () => {
+    const api5xx = alarms().filter((a) => metricNames(a).includes('5xx'));
+    expect(api5xx).toHaveLength(1);
+    expect(metricNames(api5xx[0]!)).toContain('Count');
+  });
+
+  test('an Errors and a Throttles alarm for every function', () => {
+    for (const { name } of ALL_FUNCTIONS) {
+      for (const metric of ['Errors', 'Throttles']) {
+        const matching = alarms().filter(
+          (a) =>
+            a.Properties.Namespace === 'AWS/Lambda' &&
+            a.Properties.MetricName === metric &&
+            JSON.stringify(a.Properties.Dimensions) ===
+              JSON.stringify([{ Name: 'FunctionName', Value: { Ref: functionId(name) } }]),
+        );
+        expect(matching).toHaveLength(1);
+      }
+    }
+  });
+
+  test('DynamoDB throttling alarms on the table', () => {
+    const throttled = alarms().filter((a) => metricNames(a).includes('ThrottledRequests'));
+    expect(throttled).toHaveLength(1);
+    const events = alarms().filter(
+      (a) => metricNames(a).includes('ReadThrottleEvents') && metricNames(a).includes('WriteThrottleEvents'),
+    );
+    expect(events).toHaveLength(1);
+    expect(JSON.stringify([throttled, events])).toContain(`"Ref":"${tableId}"`);
+  });
+
+  test('every alarm notifies the alarm topic', () => {
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    expect(alarms().length).toBeGreaterThan(2 * ALL_FUNCTIONS.length);
+    for (const alarm of alarms()) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  test('no unacknowledged findings', () => {
+    const report = new AwsSolutionsChecks().validateScope(stack);
+    const findings = report.violations.map(
+      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+  });
+
+  test('the acknowledged findings are exactly the reviewed list, each with a reason', () => {
+    const acknowledged = new Map<string, string>();
+    const visit = (node: IConstruct): void => {
+      for (const entry of node.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>)) {
+          acknowledged.set(id.replace(/^annotation::/i, ''), reason);
+        }
+      }
+      node.node.children.forEach(visit);
+    };
+    visit(stack);
+    expect([...acknowledged.keys()].sort()).toEqual(
+      [
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5[Resource::*]',
+        `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
+        'AwsSolutions-L1',
+      ].sort(),
+    );
+    for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(20);
+  });
+});
