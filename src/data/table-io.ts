@@ -62,7 +62,9 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Pro
   return items;
 }
 
-export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+/** A transaction item without TableName: the data layer adds the one table. */
+export type TransactItem = { [K in keyof RawTransactItem]?: Omit<NonNullable<RawTransactItem[K]>, 'TableName'> };
 
 /** A write of a transaction and what a failed condition on it means. */
 export interface TxWrite {
@@ -108,10 +110,10 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
   }
 }
 
-function withTable(item: TransactItem): TransactItem {
+function withTable(item: TransactItem): RawTransactItem {
   const TableName = tableName();
   const [kind, body] = Object.entries(item)[0] as [string, Record<string, unknown>];
-  return { [kind]: { ...body, TableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as TransactItem;
+  return { [kind]: { ...body, TableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as RawTransactItem;
 }
 
 /**

@@ -7,6 +7,7 @@ import { issueToken } from '../../src/data/token-store';
 import { buildBusiness, parseFixture } from '../../src/domain/fixture';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
 import { createLocalServer } from '../../scripts/lib/server';
+import { checkResponse } from './contract';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -59,6 +60,7 @@ export async function startApi(): Promise<TestApi> {
       } catch {
         /* not JSON: keep text */
       }
+      checkResponse(method, path, res.status, parsed, res.headers);
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async provision(fixture) {

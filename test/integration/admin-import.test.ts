@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import demo from '../../fixtures/demo.json';
+import { API, startApi, type TestApi } from '../support/harness';
+
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..');
+let api: TestApi;
+const dir = mkdtempSync(join(tmpdir(), 'fixture-'));
+
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+/** The admin tool as an operator runs it, against this test file's table. */
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run('npx', ['tsx', 'scripts/admin.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+const fixtureFile = (name: string, content: unknown): string => {
+  const file = join(dir, name);
+  writeFileSync(file, JSON.stringify(content));
+  return file;
+};
+
+describe('npm run admin -- import / revoke', () => {
+  it('imports, prints {business_id, token} last, and is idempotent', async () => {
+    const file = fixtureFile('acme.json', { ...demo, business: { ...demo.business, id: 'acme' } });
+    const first = await admin('import', file);
+    expect(first.code).toBe(0);
+    const last = JSON.parse(first.stdout.trim().split('\n').pop() ?? '{}');
+    expect(last).toEqual({ business_id: 'acme', token: expect.stringMatching(/^hr_/) });
+    const before = await api.request('GET', `${API}/locations/hq`, { token: last.token });
+    expect(before.status).toBe(200);
+
+    const second = await admin('import', file);
+    expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(/0 items written/);
+    const after = await api.request('GET', `${API}/locations/hq`, { token: last.token });
+    expect(after.body).toEqual(before.body);
+    expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+
+    const revoked = await admin('revoke', last.token);
+    expect(revoked.code).toBe(0);
+    expect((await api.request('GET', `${API}/locations/hq`, { token: last.token })).status).toBe(401);
+  }, 60_000);
+
+  it('refuses a broken fixture as a whole, naming each bad entry, writing nothing', async () => {
+    const broken = {
+      business: { id: 'broken', name: 'Broken', locales: ['de', 'en'], timezone: 'Europe/Vienna' },
+      employee_statuses: [
+        { id: 'a', default: true },
+        { id: 'b', default: true },
+      ],
+      locations: [
+        { id: 'x', parent_id: null, name_de: 'X' },
+        { id: 'y', parent_id: 'ghost', name_de: 'Y' },
+        { id: 'x', parent_id: null, name_de: 'X2' },
+      ],
+      employee_payout_fields: [
+        { id: '1', type_of: 'gross' },
+        { id: '2', type_of: 'gross' },
+      ],
+      departments: [{ id: 'd', name_it: 'Cucina' }],
+    };
+    const res = await admin('import', fixtureFile('broken.json', broken));
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('departments[0] (id "d"): unknown key "name_it"');
+    const again = await admin('import', fixtureFile('broken2.json', { ...broken, departments: [] }));
+    expect(again.stderr).toContain('employee_statuses[1] (id "b"): a second default status');
+    expect(again.stderr).toContain('locations[1] (id "y"): unknown parent');
+    expect(again.stderr).toContain('locations[2] (id "x"): duplicate id');
+    expect(again.stderr).toContain('employee_payout_fields[1] (id "2"): payout type "gross" is already used');
+    expect(again.stdout).not.toContain('token');
+  }, 60_000);
+});

@@ -1,0 +1,167 @@
+/**
+ * Contract tests: every response a test receives is checked against the
+ * OpenAPI document the API serves (built from the same route table and
+ * schemas). A status the document does not list for the route, a body that
+ * does not match the documented schema, or a missing required header
+ * (X-Request-Id, ETag, Location, Retry-After, WWW-Authenticate, ...) fails
+ * the test that made the request.
+ */
+import type { ValidateFunction } from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { matchRoute } from '../../lib/routes';
+import { isBic, isCountryCode, isDate, isHttpUrl, isIban } from '../../src/domain/formats';
+import { buildOpenApiDocument, type JsonObject, type OpenApiDocument, type OpenApiResponse } from '../../src/openapi/build-document';
+
+const COMPONENTS_ID = 'https://contract.test/components.json';
+const COMPONENT_REF = '#/components/schemas/';
+
+type HeadersLike = Headers | Record<string, string | undefined>;
+
+let document: OpenApiDocument | undefined;
+let ajv: Ajv2020 | undefined;
+const validators = new Map<string, ValidateFunction>();
+
+/** The document under test, built once per test file. */
+export const contractDocument = (): OpenApiDocument => (document ??= buildOpenApiDocument());
+
+/** `#/components/schemas/X` -> an absolute ref into the components schema registered with ajv. */
+function rewriteRefs(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(rewriteRefs);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [
+      k,
+      k === '$ref' && typeof v === 'string' && v.startsWith(COMPONENT_REF)
+        ? `${COMPONENTS_ID}#/$defs/${v.slice(COMPONENT_REF.length)}`
+        : rewriteRefs(v),
+    ]),
+  );
+}
+
+function contractAjv(): Ajv2020 {
+  if (ajv) return ajv;
+  const instance = new Ajv2020({ strict: false, allErrors: true, allowUnionTypes: true, logger: false });
+  addFormats(instance);
+  // The API's own formats (src/schemas/ajv.ts), so a response is held to what a request is.
+  instance.addFormat('date', { type: 'string', validate: isDate });
+  instance.addFormat('http-url', { type: 'string', validate: isHttpUrl });
+  instance.addFormat('iban', { type: 'string', validate: isIban });
+  instance.addFormat('bic', { type: 'string', validate: (v: string) => isBic(v.toUpperCase()) });
+  instance.addFormat('country-code', { type: 'string', validate: isCountryCode });
+  instance.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(contractDocument().components.schemas) as JsonObject });
+  return (ajv = instance);
+}
+
+function resolveHeader(header: JsonObject): JsonObject {
+  const ref = header.$ref;
+  if (typeof ref !== 'string') return header;
+  const name = ref.replace('#/components/headers/', '');
+  const resolved = contractDocument().components.headers[name];
+  if (!resolved) throw new Error(`OpenAPI document: dangling header ref ${ref}`);
+  return resolved;
+}
+
+const headerOf = (headers: HeadersLike, name: string): string | null | undefined =>
+  headers instanceof Headers
+    ? headers.get(name)
+    : Object.entries(headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+
+const excerpt = (body: unknown): string => {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > 600 ? `${text.slice(0, 600)}…` : text;
+};
+
+/** The path template a request path belongs to: itself when it is one, else via the route table. */
+function templateOf(method: string, path: string): string | undefined {
+  const doc = contractDocument();
+  if (doc.paths[path]?.[method.toLowerCase()]) return path;
+  return matchRoute(method, path).match?.route.path;
+}
+
+function checkAgainst(
+  where: string,
+  documented: OpenApiResponse,
+  status: number,
+  body: unknown,
+  headers: HeadersLike | undefined,
+  key: string,
+): void {
+  if (headers) {
+    const missing = Object.entries(documented.headers ?? {})
+      .filter(([name, h]) => resolveHeader(h).required === true && !headerOf(headers, name))
+      .map(([name]) => name);
+    if (missing.length > 0) throw new Error(`${where}: response ${status} lacks the documented header(s) ${missing.join(', ')}`);
+  }
+  // Non-JSON bodies (HTML, empty) are not schema-checked; the status still had to be documented.
+  if (typeof body === 'string' || body === undefined) return;
+  const schema = documented.content?.['application/json']?.schema;
+  if (!schema) {
+    throw new Error(`${where}: response ${status} has a JSON body, but the document gives no application/json schema for it`);
+  }
+  let validate = validators.get(key);
+  if (!validate) {
+    validate = contractAjv().compile(rewriteRefs(schema) as JsonObject);
+    validators.set(key, validate);
+  }
+  if (!validate(body)) {
+    throw new Error(
+      `${where}: response ${status} does not match the OpenAPI document:\n  ` +
+        `${contractAjv().errorsText(validate.errors, { separator: '\n  ', dataVar: 'body' })}\n  body: ${excerpt(body)}`,
+    );
+  }
+}
+
+/**
+ * Throws (with ajv's errors) unless `status` is documented for this operation
+ * and `body` matches its schema (and, given `headers`, the required headers are there).
+ * `path` is a template of the document (`/services/api/v1/locations/{id}`) or a request path.
+ */
+export function expectMatchesContract(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers?: HeadersLike,
+): void {
+  const verb = method.toUpperCase();
+  const template = templateOf(verb, path);
+  if (!template) throw new Error(`${verb} ${path}: no operation in the OpenAPI document`);
+  const operation = contractDocument().paths[template]?.[verb.toLowerCase()];
+  if (!operation) throw new Error(`${verb} ${template}: no operation in the OpenAPI document`);
+  const where = `${verb} ${template}`;
+  const documented = operation.responses[String(status)];
+  if (!documented) {
+    throw new Error(
+      `${where}: status ${status} is not documented (documented: ${Object.keys(operation.responses).join(', ')}); body: ${excerpt(body)}`,
+    );
+  }
+  checkAgainst(where, documented, status, body, headers, `${verb} ${template} ${status}`);
+}
+
+/** What the `$default` fallback answers for a request no operation matches (contract §3). */
+const FALLBACK_RESPONSE: OpenApiResponse = {
+  description: 'unknown route or method',
+  headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+  content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}ErrorBody` } } },
+};
+
+/**
+ * The harness's hook, called on every response: requests that match a route
+ * are checked with expectMatchesContract; others must be the fallback's
+ * 404 / 405 (with Allow) error body.
+ */
+export function checkResponse(method: string, path: string, status: number, body: unknown, headers?: HeadersLike): void {
+  const verb = method.toUpperCase();
+  const pathname = path.split('?')[0]?.split('#')[0] ?? path;
+  const { match, allowed } = matchRoute(verb, pathname);
+  if (match) {
+    expectMatchesContract(verb, match.route.path, status, body, headers);
+    return;
+  }
+  const where = `${verb} ${pathname} (no route)`;
+  const expected = allowed.length > 0 ? 405 : 404;
+  if (status !== expected) throw new Error(`${where}: expected the fallback's ${expected}, got ${status}; body: ${excerpt(body)}`);
+  if (expected === 405 && headers && !headerOf(headers, 'Allow')) throw new Error(`${where}: 405 without an Allow header`);
+  checkAgainst(where, FALLBACK_RESPONSE, status, body, headers, `fallback ${status}`);
+}

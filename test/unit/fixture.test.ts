@@ -1,0 +1,42 @@
+import demo from '../../fixtures/demo.json';
+import { buildBusiness, parseFixture } from '../../src/domain/fixture';
+
+const base = { business: { id: 'b', name: 'B', locales: ['de', 'en'], timezone: 'Europe/Vienna' } };
+
+describe('parseFixture', () => {
+  it('accepts the demo fixture', () => expect(parseFixture(demo)).toMatchObject({ ok: true }));
+
+  it('a fixture with only a business is complete (lists default to empty)', () => {
+    const result = parseFixture(base);
+    expect(result.ok).toBe(true);
+  });
+
+  it.each([
+    [{ ...base, locations: [{ id: 'l', name_it: 'x' }] }, 'locations[0] (id "l"): unknown key "name_it"'],
+    [{ ...base, departments: [{ id: 'd', colour: 'red' }] }, 'departments[0] (id "d"): unknown key "colour"'],
+    [{ ...base, business: { ...base.business, timezone: 'Mars/Base' } }, 'business: timezone "Mars/Base" is not an IANA time zone'],
+    [{ ...base, employee_fields: [{ id: 'abc', type_of: 'text' }] }, 'employee_fields[0] (id "abc") id'],
+    [{ ...base, employee_fields: [{ id: '1', type_of: 'select_single' }] }, 'employee_fields[0] (id "1"): a select field needs'],
+    [{ ...base, employee_payout_fields: [{ id: 'x', type_of: 'currency' }] }, 'needs a numeric id'],
+    [{ ...base, locations: [{ id: 'a', parent_id: 'b' }, { id: 'b', parent_id: 'a' }] }, 'cycle'],
+    [{ business: { id: 'b', name: 'B', locales: [], timezone: 'UTC' } }, 'business.locales'],
+  ])('refuses %j naming the entry', (fixture, expected) => {
+    const result = parseFixture(fixture);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.problems.join('\n')).toContain(expected);
+  });
+});
+
+describe('buildBusiness', () => {
+  it('precomputes the location tree and payout accessors; default statuses', () => {
+    const parsed = parseFixture(demo);
+    if (!parsed.ok) throw new Error('demo fixture invalid');
+    const { config, records } = buildBusiness(parsed.fixture);
+    expect(config.default_employee_status_id).toBe('active');
+    expect(config.location_ids).toEqual(['hq', 'restaurant', 'terrace', 'spa']);
+    const spa = records.find((r) => r.kind === 'location' && r.id === 'spa');
+    expect(spa?.fields).toMatchObject({ depth: 1, ancestor_ids: ['hq'], has_public_name: true, is_sub_business: true });
+    const gross = records.find((r) => r.kind === 'payout_field' && r.id === '42');
+    expect(gross?.fields).toMatchObject({ accessor: 'gross', values: null });
+  });
+});
