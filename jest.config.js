@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 const transform = {
   // Type checking happens once in `npm run typecheck`; jest only strips types (fast on 2 cores).
-  '^.+\\.[tj]s$': ['ts-jest', { isolatedModules: true, tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true } }],
+  '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, isolatedModules: true } }],
 };
 // @middy/* ship ES modules only; jest's CommonJS runtime needs them transformed.
 const transformIgnorePatterns = ['node_modules/(?!(@middy)/)'];

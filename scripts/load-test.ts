@@ -89,7 +89,7 @@ async function main(): Promise<void> {
   ];
 
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
-  for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count;
+  for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
   const total = async (path: string): Promise<number> =>
     ((await (await fetch(`${url}${API}${path}`, { headers })).json()) as { total_entries: number }).total_entries;

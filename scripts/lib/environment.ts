@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../lib/table';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
 
+// Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
 export const DATA_DIR = join(__dirname, '..', '..', '.dynamodb');
 const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');
 

@@ -27,7 +27,7 @@ export interface ApiRequest<Q, B> {
 export interface HandlerSpec<Q, B> {
   readonly route: RouteName;
   readonly query?: QueryValidator<Q>;
-  readonly body?: BodyValidator<B & Record<string, unknown>>;
+  readonly body?: BodyValidator<B>;
 }
 
 export type LambdaHandler = (

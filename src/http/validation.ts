@@ -61,7 +61,7 @@ export type BodyValidator<T> = (body: unknown, collector?: FieldErrorCollector) 
  * Validates a parsed JSON body against a request schema. Field errors are
  * collected (not thrown) so the domain can add its own before one 422 goes out.
  */
-export function bodyValidator<T extends Record<string, unknown>>(
+export function bodyValidator<T>(
   schema: JsonSchema,
   options: BodyValidatorOptions = {},
 ): BodyValidator<T> {
