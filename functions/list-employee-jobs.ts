@@ -1,0 +1,13 @@
+import { apiHandler } from '../src/http/handler';
+import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
+import { queryValidator } from '../src/http/validation';
+import { EmployeeJobQuery } from '../src/schemas/employees';
+import { listEmployeeJobs } from '../src/services/employee-jobs';
+
+const query = queryValidator<PageParams & { employee_id?: string }>(EmployeeJobQuery);
+
+export const handler = apiHandler({ route: 'list-employee-jobs', query }, async (req) => {
+  const page = pageRequestOf(req.query);
+  const { entries, total } = await listEmployeeJobs(req.auth.businessId, page, req.query.employee_id);
+  return pageResult(req, page, entries, total);
+});

@@ -1,0 +1,13 @@
+import { apiHandler } from '../src/http/handler';
+import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
+import { queryValidator } from '../src/http/validation';
+import { PageQuery } from '../src/schemas/common';
+import { listEmployees } from '../src/services/employees';
+
+const query = queryValidator<PageParams>(PageQuery);
+
+export const handler = apiHandler({ route: 'list-employees', query }, async (req) => {
+  const page = pageRequestOf(req.query);
+  const { entries, total } = await listEmployees(req.auth.businessId, page);
+  return pageResult(req, page, entries, total);
+});

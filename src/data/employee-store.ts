@@ -1,0 +1,353 @@
+/**
+ * Access patterns of employees and employee jobs. Services decide; this module
+ * names every read and every transaction item they use, so the key layout and
+ * the conditions that make concurrent writers safe live in one place.
+ *
+ * Items:
+ * - employee `B#<bid>#employee#<id>`/`R`: public fields as top-level attributes
+ *   (a PUT sets only the attributes it changes), `version`, `job_count`,
+ *   `job_summary` (job id -> dates and references of that job: the derived
+ *   fields are computed from it at read time, without a query over the jobs),
+ *   list keys L1 (business list position).
+ * - employee job `B#<bid>#employee_job#<id>`/`R`: fields top-level, L1 (business
+ *   list position), L2 (position within its employee's jobs).
+ * - counters `employees`, `employee_jobs`: `n` (dense list length) and
+ *   `last_created_at`, so created_at order equals list position order.
+ * - unique `employee_number` values: `owner` = employee id.
+ */
+import type { BusinessConfig } from '../domain/business';
+import { badRequest } from '../http/errors';
+import { configOf } from './business-store';
+import { keys, lists, type Key } from './keys';
+import { readPositions } from './list-store';
+import { batchGet, type Item, type TxWrite } from './table-io';
+
+export const EMPLOYEE_LIST = 'employees';
+export const EMPLOYEE_JOB_LIST = 'employee_jobs';
+const EMPLOYEE_NUMBER = 'employee_number';
+
+/** A dense list's counter as read: its length and the created_at of its last entry (epoch ms). */
+export interface CounterState {
+  readonly n: number;
+  readonly lastCreatedAt: number;
+}
+
+const counterStateOf = (item: Item | undefined): CounterState => ({
+  n: Number(item?.n ?? 0),
+  lastCreatedAt: typeof item?.last_created_at === 'string' ? Date.parse(item.last_created_at) : 0,
+});
+
+/**
+ * The created_at of the next entry: now, but strictly after the previous
+ * entry's, so ordering by created_at (contract §7) equals position order.
+ */
+export const nextCreatedAt = (counter: CounterState, now = Date.now()): string =>
+  new Date(Math.max(now, counter.lastCreatedAt + 1)).toISOString();
+
+/** Appends one entry to a dense list; a concurrent append fails the condition and the operation re-runs. */
+function advanceCounter(businessId: string, list: string, counter: CounterState, createdAt: string): TxWrite {
+  return {
+    item: {
+      Update: {
+        Key: keys.counter(businessId, list),
+        UpdateExpression: 'SET n = :next, last_created_at = :t',
+        ConditionExpression: 'attribute_not_exists(n) OR n = :current',
+        ExpressionAttributeValues: { ':next': counter.n + 1, ':current': counter.n, ':t': createdAt },
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+}
+
+function requireConfig(item: Item | undefined): BusinessConfig {
+  const config = configOf(item);
+  // A token of a business whose import never finished: nothing to serve yet.
+  if (!config) throw badRequest('The business of this token is not set up');
+  return config;
+}
+
+// ---------------------------------------------------------------------------
+// Reads (each one BatchGetItem round trip)
+// ---------------------------------------------------------------------------
+
+export interface EmployeeWriteContext {
+  readonly config: BusinessConfig;
+  /** The employee being updated or the job's employee, when asked for. */
+  readonly employee: Item | undefined;
+  /** The owner record of the requested employee_number, if that value is taken. */
+  readonly numberOwner: Item | undefined;
+  /** The supervisor employee, when asked for. */
+  readonly supervisor: Item | undefined;
+  /** The stored first response of the Idempotency-Key, when asked for. */
+  readonly idempotency: Item | undefined;
+  /** The counter of the list the write appends to, when asked for. */
+  readonly counter: CounterState;
+}
+
+/**
+ * Everything a create or update needs, in one BatchGetItem: business config,
+ * the employee, the employee_number's unique item, the supervisor, the
+ * idempotency record and the list counter.
+ */
+export async function readForEmployeeWrite(
+  businessId: string,
+  wanted: {
+    employeeId?: string;
+    employeeNumber?: string;
+    supervisorId?: string;
+    idempotencyKey?: Key;
+    counter?: typeof EMPLOYEE_LIST | typeof EMPLOYEE_JOB_LIST;
+  },
+): Promise<EmployeeWriteContext> {
+  const slots: Record<string, Key> = { config: keys.business(businessId) };
+  if (wanted.employeeId !== undefined) slots.employee = keys.record(businessId, 'employee', wanted.employeeId);
+  if (wanted.employeeNumber !== undefined) slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
+  if (wanted.supervisorId !== undefined) slots.supervisor = keys.record(businessId, 'employee', wanted.supervisorId);
+  if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
+  if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
+  const names = Object.keys(slots);
+  const items = await batchGet(Object.values(slots));
+  const got = (name: string): Item | undefined => items[names.indexOf(name)];
+  return {
+    config: requireConfig(got('config')),
+    employee: got('employee'),
+    numberOwner: got('unique'),
+    supervisor: got('supervisor'),
+    idempotency: got('idempotency'),
+    counter: counterStateOf(got('counter')),
+  };
+}
+
+/** A single record with the business config: one BatchGetItem. */
+export async function readRecordWithConfig(
+  businessId: string,
+  kind: 'employee' | 'employee_job',
+  id: string,
+): Promise<{ config: BusinessConfig; record: Item | undefined }> {
+  const [config, record] = await batchGet([keys.business(businessId), keys.record(businessId, kind, id)]);
+  return { config: requireConfig(config), record };
+}
+
+/**
+ * A page of a list together with the config and the list length. The page's
+ * key range does not depend on the total, so the Query and the BatchGetItem
+ * go out at once (two calls, one round-trip latency).
+ */
+export async function readListPage(
+  businessId: string,
+  list: { kind: 'employee' | 'employee_job' } | { jobsOfEmployee: string },
+  range: { first: number; last: number } | null,
+): Promise<{ config: BusinessConfig; total: number; items: Item[] }> {
+  const countKey =
+    'kind' in list
+      ? keys.counter(businessId, list.kind === 'employee' ? EMPLOYEE_LIST : EMPLOYEE_JOB_LIST)
+      : keys.record(businessId, 'employee', list.jobsOfEmployee);
+  const [[config, countItem], items] = await Promise.all([
+    batchGet([keys.business(businessId), countKey]),
+    !range
+      ? Promise.resolve([])
+      : 'kind' in list
+        ? readPositions('list', lists.all(businessId, list.kind), range.first, range.last)
+        : readPositions('sublist', lists.jobsOfEmployee(businessId, list.jobsOfEmployee), range.first, range.last),
+  ]);
+  // An employee's job list is as long as its job_count; the business lists have counters.
+  const total = 'kind' in list ? counterStateOf(countItem).n : Number(countItem?.job_count ?? 0);
+  return { config: requireConfig(config), total, items };
+}
+
+// ---------------------------------------------------------------------------
+// Writes (transaction items)
+// ---------------------------------------------------------------------------
+
+/** The condition failure of an employee_number unique item: the value is taken. */
+export type TakenError = () => Error;
+
+function claimEmployeeNumber(businessId: string, value: string, ownerId: string, taken: TakenError): TxWrite {
+  return {
+    item: {
+      Put: {
+        Item: { ...keys.unique(businessId, EMPLOYEE_NUMBER, value), owner: ownerId, field: EMPLOYEE_NUMBER, value },
+        ConditionExpression: 'attribute_not_exists(PK) OR #owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': ownerId },
+      },
+    },
+    onConditionFailed: () => taken(),
+  };
+}
+
+function releaseEmployeeNumber(businessId: string, value: string, ownerId: string): TxWrite {
+  return {
+    item: {
+      Delete: {
+        Key: keys.unique(businessId, EMPLOYEE_NUMBER, value),
+        ConditionExpression: '#owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': ownerId },
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+}
+
+/**
+ * Creating an employee: the list position (counter), the record, the
+ * employee_number claim; all or nothing. `fields` are the public fields.
+ */
+export function createEmployeeWrites(
+  businessId: string,
+  counter: CounterState,
+  employee: { id: string; createdAt: string; fields: Record<string, unknown>; employeeNumber: string | null },
+  taken: TakenError,
+): TxWrite[] {
+  const position = counter.n + 1;
+  const writes: TxWrite[] = [
+    advanceCounter(businessId, EMPLOYEE_LIST, counter, employee.createdAt),
+    {
+      item: {
+        Put: {
+          Item: {
+            ...keys.record(businessId, 'employee', employee.id),
+            kind: 'employee',
+            business_id: businessId,
+            ...employee.fields,
+            id: employee.id,
+            created_at: employee.createdAt,
+            updated_at: employee.createdAt,
+            version: 1,
+            job_count: 0,
+            job_summary: {},
+            L1PK: lists.all(businessId, 'employee'),
+            L1SK: position,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      onConditionFailed: () => 'retry',
+    },
+  ];
+  if (employee.employeeNumber !== null) writes.push(claimEmployeeNumber(businessId, employee.employeeNumber, employee.id, taken));
+  return writes;
+}
+
+/**
+ * A partial update of an employee: sets exactly `changes`, bumps version and
+ * updated_at, conditioned on the version that was read (a concurrent write
+ * makes it fail: `onStale` says whether to re-run or answer 412). A changed
+ * employee_number releases the old unique item and claims the new one.
+ */
+export function updateEmployeeWrites(
+  businessId: string,
+  employee: { id: string; version: number; updatedAt: string },
+  changes: Record<string, unknown>,
+  number: { from: string | null; to: string | null } | undefined,
+  handlers: { taken: TakenError; onStale: () => Error | 'retry' },
+): TxWrite[] {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':v': employee.version, ':one': 1, ':now': employee.updatedAt };
+  const sets = Object.entries(changes).map(([field, value], i) => {
+    names[`#f${i}`] = field;
+    values[`:f${i}`] = value;
+    return `#f${i} = :f${i}`;
+  });
+  const writes: TxWrite[] = [
+    {
+      item: {
+        Update: {
+          Key: keys.record(businessId, 'employee', employee.id),
+          UpdateExpression: `SET ${[...sets, 'updated_at = :now', 'version = version + :one'].join(', ')}`,
+          ConditionExpression: 'attribute_exists(PK) AND version = :v',
+          ...(sets.length ? { ExpressionAttributeNames: names } : {}),
+          ExpressionAttributeValues: values,
+        },
+      },
+      onConditionFailed: handlers.onStale,
+    },
+  ];
+  if (number && number.from !== number.to) {
+    if (number.from !== null) writes.push(releaseEmployeeNumber(businessId, number.from, employee.id));
+    if (number.to !== null) writes.push(claimEmployeeNumber(businessId, number.to, employee.id, handlers.taken));
+  }
+  return writes;
+}
+
+/** What the employee item keeps of each of its jobs (contract §4 derived fields). */
+export interface StoredJobSpan {
+  readonly seq: number;
+  readonly from: string;
+  readonly to: string | null;
+  readonly supervisor_id: string | null;
+  readonly location_id: string | null;
+  readonly department_id: string | null;
+}
+
+/**
+ * Creating a job: its business list position (counter), its position among
+ * the employee's jobs (job_count, conditioned), the job summary on the
+ * employee (which moves the employee's updated_at and version), the job record,
+ * and a check that the supervisor still exists.
+ */
+export function createEmployeeJobWrites(
+  businessId: string,
+  counter: CounterState,
+  employee: { id: string; jobCount: number; updatedAt: string },
+  job: { id: string; createdAt: string; fields: Record<string, unknown>; span: StoredJobSpan },
+  supervisor: { id: string; missing: () => Error } | undefined,
+): TxWrite[] {
+  const writes: TxWrite[] = [
+    advanceCounter(businessId, EMPLOYEE_JOB_LIST, counter, job.createdAt),
+    {
+      item: {
+        Update: {
+          Key: keys.record(businessId, 'employee', employee.id),
+          UpdateExpression:
+            'SET job_summary.#job = :span, job_count = :next, updated_at = :now, version = version + :one',
+          ConditionExpression: 'attribute_exists(PK) AND job_count = :count',
+          ExpressionAttributeNames: { '#job': job.id },
+          ExpressionAttributeValues: {
+            ':span': job.span,
+            ':next': employee.jobCount + 1,
+            ':count': employee.jobCount,
+            ':now': employee.updatedAt,
+            ':one': 1,
+          },
+        },
+      },
+      onConditionFailed: () => 'retry',
+    },
+    {
+      item: {
+        Put: {
+          Item: {
+            ...keys.record(businessId, 'employee_job', job.id),
+            kind: 'employee_job',
+            business_id: businessId,
+            ...job.fields,
+            id: job.id,
+            created_at: job.createdAt,
+            updated_at: job.createdAt,
+            version: 1,
+            L1PK: lists.all(businessId, 'employee_job'),
+            L1SK: counter.n + 1,
+            L2PK: lists.jobsOfEmployee(businessId, employee.id),
+            L2SK: job.span.seq,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      onConditionFailed: () => 'retry',
+    },
+  ];
+  if (supervisor) {
+    writes.push({
+      item: {
+        ConditionCheck: {
+          Key: keys.record(businessId, 'employee', supervisor.id),
+          ConditionExpression: 'attribute_exists(PK)',
+        },
+      },
+      onConditionFailed: () => supervisor.missing(),
+    });
+  }
+  return writes;
+}

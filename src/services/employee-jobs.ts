@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { API_PREFIX } from '../../lib/routes';
+import {
+  EMPLOYEE_JOB_LIST,
+  createEmployeeJobWrites,
+  nextCreatedAt,
+  readForEmployeeWrite,
+  readListPage,
+  readRecordWithConfig,
+  type StoredJobSpan,
+} from '../data/employee-store';
+import { idempotencyOf, idempotencyWrite, replayOf, replayingStored } from '../data/idempotency';
+import { transactWrite, withRetries, type Item } from '../data/table-io';
+import type { BusinessConfig } from '../domain/business';
+import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
+import { pagePositions, type PageRequest } from '../domain/pagination';
+import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../http/errors';
+import { created, etagOf, ok, type ApiResult } from '../http/response';
+import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
+
+export type Body = Record<string, unknown>;
+type Report = (field: string, message: string) => void;
+
+/** Parallel job creations for one employee race for its job_count; each round lets one through. */
+const JOB_WRITE_ATTEMPTS = 16;
+
+export const employeeJobLocation = (id: string): string => `${API_PREFIX}/employee_jobs/${encodeURIComponent(id)}`;
+
+// ---------------------------------------------------------------------------
+// Pure rules
+// ---------------------------------------------------------------------------
+
+/** What the references of a job resolve to, as read in the request's one BatchGetItem. */
+export interface JobReferences {
+  readonly employeeId: string | undefined;
+  /** The supervisor_id sent names an employee of this business. */
+  readonly supervisorExists: boolean;
+}
+
+/**
+ * The fields of a new job from a schema-checked body (every fixed field, null
+ * where not given) with the business-dependent checks reported: departments,
+ * locations and the supervisor must exist in the business, the supervisor is
+ * not the job's own employee, `to` is not before `from`, custom fields.
+ */
+export function jobFields(
+  body: Body,
+  config: BusinessConfig,
+  refs: JobReferences,
+  report: Report,
+  failed: (field: string) => boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of EMPLOYEE_JOB_WRITABLE_FIELDS) out[field] = body[field] ?? null;
+  const ok = (field: string): boolean => !failed(field) && out[field] !== null;
+
+  if (ok('department_id') && !config.department_ids.includes(out.department_id as string))
+    report('department_id', MESSAGES.missingReference);
+  if (ok('location_id') && !config.location_ids.includes(out.location_id as string))
+    report('location_id', MESSAGES.missingReference);
+  if (ok('supervisor_id')) {
+    if (out.supervisor_id === refs.employeeId) report('supervisor_id', MESSAGES.invalid);
+    else if (!refs.supervisorExists) report('supervisor_id', MESSAGES.missingReference);
+  }
+  if (ok('from') && ok('to') && (out.to as string) < (out.from as string)) report('to', MESSAGES.toBeforeFrom);
+
+  const custom: Body = {};
+  for (const [key, value] of Object.entries(body)) if (/^cf_/.test(key)) custom[key] = value;
+  Object.assign(out, validateCustomFields(config.employee_job_fields, custom, 'create', report));
+  return out;
+}
+
+/** The public form of a stored job (seed-api.md field order). */
+export function employeeJobView(item: Item, config: BusinessConfig): Record<string, unknown> {
+  return {
+    id: item.id,
+    ...Object.fromEntries(EMPLOYEE_JOB_WRITABLE_FIELDS.map((f) => [f, item[f] ?? null])),
+    ...renderCustomFields(config.employee_job_fields, item),
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Use cases
+// ---------------------------------------------------------------------------
+
+/**
+ * POST /employee_jobs: one BatchGetItem (config, employee, supervisor,
+ * idempotency record, list counter), the checks, one transaction (counter,
+ * employee summary + job_count, job record, supervisor check, idempotency).
+ *
+ * Field errors come first (422, all at once); a well-formed body whose
+ * employee_id names no employee of this business is a 404 naming that id.
+ */
+export async function createEmployeeJob(
+  businessId: string,
+  body: Body,
+  fieldErrors: FieldErrorCollector,
+  headers: Record<string, string | undefined>,
+): Promise<ApiResult> {
+  const idem = idempotencyOf(businessId, headers, body);
+  const employeeId =
+    typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
+  const supervisorId =
+    typeof body.supervisor_id === 'string' && !fieldErrors.has('supervisor_id') && body.supervisor_id !== employeeId
+      ? body.supervisor_id
+      : undefined;
+  return replayingStored(() =>
+    withRetries(async () => {
+      const ctx = await readForEmployeeWrite(businessId, {
+        employeeId,
+        supervisorId,
+        idempotencyKey: idem?.key,
+        counter: EMPLOYEE_JOB_LIST,
+      });
+      const replay = idem && replayOf(idem, ctx.idempotency);
+      if (replay) return replay;
+
+      const { config } = ctx;
+      const fields = jobFields(
+        body,
+        config,
+        { employeeId, supervisorExists: ctx.supervisor !== undefined },
+        (f, m) => fieldErrors.add(f, m),
+        (f) => fieldErrors.has(f),
+      );
+      fieldErrors.throwIfAny();
+      if (!employeeId || !ctx.employee) throw notFound(`Employee ${JSON.stringify(body.employee_id)} not found`);
+
+      const id = randomUUID();
+      const createdAt = nextCreatedAt(ctx.counter);
+      const jobCount = Number(ctx.employee.job_count ?? 0);
+      const span: StoredJobSpan = {
+        seq: jobCount + 1,
+        from: fields.from as string,
+        to: (fields.to as string | null) ?? null,
+        supervisor_id: (fields.supervisor_id as string | null) ?? null,
+        location_id: (fields.location_id as string | null) ?? null,
+        department_id: (fields.department_id as string | null) ?? null,
+      };
+      const writes = createEmployeeJobWrites(
+        businessId,
+        ctx.counter,
+        // The job's creation moves the employee's updated_at, never backwards.
+        {
+          id: employeeId,
+          jobCount,
+          updatedAt: new Date(
+            Math.max(Date.parse(createdAt), Date.parse(String(ctx.employee.updated_at)) + 1 || 0),
+          ).toISOString(),
+        },
+        { id, createdAt, fields, span },
+        supervisorId
+          ? {
+              id: supervisorId,
+              missing: () => new FieldError(422, { supervisor_id: [MESSAGES.missingReference] }),
+            }
+          : undefined,
+      );
+      const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt };
+      const result = created(employeeJobView(item, config), employeeJobLocation(id), { ETag: etagOf(id, 1) });
+      await transactWrite(idem ? [idempotencyWrite(idem, result), ...writes] : writes);
+      return result;
+    }, JOB_WRITE_ATTEMPTS),
+  );
+}
+
+/** GET /employee_jobs/{id}: config and record in one BatchGetItem. */
+export async function showEmployeeJob(businessId: string, id: string): Promise<ApiResult> {
+  const { config, record } = await readRecordWithConfig(businessId, 'employee_job', id);
+  if (!record) throw notFound(`Employee job ${JSON.stringify(id)} not found`);
+  return ok(employeeJobView(record, config), { ETag: etagOf(id, Number(record.version ?? 1)) });
+}
+
+/**
+ * GET /employee_jobs[?employee_id=]: the business-wide job list, or one
+ * employee's jobs (its own dense list, same order). An employee_id that names
+ * no employee of this business is a filter that matches nothing: an empty page.
+ */
+export async function listEmployeeJobs(businessId: string, page: PageRequest, employeeId: string | undefined) {
+  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
+  const { config, total, items } = await readListPage(
+    businessId,
+    employeeId === undefined ? { kind: 'employee_job' } : { jobsOfEmployee: employeeId },
+    range,
+  );
+  return { entries: items.map((item) => employeeJobView(item, config)), total };
+}

@@ -1,0 +1,272 @@
+import { randomUUID } from 'node:crypto';
+import { API_PREFIX } from '../../lib/routes';
+import {
+  EMPLOYEE_LIST,
+  createEmployeeWrites,
+  nextCreatedAt,
+  readForEmployeeWrite,
+  readListPage,
+  readRecordWithConfig,
+  updateEmployeeWrites,
+  type StoredJobSpan,
+} from '../data/employee-store';
+import { idempotencyOf, idempotencyWrite, replayOf, replayingStored } from '../data/idempotency';
+import { transactWrite, withRetries, type Item } from '../data/table-io';
+import { preferredLanguage, type BusinessConfig } from '../domain/business';
+import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
+import { normalizeIban } from '../domain/formats';
+import { deriveJobFields, todayIn, type JobSpan } from '../domain/job-dates';
+import { pagePositions, type PageRequest } from '../domain/pagination';
+import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../http/errors';
+import { created, etagOf, ok, type ApiResult } from '../http/response';
+import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
+
+export type Body = Record<string, unknown>;
+type Report = (field: string, message: string) => void;
+
+/** Optimistic writes of one employee race with job creations for it; each round lets one writer through. */
+const EMPLOYEE_WRITE_ATTEMPTS = 16;
+
+export const employeeLocation = (id: string): string => `${API_PREFIX}/employees/${encodeURIComponent(id)}`;
+
+// ---------------------------------------------------------------------------
+// Pure rules
+// ---------------------------------------------------------------------------
+
+/** employee_number as stored: trimmed; blank means none. */
+export function normalizeEmployeeNumber(value: unknown): string | null | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') return null;
+  const trimmed = value.trim();
+  return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * The attributes a create or update writes, from a schema-checked body: the
+ * business-dependent checks (locale, status, birthday in the business's today,
+ * custom fields) report into `report`, fields that already failed the schema
+ * are not checked again. On create every fixed field gets a value (null where
+ * not given, defaults for language and status); on update only the keys sent.
+ */
+export function employeeChanges(
+  body: Body,
+  config: BusinessConfig,
+  mode: 'create' | 'update',
+  today: string,
+  report: Report,
+  failed: (field: string) => boolean,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const field of EMPLOYEE_WRITABLE_FIELDS) {
+    if (!(field in body)) {
+      if (mode === 'create') out[field] = null;
+      continue;
+    }
+    if (failed(field)) continue;
+    const value = body[field] ?? null;
+    switch (field) {
+      case 'language':
+        if (value !== null && !(config.locales as string[]).includes(value as string)) report(field, MESSAGES.inclusion);
+        break;
+      case 'employee_status_id':
+        if (value !== null && !config.employee_status_ids.includes(value as string)) report(field, MESSAGES.missingReference);
+        break;
+      case 'birthday':
+        if (value !== null && (value as string) > today) report(field, MESSAGES.invalid);
+        break;
+    }
+    out[field] = normalizeEmployeeField(field, value);
+  }
+  // Defaults: absent on create, or null (cleared) on either.
+  if (mode === 'create' || 'language' in out) out.language ??= preferredLanguage(config);
+  if (mode === 'create' || 'employee_status_id' in out) out.employee_status_id ??= config.default_employee_status_id;
+
+  const custom: Body = {};
+  for (const [key, value] of Object.entries(body)) if (/^cf_/.test(key)) custom[key] = value;
+  Object.assign(out, validateCustomFields(config.employee_fields, custom, mode, report));
+  return out;
+}
+
+function normalizeEmployeeField(field: string, value: unknown): unknown {
+  if (value === null) return null;
+  switch (field) {
+    case 'iban':
+      return normalizeIban(value as string);
+    case 'swift':
+      return (value as string).toUpperCase();
+    case 'employee_number':
+      return normalizeEmployeeNumber(value);
+    default:
+      return value;
+  }
+}
+
+/** The job spans kept on the employee item, as the derivation wants them. */
+export function jobSpansOf(item: Item): JobSpan[] {
+  const summary = (item.job_summary ?? {}) as Record<string, StoredJobSpan>;
+  return Object.entries(summary).map(([id, span]) => ({
+    id,
+    seq: Number(span.seq),
+    from: span.from,
+    to: span.to ?? null,
+    supervisor_id: span.supervisor_id ?? null,
+    location_id: span.location_id ?? null,
+    department_id: span.department_id ?? null,
+  }));
+}
+
+/** The public form of a stored employee (seed-api.md field order), derived fields as of `today`. */
+export function employeeView(item: Item, config: BusinessConfig, today: string): Record<string, unknown> {
+  const derived = deriveJobFields(jobSpansOf(item), today);
+  const fixed = (field: string): unknown => item[field] ?? null;
+  return {
+    id: item.id,
+    employee_status_id: fixed('employee_status_id'),
+    supervisor_id: derived.supervisor_id,
+    location_id: derived.location_id,
+    department_id: derived.department_id,
+    ...Object.fromEntries(EMPLOYEE_WRITABLE_FIELDS.filter((f) => f !== 'employee_status_id').map((f) => [f, fixed(f)])),
+    has_active_employee_job: derived.has_active_employee_job,
+    has_active_or_future_employee_job: derived.has_active_or_future_employee_job,
+    first_employee_job_from: derived.first_employee_job_from,
+    first_employee_job_to: derived.first_employee_job_to,
+    last_employee_job_from: derived.last_employee_job_from,
+    last_employee_job_to: derived.last_employee_job_to,
+    current_employee_job_from: derived.current_employee_job_from,
+    current_employee_job_to: derived.current_employee_job_to,
+    current_or_last_employee_job_from: derived.current_or_last_employee_job_from,
+    current_or_last_employee_job_to: derived.current_or_last_employee_job_to,
+    ...renderCustomFields(config.employee_fields, item),
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+/** RFC 9110 If-Match: `*` or a list of strong ETags; a weak tag never matches. */
+export function ifMatchAllows(header: string, current: string): boolean {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === '*' || t === current);
+}
+
+/** Stored attribute values compared as JSON: a PUT that changes nothing writes nothing. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+const takenError = (): FieldError => new FieldError(422, { employee_number: [MESSAGES.taken] });
+
+// ---------------------------------------------------------------------------
+// Use cases
+// ---------------------------------------------------------------------------
+
+/**
+ * POST /employees: one BatchGetItem (config, employee_number owner, idempotency
+ * record, list counter), the checks, one transaction (counter, record,
+ * employee_number claim, idempotency record).
+ */
+export async function createEmployee(
+  businessId: string,
+  body: Body,
+  fieldErrors: FieldErrorCollector,
+  headers: Record<string, string | undefined>,
+): Promise<ApiResult> {
+  const idem = idempotencyOf(businessId, headers, body);
+  const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
+  return replayingStored(() =>
+    withRetries(async () => {
+      const ctx = await readForEmployeeWrite(businessId, {
+        employeeNumber: number ?? undefined,
+        idempotencyKey: idem?.key,
+        counter: EMPLOYEE_LIST,
+      });
+      const replay = idem && replayOf(idem, ctx.idempotency);
+      if (replay) return replay;
+
+      const { config } = ctx;
+      const report: Report = (f, m) => fieldErrors.add(f, m);
+      const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) => fieldErrors.has(f));
+      if (number && ctx.numberOwner) report('employee_number', MESSAGES.taken);
+      fieldErrors.throwIfAny();
+
+      const id = randomUUID();
+      const createdAt = nextCreatedAt(ctx.counter);
+      const writes = createEmployeeWrites(
+        businessId,
+        ctx.counter,
+        { id, createdAt, fields, employeeNumber: number ?? null },
+        takenError,
+      );
+      const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt, version: 1, job_summary: {} };
+      const result = created(employeeView(item, config, todayIn(config.timezone)), employeeLocation(id), {
+        ETag: etagOf(id, 1),
+      });
+      await transactWrite(idem ? [idempotencyWrite(idem, result), ...writes] : writes);
+      return result;
+    }),
+  );
+}
+
+/**
+ * PUT /employees/{id}: one BatchGetItem (config, employee, the new
+ * employee_number's owner), the checks, one transaction conditioned on the
+ * version read. A concurrent writer makes it re-run from the read (so parallel
+ * PUTs of different fields all land); with If-Match it answers 412 instead.
+ */
+export async function updateEmployee(
+  businessId: string,
+  id: string,
+  body: Body,
+  fieldErrors: FieldErrorCollector,
+  ifMatch: string | undefined,
+): Promise<ApiResult> {
+  const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
+  return withRetries(async () => {
+    const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
+    const stored = ctx.employee;
+    if (!stored) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+    const version = Number(stored.version ?? 1);
+    const current = etagOf(id, version);
+    if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) throw preconditionFailed();
+
+    const { config } = ctx;
+    const today = todayIn(config.timezone);
+    const report: Report = (f, m) => fieldErrors.add(f, m);
+    const changes = employeeChanges(body, config, 'update', today, report, (f) => fieldErrors.has(f));
+    if (number && ctx.numberOwner && ctx.numberOwner.owner !== id) report('employee_number', MESSAGES.taken);
+    fieldErrors.throwIfAny();
+
+    const effective = Object.fromEntries(Object.entries(changes).filter(([k, v]) => !same(stored[k], v)));
+    if (Object.keys(effective).length === 0) return ok(employeeView(stored, config, today), { ETag: current });
+
+    const updatedAt = new Date(Math.max(Date.now(), Date.parse(String(stored.updated_at)) + 1 || 0)).toISOString();
+    const oldNumber = (stored.employee_number as string | null | undefined) ?? null;
+    await transactWrite(
+      updateEmployeeWrites(
+        businessId,
+        { id, version, updatedAt },
+        effective,
+        'employee_number' in effective ? { from: oldNumber, to: (effective.employee_number as string | null) ?? null } : undefined,
+        { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
+      ),
+    );
+    const updated: Item = { ...stored, ...effective, version: version + 1, updated_at: updatedAt };
+    return ok(employeeView(updated, config, today), { ETag: etagOf(id, version + 1) });
+  }, EMPLOYEE_WRITE_ATTEMPTS);
+}
+
+/** GET /employees/{id}: config and record in one BatchGetItem. */
+export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
+  const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
+  if (!record) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+  return ok(employeeView(record, config, todayIn(config.timezone)), {
+    ETag: etagOf(id, Number(record.version ?? 1)),
+  });
+}
+
+/** GET /employees?page=n: counter + config, and the page's positions, at once. */
+export async function listEmployees(businessId: string, page: PageRequest) {
+  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
+  const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, range);
+  const today = todayIn(config.timezone);
+  return { entries: items.map((item) => employeeView(item, config, today)), total };
+}
