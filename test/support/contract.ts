@@ -11,7 +11,12 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { matchRoute } from '../../lib/routes';
 import { isBic, isCountryCode, isDate, isHttpUrl, isIban } from '../../src/domain/formats';
-import { buildOpenApiDocument, type JsonObject, type OpenApiDocument, type OpenApiResponse } from '../../src/openapi/build-document';
+import {
+  buildOpenApiDocument,
+  type JsonObject,
+  type OpenApiDocument,
+  type OpenApiResponse,
+} from '../../src/openapi/build-document';
 
 const COMPONENTS_ID = 'https://contract.test/components.json';
 const COMPONENT_REF = '#/components/schemas/';
@@ -91,13 +96,16 @@ function checkAgainst(
     const missing = Object.entries(documented.headers ?? {})
       .filter(([name, h]) => resolveHeader(h).required === true && !headerOf(headers, name))
       .map(([name]) => name);
-    if (missing.length > 0) throw new Error(`${where}: response ${status} lacks the documented header(s) ${missing.join(', ')}`);
+    if (missing.length > 0)
+      throw new Error(`${where}: response ${status} lacks the documented header(s) ${missing.join(', ')}`);
   }
   // Non-JSON bodies (HTML, empty) are not schema-checked; the status still had to be documented.
   if (typeof body === 'string' || body === undefined) return;
   const schema = documented.content?.['application/json']?.schema;
   if (!schema) {
-    throw new Error(`${where}: response ${status} has a JSON body, but the document gives no application/json schema for it`);
+    throw new Error(
+      `${where}: response ${status} has a JSON body, but the document gives no application/json schema for it`,
+    );
   }
   let validate = validators.get(key);
   if (!validate) {
@@ -151,7 +159,13 @@ const FALLBACK_RESPONSE: OpenApiResponse = {
  * are checked with expectMatchesContract; others must be the fallback's
  * 404 / 405 (with Allow) error body.
  */
-export function checkResponse(method: string, path: string, status: number, body: unknown, headers?: HeadersLike): void {
+export function checkResponse(
+  method: string,
+  path: string,
+  status: number,
+  body: unknown,
+  headers?: HeadersLike,
+): void {
   const verb = method.toUpperCase();
   const pathname = path.split('?')[0]?.split('#')[0] ?? path;
   const { match, allowed } = matchRoute(verb, pathname);
@@ -161,7 +175,9 @@ export function checkResponse(method: string, path: string, status: number, body
   }
   const where = `${verb} ${pathname} (no route)`;
   const expected = allowed.length > 0 ? 405 : 404;
-  if (status !== expected) throw new Error(`${where}: expected the fallback's ${expected}, got ${status}; body: ${excerpt(body)}`);
-  if (expected === 405 && headers && !headerOf(headers, 'Allow')) throw new Error(`${where}: 405 without an Allow header`);
+  if (status !== expected)
+    throw new Error(`${where}: expected the fallback's ${expected}, got ${status}; body: ${excerpt(body)}`);
+  if (expected === 405 && headers && !headerOf(headers, 'Allow'))
+    throw new Error(`${where}: 405 without an Allow header`);
   checkAgainst(where, FALLBACK_RESPONSE, status, body, headers, `fallback ${status}`);
 }

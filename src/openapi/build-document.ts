@@ -1,0 +1,410 @@
+import { API_PREFIX, ROUTES, type RouteDefinition } from '../../lib/routes';
+import { pageEnvelope } from '../schemas/common';
+import { SCHEMAS } from '../schemas';
+
+/**
+ * The OpenAPI 3.1 document (contract §12), generated from the route table and
+ * the schema registry: the schemas the handlers validate with are the
+ * document's components, so the two cannot drift. Pure: same input, same
+ * document; nothing here touches the network, the table or the file system.
+ *
+ * Statuses per operation follow from the route row (contract §3, §11):
+ * - success: 201 + Location + ETag (POST), 200 + ETag (single read, PUT), 200 + Link (lists);
+ * - 400: bad JSON (routes with a body, ErrorBody) / query field errors (routes with a query, FieldErrors);
+ * - 401 with WWW-Authenticate (auth routes); 404 (`{id}` routes and `extraStatuses`);
+ * - 409 Idempotency-Key reuse (POST); 412 If-Match (PUT); 413, 415, 422 (routes with a body);
+ * - 503 with Retry-After (routes that touch the table); 500 (every route).
+ * Unknown paths and wrong methods (404/405 with Allow) are answered by the
+ * `$default` fallback, which is not an operation; the description says so.
+ */
+
+export type JsonObject = Record<string, unknown>;
+
+export interface OpenApiResponse {
+  description: string;
+  headers?: Record<string, JsonObject>;
+  content?: Record<string, { schema: JsonObject; example?: unknown }>;
+}
+
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  security?: JsonObject[];
+  parameters?: JsonObject[];
+  requestBody?: JsonObject;
+  responses: Record<string, OpenApiResponse>;
+}
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: { url: string; description?: string }[];
+  security: JsonObject[];
+  tags: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: {
+    schemas: Record<string, JsonObject>;
+    headers: Record<string, JsonObject>;
+    securitySchemes: Record<string, JsonObject>;
+  };
+}
+
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+export const BEARER_SCHEME = 'bearerAuth';
+const API_VERSION = '1.0.0';
+
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Employees: 'Employees of the business, with fields derived from their jobs (computed at read time).',
+  'Employee jobs': 'Jobs (contracts) of an employee; they drive the employee’s derived fields.',
+  Applications: 'Job applications, including speculative ones (no job opening).',
+  'Reference data': 'Locations, payout field definitions and custom field definitions of the business (read-only).',
+  Meta: 'This document and its HTML rendering; no token needed.',
+};
+
+const DESCRIPTION = `HR and recruiting API: employees, employee jobs, applications and the reference data of one business.
+
+## Authentication
+Every request except this document and \`/docs\` sends \`Authorization: Bearer <token>\`. A token belongs to one business;
+records of other businesses are invisible (404). Missing, malformed, unknown or revoked tokens answer \`401\` with
+\`WWW-Authenticate: Bearer\`.
+
+## Formats
+JSON in and out (UTF-8). Requests with a body must send \`Content-Type: application/json\` (else \`415\`), at most 1 MiB
+(else \`413\`). Dates are \`YYYY-MM-DD\`; timestamps in responses are UTC with milliseconds. \`{locale}\` fields appear
+once per locale of the business. Every response carries \`X-Request-Id\`; error bodies repeat it as \`request_id\`.
+
+## Errors
+- \`{"error": "<code>", "message": "...", "request_id": "..."}\` for \`bad_request\` (400), \`unauthorized\` (401),
+  \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`idempotency_key_reused\` (409),
+  \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
+  \`service_unavailable\` (503, with \`Retry-After\`).
+- Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
+  parameters. Messages: \`can't be blank\`, \`is invalid\`, \`is not included in the list\`, \`does not exist\`,
+  \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`.
+- An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
+
+## Pagination
+Lists take \`page\` (>= 1, default 1) and \`per_page\` (1..100, default 30) and answer the envelope
+\`entries\`, \`current_page\`, \`per_page\`, \`total_entries\`, ordered by \`created_at\` then id, with an RFC 8288
+\`Link\` header (\`first\`, \`prev\`, \`next\`, \`last\`).
+
+## Safe retries and concurrency
+POST takes an optional \`Idempotency-Key\`: a retry with the same key and body within 24 hours returns the first
+response and creates nothing; the same key with another body is \`409\`. Single-record responses carry an \`ETag\`;
+PUT with \`If-Match\` answers \`412\` and writes nothing when the record changed meanwhile.`;
+
+/** Response headers, referenced from every response that carries them. */
+const HEADERS: Record<string, JsonObject> = {
+  XRequestId: {
+    description: 'Id of this request; error bodies repeat it as `request_id`.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description: 'Version of the record; changes whenever the record changes. Send it back in `If-Match` on PUT.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  Location: { description: 'URL of the new record.', required: true, schema: { type: 'string' } },
+  Link: {
+    description: 'RFC 8288 links `first`, `prev`, `next`, `last` where they apply (keeps the filters of the request).',
+    schema: { type: 'string' },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  WWWAuthenticate: { description: 'Always a `Bearer` challenge.', required: true, schema: { type: 'string' } },
+};
+
+const headerRef = (name: keyof typeof HEADERS & string): JsonObject => ({ $ref: `#/components/headers/${name}` });
+const schemaRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: JsonObject, example?: unknown): OpenApiResponse['content'] => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});
+
+function response(
+  description: string,
+  content?: OpenApiResponse['content'],
+  headers: Record<string, JsonObject> = {},
+): OpenApiResponse {
+  return {
+    description,
+    headers: { 'X-Request-Id': headerRef('XRequestId'), ...headers },
+    ...(content ? { content } : {}),
+  };
+}
+
+const errorResponse = (description: string, code: string, headers: Record<string, JsonObject> = {}): OpenApiResponse =>
+  response(
+    description,
+    json(schemaRef('ErrorBody'), {
+      error: code,
+      message: description.replace(/ \(`.*$/, ''),
+      request_id: 'c0ffee00-0000-4000-8000-000000000000',
+    }),
+    headers,
+  );
+
+const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+
+/** `create-employee-job` -> `createEmployeeJob` */
+const operationIdOf = (name: string): string => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/** A schema's properties, including those of `allOf` parts (query schemas may be composed). */
+function propertiesOf(schema: JsonObject): { properties: Record<string, JsonObject>; required: Set<string> } {
+  const properties: Record<string, JsonObject> = {};
+  const required = new Set<string>();
+  const visit = (s: JsonObject): void => {
+    Object.assign(properties, (s.properties as Record<string, JsonObject> | undefined) ?? {});
+    for (const r of (s.required as string[] | undefined) ?? []) required.add(r);
+    for (const part of (s.allOf as JsonObject[] | undefined) ?? []) visit(part);
+  };
+  visit(schema);
+  return { properties, required };
+}
+
+const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+function requireSchema(
+  schemas: Record<string, object>,
+  route: RouteDefinition,
+  name: string | undefined,
+): string | undefined {
+  if (name === undefined) return undefined;
+  if (!(name in schemas))
+    throw new Error(`Route ${route.name} refers to schema ${name}, which is not in SCHEMAS (src/schemas/index.ts)`);
+  return name;
+}
+
+function parametersOf(route: RouteDefinition, schemas: Record<string, object>): JsonObject[] {
+  const parameters: JsonObject[] = pathParamsOf(route.path).map((name) => ({
+    name,
+    in: 'path',
+    required: true,
+    description: 'Id of the record',
+    schema: { type: 'string', minLength: 1 },
+  }));
+  const query = requireSchema(schemas, route, route.query);
+  if (query) {
+    const { properties, required } = propertiesOf(schemas[query] as JsonObject);
+    for (const [name, prop] of Object.entries(properties)) {
+      const schema = clone(prop);
+      const description = typeof schema.description === 'string' ? schema.description : undefined;
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        ...(description ? { description } : {}),
+        schema,
+      });
+    }
+  }
+  if (route.method === 'POST') {
+    parameters.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description:
+        'Makes the POST safe to retry: the same key with the same body within 24 hours returns the first response and creates nothing new; the same key with a different body answers 409.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+    });
+  }
+  if (route.method === 'PUT') {
+    parameters.push({
+      name: 'If-Match',
+      in: 'header',
+      required: false,
+      description: 'The ETag last read; when the record changed since, the answer is 412 and nothing is written.',
+      schema: { type: 'string' },
+    });
+  }
+  return parameters;
+}
+
+function successOf(route: RouteDefinition, response_: string | undefined): [string, OpenApiResponse] {
+  if (route.name === 'get-docs') {
+    return [
+      '200',
+      response('The HTML API reference (Redoc), self-contained.', { 'text/html': { schema: { type: 'string' } } }),
+    ];
+  }
+  if (!response_) {
+    return [
+      '200',
+      response(route.summary, json({ type: 'object', description: 'An OpenAPI 3.1 document' }), {
+        ETag: headerRef('ETag'),
+      }),
+    ];
+  }
+  if (route.list) {
+    return [
+      '200',
+      response('A page of records (an empty `entries` past the last page)', json(schemaRef(`${response_}Page`)), {
+        Link: headerRef('Link'),
+      }),
+    ];
+  }
+  if (route.method === 'POST') {
+    return [
+      '201',
+      response('Created; an idempotent replay answers the same', json(schemaRef(response_)), {
+        Location: headerRef('Location'),
+        ETag: headerRef('ETag'),
+      }),
+    ];
+  }
+  return [
+    '200',
+    response(route.method === 'PUT' ? 'Updated record' : 'The record', json(schemaRef(response_)), {
+      ETag: headerRef('ETag'),
+    }),
+  ];
+}
+
+function operationOf(route: RouteDefinition, schemas: Record<string, object>): OpenApiOperation {
+  const request = requireSchema(schemas, route, route.request);
+  const responseName = requireSchema(schemas, route, route.response);
+  const hasBody = request !== undefined;
+  const hasQuery = route.query !== undefined;
+  const usesTable = route.access !== 'none' || route.auth;
+  const responses: Record<string, OpenApiResponse> = {};
+
+  const [successStatus, success] = successOf(route, responseName);
+  responses[successStatus] = success;
+
+  if (hasBody && hasQuery) {
+    responses['400'] = response(
+      'Body is not valid JSON or not a JSON object (`bad_request`), or query parameter errors',
+      json({ oneOf: [schemaRef('ErrorBody'), schemaRef('FieldErrors')] }),
+    );
+  } else if (hasBody) {
+    responses['400'] = errorResponse('Body is not valid JSON or not a JSON object (`bad_request`)', 'bad_request');
+  } else if (hasQuery) {
+    responses['400'] = response(
+      'Query parameter errors, keyed by parameter name',
+      json(schemaRef('FieldErrors'), { per_page: ['is invalid'] }),
+    );
+  }
+  if (route.auth) {
+    responses['401'] = errorResponse(
+      'Missing, malformed, unknown or revoked bearer token (`unauthorized`)',
+      'unauthorized',
+      {
+        'WWW-Authenticate': headerRef('WWWAuthenticate'),
+      },
+    );
+  }
+  const extra = new Set<number>(route.extraStatuses ?? []);
+  if (pathParamsOf(route.path).length > 0 || extra.has(404)) {
+    const description =
+      pathParamsOf(route.path).length > 0
+        ? 'No record with this id in your business (`not_found`)'
+        : 'A record the body refers to does not exist in your business (`not_found`); the message names the id';
+    responses['404'] = errorResponse(description, 'not_found');
+  }
+  if (route.method === 'POST') {
+    responses['409'] = errorResponse(
+      'This Idempotency-Key was already used with a different body (`idempotency_key_reused`)',
+      'idempotency_key_reused',
+    );
+  }
+  if (route.method === 'PUT') {
+    responses['412'] = errorResponse(
+      'If-Match does not match the current ETag; nothing was written (`precondition_failed`)',
+      'precondition_failed',
+    );
+  }
+  if (hasBody) {
+    responses['413'] = errorResponse('Body larger than 1 MiB (`payload_too_large`)', 'payload_too_large');
+    responses['415'] = errorResponse(
+      'Body not sent as `Content-Type: application/json` (`unsupported_media_type`)',
+      'unsupported_media_type',
+    );
+    responses['422'] = response(
+      'Field errors: every failing field at once, Rails wording; nothing was written',
+      json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
+    );
+  }
+  for (const status of extra) {
+    const key = String(status);
+    responses[key] ??= errorResponse(`Error ${key}`, 'error');
+  }
+  responses['500'] = errorResponse(
+    'Unexpected error, logged; never a stack trace (`internal_error`)',
+    'internal_error',
+  );
+  if (usesTable) {
+    responses['503'] = errorResponse(
+      'The data store is throttled or unavailable; retry later (`service_unavailable`)',
+      'service_unavailable',
+      {
+        'Retry-After': headerRef('RetryAfter'),
+      },
+    );
+  }
+
+  const parameters = parametersOf(route, schemas);
+  return {
+    operationId: operationIdOf(route.name),
+    summary: route.summary,
+    tags: [route.tag],
+    ...(route.auth ? {} : { security: [] }),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(request
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(request) } } } }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
+/** The document for these routes and schemas (defaults: the deployed ones). */
+export function buildOpenApiDocument(
+  routes: readonly RouteDefinition[] = ROUTES,
+  schemas: Record<string, object> = SCHEMAS,
+): OpenApiDocument {
+  const componentSchemas: Record<string, JsonObject> = clone(schemas) as Record<string, JsonObject>;
+  for (const required of ['ErrorBody', 'FieldErrors']) {
+    if (!(required in componentSchemas)) throw new Error(`SCHEMAS must contain ${required}`);
+  }
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) {
+    const operations = (paths[route.path] ??= {});
+    const method = route.method.toLowerCase();
+    if (operations[method]) throw new Error(`Two routes for ${route.method} ${route.path}`);
+    operations[method] = operationOf(route, schemas);
+    if (route.list && route.response) {
+      const pageName = `${route.response}Page`;
+      componentSchemas[pageName] ??= {
+        ...(pageEnvelope(schemaRef(route.response)) as JsonObject),
+        description: `A page of ${route.response} records`,
+      };
+    }
+  }
+  const tags = [...new Set(routes.map((r) => r.tag))].map((name) => ({
+    name,
+    ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}),
+  }));
+  return {
+    openapi: '3.1.0',
+    info: { title: 'HR API', version: API_VERSION, description: DESCRIPTION },
+    servers: [{ url: '/', description: 'This deployment' }],
+    security: [{ [BEARER_SCHEME]: [] }],
+    tags,
+    paths,
+    components: {
+      schemas: componentSchemas,
+      headers: clone(HEADERS),
+      securitySchemes: {
+        [BEARER_SCHEME]: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'API token of one business (`npm run admin -- import FILE` prints one).',
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,346 @@
+/**
+ * Contract §12: the OpenAPI document (generated from the route table and the
+ * schema registry) is valid, complete, served without a token, rendered at
+ * /docs without any network dependency; and the contract checker the harness
+ * runs on every response works (reference endpoints pass, deviations fail).
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { ROUTES } from '../../lib/routes';
+import { SCHEMAS } from '../../src/schemas';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/build-document';
+import { jsonForScript, REDOC_PACKAGE_FILE } from '../../src/openapi/docs-page';
+import { checkResponse, expectMatchesContract } from '../support/contract';
+import { API, startApi, type TestApi } from '../support/harness';
+
+const FIXTURE = JSON.parse(fs.readFileSync(`${__dirname}/../fixtures/two-locales.json`, 'utf8')) as object;
+
+let api: TestApi;
+let token: string;
+let doc: OpenApiDocument;
+
+beforeAll(async () => {
+  doc = buildOpenApiDocument();
+  api = await startApi();
+  token = await api.provision(FIXTURE);
+});
+afterAll(() => api?.close());
+
+const operationOf = (method: string, path: string) => doc.paths[path]?.[method.toLowerCase()];
+
+/**
+ * @apidevtools/swagger-parser's dependencies are ES modules, which jest's CommonJS runtime
+ * cannot load untransformed; a plain node process (require(esm) since Node 20.19) can.
+ * Resolves to its verdict on a deep clone of the document (validate() dereferences in place).
+ */
+function swaggerParserValidate(document: unknown): { ok: boolean; message: string } {
+  const script = `
+    const SwaggerParser = require('@apidevtools/swagger-parser');
+    const input = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    SwaggerParser.validate(input).then(
+      () => process.stdout.write(JSON.stringify({ ok: true, message: '' })),
+      (e) => process.stdout.write(JSON.stringify({ ok: false, message: String(e && e.message) })),
+    );`;
+  const run = spawnSync(process.execPath, ['--no-warnings', '-e', script], {
+    cwd: `${__dirname}/../..`,
+    input: JSON.stringify(structuredClone(document)),
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (run.status !== 0) throw new Error(`swagger-parser did not run: ${run.stderr}`);
+  return JSON.parse(run.stdout) as { ok: boolean; message: string };
+}
+
+describe('the document', () => {
+  it('is a valid OpenAPI 3.1 document (swagger-parser, zero errors)', () => {
+    expect(swaggerParserValidate(doc)).toEqual({ ok: true, message: '' });
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
+    expect(doc.info.description.length).toBeGreaterThan(100);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it('is checked for real: swagger-parser rejects a broken copy', () => {
+    const broken = structuredClone(doc) as unknown as {
+      paths: Record<string, Record<string, { responses?: unknown }>>;
+    };
+    delete broken.paths[`${API}/locations`]!.get!.responses;
+    broken.paths[`${API}/locations/{id}`]!.get!.responses = {
+      200: { description: 'x', content: { 'application/json': { schema: { $ref: '#/components/schemas/Nope' } } } },
+    };
+    expect(swaggerParserValidate(broken).ok).toBe(false);
+  });
+
+  it('is pure: building twice gives equal documents, and the registry is not mutated', () => {
+    const before = JSON.stringify(SCHEMAS);
+    expect(buildOpenApiDocument()).toEqual(buildOpenApiDocument());
+    expect(JSON.stringify(SCHEMAS)).toBe(before);
+  });
+
+  it('carries every registry schema unchanged as a component (no hand-written copies)', () => {
+    for (const [name, schema] of Object.entries(SCHEMAS)) {
+      expect(doc.components.schemas[name]).toEqual(JSON.parse(JSON.stringify(schema)));
+    }
+  });
+
+  it('has one operation per route row, with its summary, tag and security', () => {
+    const operations = Object.values(doc.paths).flatMap((ops) => Object.keys(ops));
+    expect(operations).toHaveLength(ROUTES.length);
+    for (const route of ROUTES) {
+      const op = operationOf(route.method, route.path);
+      expect({ route: route.name, found: op !== undefined }).toEqual({ route: route.name, found: true });
+      expect(op?.summary).toBe(route.summary);
+      expect(op?.tags).toEqual([route.tag]);
+      if (route.auth) expect(op?.security).toBeUndefined();
+      else expect(op?.security).toEqual([]);
+    }
+    expect(doc.security).toEqual([{ bearerAuth: [] }]);
+    expect(doc.components.securitySchemes.bearerAuth).toEqual(
+      expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    );
+  });
+
+  it('documents the statuses each kind of route can answer', () => {
+    for (const route of ROUTES) {
+      const op = operationOf(route.method, route.path)!;
+      const statuses = Object.keys(op.responses).map(Number);
+      const hasBody = 'request' in route;
+      const expected = new Set<number>([500]);
+      expected.add(route.method === 'POST' ? 201 : 200);
+      if (route.auth) expected.add(401);
+      if (route.path.includes('{')) expected.add(404);
+      for (const s of 'extraStatuses' in route ? route.extraStatuses : []) expected.add(s);
+      if (route.method === 'POST') expected.add(409);
+      if (route.method === 'PUT') expected.add(412);
+      if (hasBody) [400, 413, 415, 422].forEach((s) => expected.add(s));
+      if ('query' in route) expected.add(400);
+      if (route.access !== 'none') expected.add(503);
+      expect({ route: route.name, statuses: statuses.sort() }).toEqual({
+        route: route.name,
+        statuses: [...expected].sort(),
+      });
+      for (const response of Object.values(op.responses)) {
+        expect(response.headers?.['X-Request-Id']).toEqual({ $ref: '#/components/headers/XRequestId' });
+      }
+      const success = op.responses[route.method === 'POST' ? '201' : '200']!;
+      if (route.method === 'POST')
+        expect(Object.keys(success.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'ETag']));
+      if ('list' in route && route.list) expect(success.headers).toHaveProperty('Link');
+      else if ('response' in route) expect(success.headers).toHaveProperty('ETag');
+      if (route.auth) expect(op.responses['401']?.headers).toHaveProperty('WWW-Authenticate');
+      if (route.access !== 'none') expect(op.responses['503']?.headers).toHaveProperty('Retry-After');
+      if (hasBody) {
+        expect(op.requestBody).toEqual({
+          required: true,
+          content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.request}` } } },
+        });
+        expect(op.responses['422']?.content?.['application/json']?.schema).toEqual({
+          $ref: '#/components/schemas/FieldErrors',
+        });
+      }
+    }
+  });
+
+  it('documents path, query and header parameters', () => {
+    const params = (method: string, path: string) =>
+      (operationOf(method, path)?.parameters ?? []) as {
+        name: string;
+        in: string;
+        required: boolean;
+        description?: string;
+      }[];
+    expect(params('GET', `${API}/locations/{id}`)).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true }),
+    ]);
+    const listParams = params('GET', `${API}/applications`);
+    for (const name of [
+      'page',
+      'per_page',
+      'application_status_id',
+      'job_id',
+      'created_at_since',
+      'updated_at_since',
+    ]) {
+      expect(listParams).toContainEqual(
+        expect.objectContaining({ name, in: 'query', description: expect.any(String) }),
+      );
+    }
+    expect(params('POST', `${API}/employees`)).toContainEqual(
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header' }),
+    );
+    expect(params('PUT', `${API}/employees/{id}`)).toContainEqual(
+      expect.objectContaining({ name: 'If-Match', in: 'header' }),
+    );
+    expect(params('PUT', `${API}/employees/{id}`)).toContainEqual(expect.objectContaining({ name: 'id', in: 'path' }));
+  });
+
+  it('wraps list responses in the page envelope of their records', () => {
+    const op = operationOf('GET', `${API}/locations`)!;
+    expect(op.responses['200']?.content?.['application/json']?.schema).toEqual({
+      $ref: '#/components/schemas/LocationPage',
+    });
+    expect(doc.components.schemas.LocationPage).toEqual(
+      expect.objectContaining({
+        required: ['entries', 'current_page', 'per_page', 'total_entries'],
+        properties: expect.objectContaining({
+          entries: { type: 'array', items: { $ref: '#/components/schemas/Location' } },
+        }),
+      }),
+    );
+  });
+
+  it('refuses a route that names a schema the registry lacks', () => {
+    const route = { ...ROUTES[0], request: 'NoSuchSchema' };
+    expect(() => buildOpenApiDocument([route], SCHEMAS)).toThrow(/NoSuchSchema/);
+  });
+});
+
+describe('GET /services/api/v1/openapi.json', () => {
+  it('serves the document as JSON without a token', async () => {
+    const res = await api.request('GET', `${API}/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(res.headers.get('etag')).toMatch(/^".+"$/);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(doc)));
+  });
+
+  it('serves the same document (and ETag) on every request', async () => {
+    const [a, b] = await Promise.all([
+      api.request('GET', `${API}/openapi.json`),
+      api.request('GET', `${API}/openapi.json`),
+    ]);
+    expect(a.text).toBe(b.text);
+    expect(a.headers.get('etag')).toBe(b.headers.get('etag'));
+  });
+
+  it('ignores a bad token (public route)', async () => {
+    const res = await api.request('GET', `${API}/openapi.json`, { token: 'not-a-token' });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('GET /docs', () => {
+  let html: string;
+  let contentType: string | null;
+  let csp: string | null;
+
+  beforeAll(async () => {
+    const res = await api.request('GET', '/docs');
+    expect(res.status).toBe(200);
+    html = res.text;
+    contentType = res.headers.get('content-type');
+    csp = res.headers.get('content-security-policy');
+  });
+
+  it('is an HTML page', () => {
+    expect(contentType).toBe('text/html; charset=utf-8');
+    expect(html).toMatch(/^<!DOCTYPE html>/);
+  });
+
+  it('inlines the Redoc standalone bundle and the document', () => {
+    const bundle = fs.readFileSync(require.resolve(REDOC_PACKAGE_FILE), 'utf8');
+    expect(html).toContain(`<script id="redoc-standalone" type="application/json">${jsonForScript(bundle)}</script>`);
+    const embedded = /<script id="openapi-document" type="application\/json">([^<]*)<\/script>/.exec(html);
+    expect(JSON.parse(embedded?.[1] ?? 'null')).toEqual(JSON.parse(JSON.stringify(doc)));
+    expect(html).toContain('Redoc.init(');
+  });
+
+  it('loads nothing from the network', () => {
+    expect(html).not.toMatch(/<script[^>]*\ssrc\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/<link[^>]*\shref\s*=\s*["']?(https?:)?\/\//i);
+    expect(html).not.toMatch(/@import\s+url\(\s*["']?(https?:)?\/\//i);
+  });
+
+  it('forbids the browser every other origin (Content-Security-Policy)', () => {
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain("img-src 'self' data:");
+    expect(csp).not.toMatch(/https?:/);
+  });
+
+  it('has no literal "<" inside the inlined JSON, so nothing can end the script elements early', () => {
+    const scripts = [...html.matchAll(/<script id="[^"]+" type="application\/json">([\s\S]*?)<\/script>/g)];
+    expect(scripts).toHaveLength(3);
+    for (const [, body] of scripts) expect(body).not.toContain('<');
+  });
+});
+
+describe('contract checks (run by the harness on every response)', () => {
+  it('pass for the reference endpoints, their errors and the fallback', async () => {
+    const calls: [string, string, number, string | null][] = [
+      ['GET', `${API}/locations`, 200, token],
+      ['GET', `${API}/locations?per_page=1&page=2`, 200, token],
+      ['GET', `${API}/locations/garden`, 200, token],
+      ['GET', `${API}/locations/nope`, 404, token],
+      ['GET', `${API}/locations?per_page=0`, 400, token],
+      ['GET', `${API}/locations`, 401, null],
+      ['GET', `${API}/employee_payout_fields`, 200, token],
+      ['GET', `${API}/employee_payout_fields/7`, 200, token],
+      ['GET', `${API}/employee_fields`, 200, token],
+      ['GET', `${API}/employee_job_fields`, 200, token],
+      ['GET', `${API}/application_fields`, 200, token],
+      ['DELETE', `${API}/locations/garden`, 405, token],
+      ['GET', `${API}/nowhere`, 404, token],
+    ];
+    for (const [method, path, status, t] of calls) {
+      const res = await api.request(method, path, { token: t });
+      expect({ path, status: res.status }).toEqual({ path, status });
+    }
+  });
+
+  it('accepts a path template as well as a request path', () => {
+    const error = { error: 'not_found', message: 'x', request_id: 'r' };
+    expect(() => expectMatchesContract('GET', `${API}/locations/{id}`, 404, error)).not.toThrow();
+    expect(() => expectMatchesContract('get', `${API}/locations/abc`, 404, error)).not.toThrow();
+  });
+
+  it('fails an undocumented status', () => {
+    expect(() => expectMatchesContract('GET', `${API}/locations/abc`, 422, {})).toThrow(/status 422 is not documented/);
+    expect(() => checkResponse('GET', `${API}/locations`, 409, { error: 'x', message: 'y', request_id: 'z' })).toThrow(
+      /not documented/,
+    );
+  });
+
+  it('fails a body that does not match the schema, naming the problem', () => {
+    expect(() => expectMatchesContract('GET', `${API}/locations/abc`, 404, { error: 'not_found' })).toThrow(/message/);
+    expect(() =>
+      checkResponse('GET', `${API}/locations?page=1`, 200, {
+        entries: [{ id: 1 }],
+        current_page: 1,
+        per_page: 30,
+        total_entries: 1,
+      }),
+    ).toThrow(/does not match/);
+  });
+
+  it('fails a response without a documented required header', () => {
+    const record = { entries: [], current_page: 1, per_page: 30, total_entries: 0 };
+    expect(() => checkResponse('GET', `${API}/locations`, 200, record, {})).toThrow(/X-Request-Id/);
+    expect(() => checkResponse('GET', `${API}/locations`, 200, record, { 'x-request-id': 'r' })).not.toThrow();
+    expect(() =>
+      checkResponse(
+        'GET',
+        `${API}/locations`,
+        401,
+        { error: 'unauthorized', message: 'm', request_id: 'r' },
+        { 'x-request-id': 'r' },
+      ),
+    ).toThrow(/WWW-Authenticate/);
+  });
+
+  it('holds unmatched requests to the fallback 404/405', () => {
+    const error = { error: 'not_found', message: 'm', request_id: 'r' };
+    expect(() => checkResponse('GET', `${API}/nowhere`, 404, error)).not.toThrow();
+    expect(() => checkResponse('GET', `${API}/nowhere`, 200, error)).toThrow(/expected the fallback's 404/);
+    expect(() =>
+      checkResponse(
+        'PATCH',
+        `${API}/locations/x`,
+        405,
+        { ...error, error: 'method_not_allowed' },
+        { 'x-request-id': 'r' },
+      ),
+    ).toThrow(/Allow/);
+  });
+});
