@@ -6,6 +6,8 @@ import {
   type QueryCommandInput,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { tableName } from './env';
 import type { Key } from './keys';
@@ -13,8 +15,18 @@ import { serviceUnavailable } from '../http/errors';
 
 export type Item = Record<string, unknown>;
 
+/**
+ * DynamoDB rejects keys over its size limits with a validation error; such a
+ * key can never have been stored, so a read of it is simply "not found".
+ */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+export const isStorableKey = (key: Key): boolean =>
+  Buffer.byteLength(key.PK) <= MAX_PARTITION_KEY_BYTES && Buffer.byteLength(key.SK) <= MAX_SORT_KEY_BYTES;
+
 /** Strongly consistent single read. */
 export async function getItem(key: Key): Promise<Item | undefined> {
+  if (!isStorableKey(key)) return undefined;
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return out.Item;
 }
@@ -27,7 +39,7 @@ const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u000
  * under throttling) are retried; that is the only case with a second call.
  */
 export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
-  const unique = [...new Map(keys.map((k) => [keyId(k), k])).values()];
+  const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
   let pending: Key[] = unique;
   for (let attempt = 0; pending.length > 0; attempt++) {
@@ -44,14 +56,22 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
   return keys.map((k) => found.get(keyId(k)));
 }
 
+/** A partition value over the key limit holds nothing (see isStorableKey). */
+const partitionFits = (input: Omit<QueryCommandInput, 'TableName'>): boolean =>
+  Object.values(input.ExpressionAttributeValues ?? {}).every(
+    (v) => typeof v !== 'string' || Buffer.byteLength(v) <= MAX_PARTITION_KEY_BYTES,
+  );
+
 /** One Query call (no pagination: callers bound the key range so one page of results suffices). */
 export async function query(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  if (!partitionFits(input)) return [];
   const out = await db().send(new QueryCommand({ TableName: tableName(), ...input }));
   return out.Items ?? [];
 }
 
 /** Follows LastEvaluatedKey; only for bounded fallbacks (see docs/pagination.md). */
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
+  if (!partitionFits(input)) return [];
   const items: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
@@ -99,7 +119,9 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
     reasons.forEach((reason, i) => {
       if (reason.Code !== 'ConditionalCheckFailed') return;
-      const mapped = writes[i]?.onConditionFailed?.(reason.Item);
+      // The document client does not translate errors: the old item arrives in wire format.
+      const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
+      const mapped = writes[i]?.onConditionFailed?.(stored);
       if (mapped === 'retry' || mapped === undefined) throw new RetryOperation();
       throw mapped;
     });

@@ -62,7 +62,8 @@ export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>
 
 /** Collects field messages so a validator can report all failing fields at once. */
 export class FieldErrorCollector {
-  private readonly fields: FieldMessages = {};
+  // No prototype: a body key such as `constructor` or `__proto__` is just another field name.
+  private readonly fields: FieldMessages = Object.create(null) as FieldMessages;
 
   add(field: string, message: string): void {
     const list = (this.fields[field] ??= []);

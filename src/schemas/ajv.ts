@@ -20,7 +20,9 @@ function configure(ajv: Ajv2020): Ajv2020 {
     schemaType: 'boolean',
     errors: true,
     validate: function notBlank(enabled: boolean, data: unknown): boolean {
-      return !enabled || (typeof data === 'string' && data.trim().length > 0);
+      // Other types are the `type` keyword's business ("is invalid"), not blankness.
+      if (!enabled) return true;
+      return data !== null && (typeof data !== 'string' || data.trim().length > 0);
     },
   });
   ajv.addKeyword({ keyword: 'x-read-only-fields', schemaType: 'array' });

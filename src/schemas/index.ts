@@ -1,5 +1,7 @@
 import { ErrorBody, FieldErrors, PageQuery } from './common';
 import { CustomField, Location, PayoutField } from './reference';
+import { Application, ApplicationCreate, ApplicationQuery, ApplicationUpdate } from './applications';
+import { Employee, EmployeeCreate, EmployeeJob, EmployeeJobCreate, EmployeeJobQuery, EmployeeUpdate } from './employees';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the
@@ -13,4 +15,14 @@ export const SCHEMAS: Record<string, object> = {
   Location,
   PayoutField,
   CustomField,
+  ApplicationCreate,
+  ApplicationUpdate,
+  Application,
+  ApplicationQuery,
+  EmployeeCreate,
+  EmployeeUpdate,
+  Employee,
+  EmployeeJobCreate,
+  EmployeeJob,
+  EmployeeJobQuery,
 };

@@ -21,7 +21,7 @@ export interface TestApi {
   request<T = any>(
     method: string,
     path: string,
-    options?: { token?: string | null; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+    options?: { token?: string | null; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> },
   ): Promise<ApiResponse<T>>;
   /** Imports a fixture object into this file's table and returns a fresh token for it. */
   provision(fixture: object): Promise<string>;
@@ -47,7 +47,7 @@ export async function startApi(): Promise<TestApi> {
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { ...(options.headers ?? {}) };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
-      let body: string | undefined = options.rawBody;
+      let body: string | Uint8Array | undefined = options.rawBody;
       if (options.body !== undefined) {
         body = JSON.stringify(options.body);
         headers['content-type'] ??= 'application/json';
