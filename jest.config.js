@@ -8,6 +8,8 @@ const transformIgnorePatterns = ['node_modules/(?!(@middy)/)'];
 
 module.exports = {
   testEnvironment: 'node',
+  // Integration files share one DynamoDB Local on 2 cores; setup can take seconds under load.
+  testTimeout: 30_000,
   transform,
   transformIgnorePatterns,
   projects: [
@@ -16,8 +18,6 @@ module.exports = {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       testEnvironment: 'node',
-      // Files share one DynamoDB Local on 2 cores; setup can take seconds under load.
-      testTimeout: 30_000,
       transform,
       transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
