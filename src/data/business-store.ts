@@ -22,6 +22,10 @@ const canonical = (value: unknown): string =>
       : v,
   );
 
+/** The rendered public form of a reference record. */
+export const referenceRecordOf = (item: Item): Record<string, unknown> =>
+  typeof item.record === 'string' ? (JSON.parse(item.record) as Record<string, unknown>) : {};
+
 export const configOf = (item: Item | undefined): BusinessConfig | undefined => item?.config as BusinessConfig | undefined;
 
 export interface ImportSummary {
@@ -54,7 +58,7 @@ export async function importBusiness(config: BusinessConfig, records: readonly R
     for (const item of existing) merged.set(String(item.id), { item, changed: false });
     for (const record of records.filter((r) => r.kind === kind)) {
       const old = byId.get(record.id);
-      if (old && canonical(old.record) === canonical(record.fields)) continue;
+      if (old && canonical(referenceRecordOf(old)) === canonical(record.fields)) continue;
       merged.set(record.id, {
         changed: true,
         item: {
@@ -62,7 +66,8 @@ export async function importBusiness(config: BusinessConfig, records: readonly R
           id: record.id,
           kind,
           business_id: bid,
-          record: record.fields,
+          // A JSON string keeps the field order of the response (a DynamoDB map does not).
+          record: JSON.stringify(record.fields),
           created_at: old?.created_at ?? now,
           updated_at: now,
           version: Number(old?.version ?? 0) + 1,

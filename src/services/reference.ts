@@ -1,4 +1,5 @@
 import type { RecordKind } from '../data/keys';
+import { referenceRecordOf } from '../data/business-store';
 import { keys, lists } from '../data/keys';
 import { readPositions, readWith } from '../data/list-store';
 import { getItem } from '../data/table-io';
@@ -23,7 +24,7 @@ const LABELS: Record<ReferenceKind, string> = {
 export async function showReference(businessId: string, kind: ReferenceKind, id: string) {
   const item = await getItem(keys.record(businessId, kind, id));
   if (!item) throw notFound(`${LABELS[kind]} ${JSON.stringify(id)} not found`);
-  return { record: item.record as Record<string, unknown>, etag: etagOf(id, Number(item.version ?? 1)) };
+  return { record: referenceRecordOf(item), etag: etagOf(id, Number(item.version ?? 1)) };
 }
 
 /**
@@ -36,5 +37,5 @@ export async function listReference(businessId: string, kind: ReferenceKind, pag
     readWith(businessId, [`${kind}s`]),
     range ? readPositions('list', lists.all(businessId, kind), range.first, range.last) : Promise.resolve([]),
   ]);
-  return { entries: items.map((i) => i.record as Record<string, unknown>), total: counters[0] ?? 0 };
+  return { entries: items.map(referenceRecordOf), total: counters[0] ?? 0 };
 }
