@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const totalRequests = Number(process.env.LOAD_REQUESTS ?? 3000);
   const connections = Number(process.env.LOAD_CONNECTIONS ?? 16);
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   process.env.TABLE_NAME = 'load-test';
   const dynamo = await startDynamoLocal();
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;

@@ -142,14 +142,15 @@ function withTable(item: TransactItem): RawTransactItem {
  * Optimistic operations (read, decide, conditional write) re-run from the read
  * when a concurrent writer got there first. Bounded, jittered; then 503.
  */
-export async function withRetries<T>(operation: () => Promise<T>, attempts = 8): Promise<T> {
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
   for (let attempt = 0; ; attempt++) {
     try {
       return await operation();
     } catch (error) {
       if (!(error instanceof RetryOperation)) throw error;
       if (attempt + 1 >= attempts) throw serviceUnavailable();
-      await new Promise((r) => setTimeout(r, Math.random() * 20 * 2 ** Math.min(attempt, 5)));
+      // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
     }
   }
 }
