@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON the tests inspect freely */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
