@@ -1,9 +1,10 @@
 import { apiHandler } from '../src/http/handler';
 import { bodyValidator } from '../src/http/validation';
-import { EMPLOYEE_JOB_READ_ONLY, EmployeeJobCreate } from '../src/schemas/employees';
+import { EMPLOYEE_JOB_READ_ONLY } from '../src/schemas/employees';
 import { createEmployeeJob, type Body } from '../src/services/employee-jobs';
+import validateEmployeeJobCreate from '../src/schemas/generated/validate-employee-job-create';
 
-const body = bodyValidator<Body>(EmployeeJobCreate, { ignore: EMPLOYEE_JOB_READ_ONLY });
+const body = bodyValidator<Body>(validateEmployeeJobCreate, { ignore: EMPLOYEE_JOB_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-employee-job', body }, (req) =>
   createEmployeeJob(req.auth.businessId, req.body, req.fieldErrors, req.headers),

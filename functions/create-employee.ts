@@ -1,9 +1,10 @@
 import { apiHandler } from '../src/http/handler';
 import { bodyValidator } from '../src/http/validation';
-import { EMPLOYEE_READ_ONLY, EmployeeCreate } from '../src/schemas/employees';
+import { EMPLOYEE_READ_ONLY } from '../src/schemas/employees';
 import { createEmployee, type Body } from '../src/services/employees';
+import validateEmployeeCreate from '../src/schemas/generated/validate-employee-create';
 
-const body = bodyValidator<Body>(EmployeeCreate, { ignore: EMPLOYEE_READ_ONLY });
+const body = bodyValidator<Body>(validateEmployeeCreate, { ignore: EMPLOYEE_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-employee', body }, (req) =>
   createEmployee(req.auth.businessId, req.body, req.fieldErrors, req.headers),

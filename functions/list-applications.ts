@@ -1,10 +1,11 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult } from '../src/http/paging';
 import { queryValidator } from '../src/http/validation';
-import { ApplicationQuery } from '../src/schemas/applications';
-import { listApplications, listFiltersOf, type ApplicationListQuery } from '../src/services/applications';
 
-const query = queryValidator<ApplicationListQuery>(ApplicationQuery);
+import { listApplications, listFiltersOf, type ApplicationListQuery } from '../src/services/applications';
+import validateApplicationQuery from '../src/schemas/generated/validate-application-query';
+
+const query = queryValidator<ApplicationListQuery>(validateApplicationQuery);
 
 export const handler = apiHandler({ route: 'list-applications', query }, async (req) => {
   const filters = listFiltersOf(req.query);

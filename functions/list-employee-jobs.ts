@@ -1,10 +1,11 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
 import { queryValidator } from '../src/http/validation';
-import { EmployeeJobQuery } from '../src/schemas/employees';
-import { listEmployeeJobs } from '../src/services/employee-jobs';
 
-const query = queryValidator<PageParams & { employee_id?: string }>(EmployeeJobQuery);
+import { listEmployeeJobs } from '../src/services/employee-jobs';
+import validateEmployeeJobQuery from '../src/schemas/generated/validate-employee-job-query';
+
+const query = queryValidator<PageParams & { employee_id?: string }>(validateEmployeeJobQuery);
 
 export const handler = apiHandler({ route: 'list-employee-jobs', query }, async (req) => {
   const page = pageRequestOf(req.query);

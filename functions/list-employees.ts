@@ -1,10 +1,11 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
 import { queryValidator } from '../src/http/validation';
-import { PageQuery } from '../src/schemas/common';
-import { listEmployees } from '../src/services/employees';
 
-const query = queryValidator<PageParams>(PageQuery);
+import { listEmployees } from '../src/services/employees';
+import validatePageQuery from '../src/schemas/generated/validate-page-query';
+
+const query = queryValidator<PageParams>(validatePageQuery);
 
 export const handler = apiHandler({ route: 'list-employees', query }, async (req) => {
   const page = pageRequestOf(req.query);

@@ -1,12 +1,12 @@
 import type { RouteName } from '../../lib/routes';
-import { PageQuery } from '../schemas/common';
 import { listReference, showReference, type ReferenceKind } from '../services/reference';
 import { apiHandler, type LambdaHandler } from './handler';
 import { pageRequestOf, pageResult, type PageParams } from './paging';
 import { ok } from './response';
 import { queryValidator } from './validation';
+import validatePageQuery from '../schemas/generated/validate-page-query';
 
-const pageQuery = queryValidator<PageParams>(PageQuery);
+const pageQuery = queryValidator<PageParams>(validatePageQuery);
 
 /** GET /<reference>/{id}: the five reference resources differ only in kind. */
 export const showReferenceHandler = (route: RouteName, kind: ReferenceKind): LambdaHandler =>

@@ -1,9 +1,13 @@
-import type { ErrorObject, ValidateFunction } from 'ajv';
-import type Ajv2020 from 'ajv/dist/2020';
-import { getBodyAjv, getQueryAjv, NOT_BLANK } from '../schemas/ajv';
+import type { ErrorObject } from 'ajv';
+import { NOT_BLANK } from '../schemas/keywords';
 import { badRequest, FieldErrorCollector, MESSAGES } from './errors';
 
-export type JsonSchema = Record<string, unknown>;
+/**
+ * A validator generated at build time from a schema in src/schemas
+ * (src/schemas/generated/, `npm run build:validators`): no compilation, and no
+ * ajv compiler, in a Lambda's init.
+ */
+export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
 
 /** The top-level field an ajv error is about: the key of the body or query. */
 function fieldOf(error: ErrorObject): string {
@@ -45,11 +49,6 @@ export function collectAjvErrors(errors: readonly ErrorObject[] | null | undefin
   }
 }
 
-function lazyCompile(ajv: () => Ajv2020, schema: JsonSchema): () => ValidateFunction {
-  let compiled: ValidateFunction | undefined;
-  return () => (compiled ??= ajv().compile(schema));
-}
-
 export interface BodyValidatorOptions {
   /** Read-only fields of the resource: accepted in a body and ignored, so a client can PUT back what it read. */
   readonly ignore?: readonly string[];
@@ -61,11 +60,7 @@ export type BodyValidator<T> = (body: unknown, collector?: FieldErrorCollector) 
  * Validates a parsed JSON body against a request schema. Field errors are
  * collected (not thrown) so the domain can add its own before one 422 goes out.
  */
-export function bodyValidator<T>(
-  schema: JsonSchema,
-  options: BodyValidatorOptions = {},
-): BodyValidator<T> {
-  const validate = lazyCompile(getBodyAjv, schema);
+export function bodyValidator<T>(validate: CompiledValidator, options: BodyValidatorOptions = {}): BodyValidator<T> {
   const ignored = new Set(options.ignore ?? []);
   return (body, collector = new FieldErrorCollector()) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -75,8 +70,7 @@ export function bodyValidator<T>(
     for (const [key, value] of Object.entries(body)) {
       if (!ignored.has(key)) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
-    const fn = validate();
-    if (!fn(input)) collectAjvErrors(fn.errors, collector);
+    if (!validate(input)) collectAjvErrors(validate.errors, collector);
     return input as T;
   };
 }
@@ -84,16 +78,14 @@ export function bodyValidator<T>(
 export type QueryValidator<T> = (query: Record<string, string | undefined>) => T;
 
 /** Validates query parameters; failures are 400 with the field-keyed body. */
-export function queryValidator<T>(schema: JsonSchema): QueryValidator<T> {
-  const validate = lazyCompile(getQueryAjv, schema);
+export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T> {
   return (query) => {
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(query)) {
       if (value !== undefined) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
-    const fn = validate();
     const collector = new FieldErrorCollector();
-    if (!fn(input)) collectAjvErrors(fn.errors, collector);
+    if (!validate(input)) collectAjvErrors(validate.errors, collector);
     collector.throwIfAny(400);
     return input as T;
   };

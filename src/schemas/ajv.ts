@@ -1,41 +1,36 @@
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-import { isBic, isCountryCode, isDate, isHttpUrl, isIban } from '../domain/formats';
+import Ajv2020, { _, type Options } from 'ajv/dist/2020';
+import { FORMATS } from './formats-registry';
+import { NOT_BLANK, READ_ONLY_FIELDS } from './keywords';
+
+export type ValidatorKind = 'body' | 'query';
 
 /**
- * Keyword that marks a mandatory text field: null, '' and whitespace-only are
- * "can't be blank" (Rails' presence check), not "is invalid".
+ * The schema compiler, used at BUILD time (scripts/build-validators.ts writes
+ * standalone validators) and by tests; Lambda bundles never load it.
+ * Bodies: exact JSON types. Query strings arrive as text: numbers are coerced,
+ * then range-checked. Both report every error, with the failing schema (verbose)
+ * so messages can be mapped to the contract's wording.
  */
-export const NOT_BLANK = 'x-not-blank';
-
-function configure(ajv: Ajv2020): Ajv2020 {
-  addFormats(ajv, ['email', 'date-time']);
-  ajv.addFormat('date', { type: 'string', validate: isDate });
-  ajv.addFormat('http-url', { type: 'string', validate: isHttpUrl });
-  ajv.addFormat('iban', { type: 'string', validate: isIban });
-  ajv.addFormat('bic', { type: 'string', validate: (v: string) => isBic(v.toUpperCase()) });
-  ajv.addFormat('country-code', { type: 'string', validate: isCountryCode });
+export function createAjv(kind: ValidatorKind, code?: Options['code']): Ajv2020 {
+  const ajv = new Ajv2020({
+    allErrors: true,
+    verbose: true,
+    strict: true,
+    allowUnionTypes: true,
+    coerceTypes: kind === 'query',
+    ...(code ? { code } : {}),
+  });
+  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format as never);
   ajv.addKeyword({
     keyword: NOT_BLANK,
     schemaType: 'boolean',
-    errors: true,
-    validate: function notBlank(enabled: boolean, data: unknown): boolean {
-      // Other types are the `type` keyword's business ("is invalid"), not blankness.
-      if (!enabled) return true;
-      return data !== null && (typeof data !== 'string' || data.trim().length > 0);
+    // Code, not a validate function, so standalone validators can inline it. Other
+    // types are the `type` keyword's business ("is invalid"), not blankness.
+    code(cxt) {
+      if (cxt.schema !== true) return;
+      cxt.fail(_`${cxt.data} === null || (typeof ${cxt.data} == "string" && ${cxt.data}.trim() === "")`);
     },
   });
-  ajv.addKeyword({ keyword: 'x-read-only-fields', schemaType: 'array' });
+  ajv.addKeyword({ keyword: READ_ONLY_FIELDS, schemaType: 'array' });
   return ajv;
 }
-
-let bodyAjv: Ajv2020 | undefined;
-let queryAjv: Ajv2020 | undefined;
-
-/** Bodies: exact JSON types, every error reported. Created on first use, not at init. */
-export const getBodyAjv = (): Ajv2020 =>
-  (bodyAjv ??= configure(new Ajv2020({ allErrors: true, verbose: true, strict: true, allowUnionTypes: true })));
-
-/** Query strings arrive as text: numbers are coerced, then range-checked. */
-export const getQueryAjv = (): Ajv2020 =>
-  (queryAjv ??= configure(new Ajv2020({ allErrors: true, verbose: true, strict: true, coerceTypes: true, allowUnionTypes: true })));
