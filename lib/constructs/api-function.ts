@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -15,6 +15,23 @@ export const FUNCTION_DEFAULTS = {
   /** esbuild target, kept in step with the runtime. */
   target: 'node22',
 } as const;
+
+/**
+ * The esbuild settings of every API function, shared with `npm run bench:cold`
+ * (scripts/bench-cold-start.ts), which bundles with exactly these to measure
+ * size and init time.
+ */
+export const BUNDLING = {
+  minify: true,
+  sourceMap: false,
+  target: FUNCTION_DEFAULTS.target,
+  format: OutputFormat.CJS,
+  // ES module entries first: the AWS SDK's dist-es tree-shakes, its CommonJS dist does not.
+  mainFields: ['module', 'main'],
+  // Bundle the AWS SDK: a pinned, tree-shaken copy instead of whatever the runtime ships.
+  externalModules: [],
+  bundleAwsSDK: true,
+} satisfies BundlingOptions;
 
 export interface ApiFunctionProps {
   /** Absolute path of the handler file (exports `handler`). */
@@ -78,15 +95,7 @@ export class ApiFunction extends Construct {
       logGroup: this.logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: props.environment,
-      bundling: {
-        minify: true,
-        sourceMap: false,
-        target: FUNCTION_DEFAULTS.target,
-        format: OutputFormat.CJS,
-        // Bundle the AWS SDK: a pinned, tree-shaken copy instead of whatever the runtime ships.
-        externalModules: [],
-        bundleAwsSDK: true,
-      },
+      bundling: { ...BUNDLING },
     });
 
     this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {
