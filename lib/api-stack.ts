@@ -22,6 +22,19 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 /** Where the handlers live: one `functions/<name>.ts` per route row. */
 export const DEFAULT_FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
 
+/**
+ * /docs renders with the Redoc bundle (1 MB of JavaScript served as text);
+ * esbuild cannot inline a file as text for one function only, so the file is
+ * copied next to the handler, where src/openapi/docs-page.ts reads it.
+ */
+const REDOC_NEXT_TO_HANDLER = {
+  beforeBundling: (): string[] => [],
+  beforeInstall: (): string[] => [],
+  afterBundling: (inputDir: string, outputDir: string): string[] => [
+    `cp "${inputDir}/node_modules/redoc/bundles/redoc.standalone.js" "${outputDir}/redoc.standalone.js"`,
+  ],
+};
+
 export const handlerEntry = (functionsDir: string, name: string): string => path.join(functionsDir, `${name}.ts`);
 
 export const SERVICE_NAME = 'hr-api';
@@ -197,6 +210,7 @@ export class ApiStack extends Stack {
           POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
           ...(access === 'none' ? {} : { TABLE_NAME: this.table.tableName }),
         },
+        ...(name === 'get-docs' ? { commandHooks: REDOC_NEXT_TO_HANDLER } : {}),
       });
       const actions = TABLE_ACTIONS[access];
       // Table ARN and `<table ARN>/index/*` (the table has GSIs), exactly these actions.

@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 
@@ -47,6 +47,8 @@ export interface ApiFunctionProps {
   readonly alarmAction?: cloudwatch.IAlarmAction;
   readonly memorySize?: number;
   readonly timeout?: Duration;
+  /** Extra bundling steps (get-docs ships the Redoc renderer next to its handler). */
+  readonly commandHooks?: ICommandHooks;
 }
 
 /**
@@ -95,7 +97,7 @@ export class ApiFunction extends Construct {
       logGroup: this.logGroup,
       tracing: props.tracing ? lambda.Tracing.ACTIVE : lambda.Tracing.DISABLED,
       environment: props.environment,
-      bundling: { ...BUNDLING },
+      bundling: { ...BUNDLING, ...(props.commandHooks ? { commandHooks: props.commandHooks } : {}) },
     });
 
     this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {
