@@ -1,4 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { showEmployee } from '../src/services/employees';
 
-export const handler = apiHandler({ route: 'get-employee' }, (req) => showEmployee(req.auth.businessId, req.params.id ?? ''));
+export const handler = apiHandler({ route: 'get-employee' }, (req) =>
+  showEmployee(req.auth.businessId, req.params.id ?? ''),
+);

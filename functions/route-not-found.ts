@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { matchRoute } from '../lib/routes';
+import { FALLBACK_ROUTE, matchRoute } from '../lib/routes';
 import { methodNotAllowed, notFound } from '../src/http/errors';
 import { responseMiddleware } from '../src/http/middleware';
 
 /** API Gateway's $default route: 405 with Allow for a known path, else 404, in the contract's body. */
 export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(responseMiddleware())
+  .use(responseMiddleware(FALLBACK_ROUTE.name))
   .handler(async (event) => {
     const { allowed } = matchRoute(event.requestContext.http.method, event.rawPath);
     if (allowed.length > 0) throw methodNotAllowed(allowed);

@@ -276,7 +276,9 @@ async function main(): Promise<void> {
     } catch {
       // redoc not installed: nothing to add
     }
-    console.log(`${r.b.name}: exempt from the size target (serves the Redoc renderer): bundle ${r.sizeKb.toFixed(1)} KB${redoc}`);
+    console.log(
+      `${r.b.name}: exempt from the size target (serves the Redoc renderer): bundle ${r.sizeKb.toFixed(1)} KB${redoc}`,
+    );
   }
   console.log(
     `SUMMARY: ${functions.length} functions; max size ${maxSize.sizeKb.toFixed(1)} KB (${maxSize.b.name}) ` +

@@ -21,8 +21,10 @@ export function validatorTargets(): { name: string; kind: ValidatorKind; file: s
   const targets = new Map<string, { name: string; kind: ValidatorKind; file: string }>();
   for (const route of ROUTES) {
     const r = route as { request?: string; query?: string };
-    if (r.request) targets.set(`body:${r.request}`, { name: r.request, kind: 'body', file: `validate-${kebab(r.request)}.ts` });
-    if (r.query) targets.set(`query:${r.query}`, { name: r.query, kind: 'query', file: `validate-${kebab(r.query)}.ts` });
+    if (r.request)
+      targets.set(`body:${r.request}`, { name: r.request, kind: 'body', file: `validate-${kebab(r.request)}.ts` });
+    if (r.query)
+      targets.set(`query:${r.query}`, { name: r.query, kind: 'query', file: `validate-${kebab(r.query)}.ts` });
   }
   return [...targets.values()].sort((a, b) => a.file.localeCompare(b.file));
 }

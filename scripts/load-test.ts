@@ -52,7 +52,10 @@ async function main(): Promise<void> {
     {
       method: 'POST',
       path: `${API}/employees`,
-      setupRequest: (req) => ({ ...req, body: JSON.stringify({ first_name: `Load${++n}`, last_name: 'Test', employee_number: `L-${n}` }) }),
+      setupRequest: (req) => ({
+        ...req,
+        body: JSON.stringify({ first_name: `Load${++n}`, last_name: 'Test', employee_number: `L-${n}` }),
+      }),
       onResponse: (status) => {
         if (status === 201) created.employees = (created.employees ?? 0) + 1;
       },
@@ -105,7 +108,9 @@ async function main(): Promise<void> {
   console.log(`throughput    ${result.requests.average.toFixed(0)} req/s`);
   console.log(`latency       p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
   console.log(`status codes  ${JSON.stringify(statuses)}`);
-  console.log(`errors        ${errors} (transport ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx})`);
+  console.log(
+    `errors        ${errors} (transport ${result.errors}, timeouts ${result.timeouts}, non-2xx ${result.non2xx})`,
+  );
   console.log(
     `created       employees ${created.employees}/${employees} listed, applications ${created.applications}/${applications}, jobs ${created.jobs}/${jobs}`,
   );

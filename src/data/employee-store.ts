@@ -101,7 +101,8 @@ export async function readForEmployeeWrite(
 ): Promise<EmployeeWriteContext> {
   const slots: Record<string, Key> = { config: keys.business(businessId) };
   if (wanted.employeeId !== undefined) slots.employee = keys.record(businessId, 'employee', wanted.employeeId);
-  if (wanted.employeeNumber !== undefined) slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
+  if (wanted.employeeNumber !== undefined)
+    slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
   if (wanted.supervisorId !== undefined) slots.supervisor = keys.record(businessId, 'employee', wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
@@ -226,7 +227,8 @@ export function createEmployeeWrites(
       onConditionFailed: () => 'retry',
     },
   ];
-  if (employee.employeeNumber !== null) writes.push(claimEmployeeNumber(businessId, employee.employeeNumber, employee.id, taken));
+  if (employee.employeeNumber !== null)
+    writes.push(claimEmployeeNumber(businessId, employee.employeeNumber, employee.id, taken));
   return writes;
 }
 

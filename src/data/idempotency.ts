@@ -22,7 +22,9 @@ export function idempotencyOf(
   if (value === undefined) return undefined;
   if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
     throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
-  const requestHash = createHash('sha256').update(JSON.stringify(body ?? null)).digest('hex');
+  const requestHash = createHash('sha256')
+    .update(JSON.stringify(body ?? null))
+    .digest('hex');
   return { key: keys.idempotency(businessId, value), requestHash };
 }
 

@@ -22,7 +22,10 @@ const biz = (businessId: string): string => `B#${businessId}`;
 export const keys = {
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
-  record: (businessId: string, kind: RecordKind, id: string): Key => ({ PK: `${biz(businessId)}#${kind}#${id}`, SK: 'R' }),
+  record: (businessId: string, kind: RecordKind, id: string): Key => ({
+    PK: `${biz(businessId)}#${kind}#${id}`,
+    SK: 'R',
+  }),
   /** Dense position counter of one list (see docs/pagination.md). */
   counter: (businessId: string, list: string): Key => ({ PK: `${biz(businessId)}#counter#${list}`, SK: 'C' }),
   unique: (businessId: string, field: string, value: string): Key => ({

@@ -29,7 +29,11 @@ export async function readPositions(index: SeqIndex, partition: string, first: n
 export const counterValue = (item: Item | undefined): number => Number(item?.n ?? 0);
 
 /** Reads counters together with any other independent items in one round trip. */
-export async function readWith(businessId: string, counterNames: readonly string[], others: Parameters<typeof batchGet>[0] = []) {
+export async function readWith(
+  businessId: string,
+  counterNames: readonly string[],
+  others: Parameters<typeof batchGet>[0] = [],
+) {
   const items = await batchGet([...others, ...counterNames.map((c) => keys.counter(businessId, c))]);
   return {
     others: items.slice(0, others.length),

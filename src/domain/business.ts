@@ -37,6 +37,7 @@ export function localized(
   source: Record<string, unknown>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const prefix of prefixes) for (const locale of locales) out[`${prefix}_${locale}`] = source[`${prefix}_${locale}`] ?? null;
+  for (const prefix of prefixes)
+    for (const locale of locales) out[`${prefix}_${locale}`] = source[`${prefix}_${locale}`] ?? null;
   return out;
 }

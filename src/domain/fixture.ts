@@ -7,10 +7,22 @@ import { isValidTimezone } from './job-dates';
 
 /** Payout types addressed by their own name (seed-api.md, "Payout field types"). */
 export const NAMED_PAYOUT_TYPES = [
-  'notes', 'gross', 'net', 'complementary_bonus', 'special_bonus', 'worked_hours', 'pay_per_hour',
-  'pay_per_hour_gross_total', 'sickness_hours', 'accident_hours', 'overtime_hours',
-  'vacation_hours_accumulated_from_previous_year', 'vacation_hours_yearly', 'vacation_hours_used',
-  'vacation_hours_remaining', 'vacation_hours_used_in_month',
+  'notes',
+  'gross',
+  'net',
+  'complementary_bonus',
+  'special_bonus',
+  'worked_hours',
+  'pay_per_hour',
+  'pay_per_hour_gross_total',
+  'sickness_hours',
+  'accident_hours',
+  'overtime_hours',
+  'vacation_hours_accumulated_from_previous_year',
+  'vacation_hours_yearly',
+  'vacation_hours_used',
+  'vacation_hours_remaining',
+  'vacation_hours_used_in_month',
 ] as const;
 
 const SELECT_TYPES = new Set(['select_single', 'select_multiple', 'select_radio']);
@@ -31,8 +43,15 @@ export interface Fixture {
 }
 
 const LIST_KEYS = [
-  'employee_statuses', 'application_statuses', 'departments', 'job_openings', 'locations',
-  'employee_payout_fields', 'employee_fields', 'employee_job_fields', 'application_fields',
+  'employee_statuses',
+  'application_statuses',
+  'departments',
+  'job_openings',
+  'locations',
+  'employee_payout_fields',
+  'employee_fields',
+  'employee_job_fields',
+  'application_fields',
 ] as const;
 
 const nullableString = { type: ['string', 'null'] };
@@ -65,7 +84,10 @@ function fixtureSchema(locales: readonly Locale[]): Json {
     ...localeProps(['name', 'hint', 'placeholder'], locales, nullableString),
     values: { anyOf: [{ type: 'null' }, { type: 'array', items: valueObject }] },
   });
-  const customField = entry({ ...fieldProps(CUSTOM_FIELD_TYPES), id: numericId, required: { type: 'boolean' } }, ['id', 'type_of']);
+  const customField = entry({ ...fieldProps(CUSTOM_FIELD_TYPES), id: numericId, required: { type: 'boolean' } }, [
+    'id',
+    'type_of',
+  ]);
   return {
     type: 'object',
     additionalProperties: false,
@@ -88,16 +110,14 @@ function fixtureSchema(locales: readonly Locale[]): Json {
       job_openings: { type: 'array', items: entry(localeProps(['name'], locales, nullableString)) },
       locations: {
         type: 'array',
-        items: entry(
-          {
-            parent_id: { anyOf: [id, { type: 'null' }] },
-            ...localeProps(['name'], locales, { type: ['string', 'null'], minLength: 1 }),
-            ...localeProps(['public_name', 'region', 'city', 'street', 'sub_business_title'], locales, nullableString),
-            country: nullableString,
-            postal_code: nullableString,
-            is_sub_business: { type: 'boolean' },
-          },
-        ),
+        items: entry({
+          parent_id: { anyOf: [id, { type: 'null' }] },
+          ...localeProps(['name'], locales, { type: ['string', 'null'], minLength: 1 }),
+          ...localeProps(['public_name', 'region', 'city', 'street', 'sub_business_title'], locales, nullableString),
+          country: nullableString,
+          postal_code: nullableString,
+          is_sub_business: { type: 'boolean' },
+        }),
       },
       employee_payout_fields: {
         type: 'array',
@@ -126,7 +146,8 @@ function describe(root: Json, e: ErrorObject): string {
   const where = entryName(root, e.instancePath);
   if (e.keyword === 'additionalProperties')
     return `${where}: unknown key "${(e.params as { additionalProperty: string }).additionalProperty}"`;
-  if (e.keyword === 'required') return `${where}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === 'required')
+    return `${where}: missing "${(e.params as { missingProperty: string }).missingProperty}"`;
   return `${where}: ${e.message ?? 'is invalid'}`;
 }
 
@@ -159,7 +180,8 @@ export function parseFixture(input: unknown): FixtureResult {
   }
   for (const list of ['employee_statuses', 'application_statuses'] as const) {
     const defaults = fixture[list].map((e, i) => ({ e, i })).filter(({ e }) => e.default === true);
-    for (const { e, i } of defaults.slice(1)) problems.push(`${list}[${i}] (id "${String(e.id)}"): a second default status`);
+    for (const { e, i } of defaults.slice(1))
+      problems.push(`${list}[${i}] (id "${String(e.id)}"): a second default status`);
   }
 
   const tree = buildLocationTree(
@@ -175,19 +197,29 @@ export function parseFixture(input: unknown): FixtureResult {
     const type = String(f.type_of);
     const where = `employee_payout_fields[${i}] (id "${String(f.id)}")`;
     if ((NAMED_PAYOUT_TYPES as readonly string[]).includes(type)) {
-      if (namedSeen.has(type)) problems.push(`${where}: payout type "${type}" is already used by employee_payout_fields[${namedSeen.get(type)}]`);
+      if (namedSeen.has(type))
+        problems.push(
+          `${where}: payout type "${type}" is already used by employee_payout_fields[${namedSeen.get(type)}]`,
+        );
       else namedSeen.set(type, i);
     } else if (!/^[0-9]{1,18}$/.test(String(f.id))) {
       problems.push(`${where}: a custom payout field needs a numeric id (its accessor is cf_{id})`);
     }
   });
-  for (const list of ['employee_payout_fields', 'employee_fields', 'employee_job_fields', 'application_fields'] as const) {
+  for (const list of [
+    'employee_payout_fields',
+    'employee_fields',
+    'employee_job_fields',
+    'application_fields',
+  ] as const) {
     fixture[list].forEach((f, i) => {
       const where = `${list}[${i}] (id "${String(f.id)}")`;
       const values = f.values as Json[] | null | undefined;
       if (SELECT_TYPES.has(String(f.type_of))) {
-        if (!Array.isArray(values) || values.length === 0) problems.push(`${where}: a select field needs a non-empty "values" list`);
-        else if (new Set(values.map((v) => v.id)).size !== values.length) problems.push(`${where}: duplicate value ids`);
+        if (!Array.isArray(values) || values.length === 0)
+          problems.push(`${where}: a select field needs a non-empty "values" list`);
+        else if (new Set(values.map((v) => v.id)).size !== values.length)
+          problems.push(`${where}: duplicate value ids`);
       } else if (Array.isArray(values) && values.length > 0) {
         problems.push(`${where}: "values" is only allowed for select types`);
       }
@@ -231,7 +263,8 @@ export function buildBusiness(fixture: Fixture): { config: BusinessConfig; recor
     if (!position) continue;
     const names = localized(['name'], locales, l);
     const publicNames: Json = {};
-    for (const locale of locales) publicNames[`public_name_${locale}`] = l[`public_name_${locale}`] ?? names[`name_${locale}`];
+    for (const locale of locales)
+      publicNames[`public_name_${locale}`] = l[`public_name_${locale}`] ?? names[`name_${locale}`];
     records.push({
       kind: 'location',
       id: String(l.id),
@@ -243,7 +276,8 @@ export function buildBusiness(fixture: Fixture): { config: BusinessConfig; recor
         subtree_ids: position.subtree_ids,
         has_public_name: locales.some((loc) => publicNames[`public_name_${loc}`] !== names[`name_${loc}`]),
         // The preferred language's name; a fixture may name a location in fewer locales.
-        display_name: names[`name_${preferred}`] ?? locales.map((loc) => names[`name_${loc}`]).find((n) => n != null) ?? l.id,
+        display_name:
+          names[`name_${preferred}`] ?? locales.map((loc) => names[`name_${loc}`]).find((n) => n != null) ?? l.id,
         ...names,
         ...publicNames,
         country: l.country ?? null,
@@ -261,7 +295,13 @@ export function buildBusiness(fixture: Fixture): { config: BusinessConfig; recor
     records.push({ kind: 'payout_field', id: String(f.id), fields: fieldDefinition(f, locales, accessor) });
   }
   const customDefs = (list: Json[]): CustomFieldDefinition[] =>
-    list.map((f) => ({ ...fieldDefinition(f, locales, accessorOf(String(f.id))), required: f.required === true }) as CustomFieldDefinition);
+    list.map(
+      (f) =>
+        ({
+          ...fieldDefinition(f, locales, accessorOf(String(f.id))),
+          required: f.required === true,
+        }) as CustomFieldDefinition,
+    );
   const employee_fields = customDefs(fixture.employee_fields);
   const employee_job_fields = customDefs(fixture.employee_job_fields);
   const application_fields = customDefs(fixture.application_fields);

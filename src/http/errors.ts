@@ -52,7 +52,11 @@ export const payloadTooLarge = (limit: number): HttpError =>
 export const unsupportedMediaType = (): HttpError =>
   new HttpError(415, 'unsupported_media_type', 'Request body must be sent as Content-Type: application/json');
 export const preconditionFailed = (): HttpError =>
-  new HttpError(412, 'precondition_failed', 'If-Match does not match the current ETag of the record; nothing was written');
+  new HttpError(
+    412,
+    'precondition_failed',
+    'If-Match does not match the current ETag of the record; nothing was written',
+  );
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
 export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>

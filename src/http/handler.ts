@@ -57,7 +57,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   run: (request: ApiRequest<Q, B>) => Promise<ApiResult>,
 ): LambdaHandler {
   const route = routeOf(spec.route);
-  const middlewares: MiddlewareObj[] = [responseMiddleware()];
+  const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
   if (route.auth) middlewares.push(authMiddleware());
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj);
 

@@ -1,8 +1,17 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { businessOfToken } from '../data/token-store';
-import { FieldError, HttpError, payloadTooLarge, serviceUnavailable, unauthorized, unsupportedMediaType, badRequest } from './errors';
+import {
+  FieldError,
+  HttpError,
+  payloadTooLarge,
+  serviceUnavailable,
+  unauthorized,
+  unsupportedMediaType,
+  badRequest,
+} from './errors';
 import { logger } from './logger';
+import { recordRequest } from './metrics';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -41,7 +50,15 @@ const DYNAMO_UNAVAILABLE = new Set([
   'TransactionInProgressException',
   'TransactionConflictException',
 ]);
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+]);
 
 /** The error as the client sees it; anything we did not anticipate is a 500 without internals. */
 export function toHttpError(error: unknown): HttpError | FieldError {
@@ -71,21 +88,30 @@ export function errorResponse(error: unknown, requestId: string): Result {
  * Outermost middleware: request id and log context in, common headers out,
  * and the only place where thrown errors become responses.
  */
-export const responseMiddleware = (): MiddlewareObj => ({
-  before: (request) => {
-    const event = request.event as Event;
-    logger.addContext(request.context as never);
-    logger.appendKeys({ request_id: requestIdOf(event), route: event.routeKey });
-  },
-  after: (request) => {
-    const requestId = requestIdOf(request.event as Event);
-    const response = request.response as Result;
-    request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
-  },
-  onError: (request) => {
-    request.response = errorResponse(request.error, requestIdOf(request.event as Event));
-  },
-});
+export const responseMiddleware = (route: string): MiddlewareObj => {
+  // Per request, not per middleware: the local server runs requests of one handler concurrently.
+  const startedAt = (request: { internal: object }): number =>
+    Number((request.internal as { startedAt?: number }).startedAt ?? Date.now());
+  return {
+    before: (request) => {
+      (request.internal as { startedAt?: number }).startedAt = Date.now();
+      const event = request.event as Event;
+      logger.addContext(request.context as never);
+      logger.appendKeys({ request_id: requestIdOf(event), route: event.routeKey });
+    },
+    after: (request) => {
+      const requestId = requestIdOf(request.event as Event);
+      const response = request.response as Result;
+      request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
+      recordRequest(route, response.statusCode ?? 200, startedAt(request));
+    },
+    onError: (request) => {
+      const response = errorResponse(request.error, requestIdOf(request.event as Event));
+      request.response = response;
+      recordRequest(route, response.statusCode ?? 500, startedAt(request));
+    },
+  };
+};
 
 export interface AuthContext {
   readonly businessId: string;

@@ -6,7 +6,10 @@ export interface PageParams {
   per_page?: number;
 }
 
-export const pageRequestOf = (q: PageParams): PageRequest => ({ page: q.page ?? 1, perPage: q.per_page ?? DEFAULT_PER_PAGE });
+export const pageRequestOf = (q: PageParams): PageRequest => ({
+  page: q.page ?? 1,
+  perPage: q.per_page ?? DEFAULT_PER_PAGE,
+});
 
 /** The page envelope (contract §7) with its RFC 8288 Link header. */
 export function pageResult(

@@ -14,4 +14,5 @@ export const created = (body: unknown, location: string, headers: Record<string,
 });
 
 /** A strong ETag from a record's id and its write version; changes with every write. */
-export const etagOf = (id: string, version: number): string => `"${Buffer.from(`${id}:${version}`).toString('base64url')}"`;
+export const etagOf = (id: string, version: number): string =>
+  `"${Buffer.from(`${id}:${version}`).toString('base64url')}"`;

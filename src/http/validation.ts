@@ -68,7 +68,8 @@ export function bodyValidator<T>(validate: CompiledValidator, options: BodyValid
     }
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(body)) {
-      if (!ignored.has(key)) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
+      if (!ignored.has(key))
+        Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
     if (!validate(input)) collectAjvErrors(validate.errors, collector);
     return input as T;
@@ -82,7 +83,8 @@ export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T
   return (query) => {
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(query)) {
-      if (value !== undefined) Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
+      if (value !== undefined)
+        Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
     const collector = new FieldErrorCollector();
     if (!validate(input)) collectAjvErrors(validate.errors, collector);

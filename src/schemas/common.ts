@@ -1,5 +1,3 @@
-
-
 export const PageQuery = {
   type: 'object',
   additionalProperties: false,

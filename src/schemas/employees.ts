@@ -98,11 +98,7 @@ const stringOrNull = { type: ['string', 'null'] } as const;
 
 export const Employee = {
   type: 'object',
-  required: [
-    'id',
-    ...EMPLOYEE_WRITABLE_FIELDS,
-    ...EMPLOYEE_READ_ONLY.filter((f) => f !== 'id'),
-  ],
+  required: ['id', ...EMPLOYEE_WRITABLE_FIELDS, ...EMPLOYEE_READ_ONLY.filter((f) => f !== 'id')],
   properties: {
     id: { type: 'string' },
     employee_status_id: stringOrNull,
@@ -168,17 +164,24 @@ const EMPLOYEE_JOB_WRITABLE = {
   },
   classification: { ...text(255), description: 'Pay grade or collective-agreement level' },
   job_type: { enum: [...JOB_TYPES, null] },
-  supervisor_id: { ...nullableString, maxLength: 100, description: "An employee of the business other than the job's employee" },
+  supervisor_id: {
+    ...nullableString,
+    maxLength: 100,
+    description: "An employee of the business other than the job's employee",
+  },
   department_id: { ...nullableString, maxLength: 100 },
   location_id: { ...nullableString, maxLength: 100 },
 } as const;
 
 export const EMPLOYEE_JOB_READ_ONLY = ['id', 'created_at', 'updated_at'] as const;
-export const EMPLOYEE_JOB_WRITABLE_FIELDS = Object.keys(EMPLOYEE_JOB_WRITABLE) as (keyof typeof EMPLOYEE_JOB_WRITABLE)[];
+export const EMPLOYEE_JOB_WRITABLE_FIELDS = Object.keys(
+  EMPLOYEE_JOB_WRITABLE,
+) as (keyof typeof EMPLOYEE_JOB_WRITABLE)[];
 
 export const EmployeeJobCreate = {
   type: 'object',
-  description: 'employee_id, name and from are mandatory; cf_{id} keys for the custom employee job fields of the business',
+  description:
+    'employee_id, name and from are mandatory; cf_{id} keys for the custom employee job fields of the business',
   required: ['employee_id', 'name', 'from'],
   properties: EMPLOYEE_JOB_WRITABLE,
   patternProperties: customFieldKeys,

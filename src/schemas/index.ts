@@ -1,7 +1,14 @@
 import { ErrorBody, FieldErrors, PageQuery } from './common';
 import { CustomField, Location, PayoutField } from './reference';
 import { Application, ApplicationCreate, ApplicationQuery, ApplicationUpdate } from './applications';
-import { Employee, EmployeeCreate, EmployeeJob, EmployeeJobCreate, EmployeeJobQuery, EmployeeUpdate } from './employees';
+import {
+  Employee,
+  EmployeeCreate,
+  EmployeeJob,
+  EmployeeJobCreate,
+  EmployeeJobQuery,
+  EmployeeUpdate,
+} from './employees';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the

@@ -2,13 +2,26 @@ import { localeKeys } from './common';
 
 export const Location = {
   type: 'object',
-  required: ['id', 'depth', 'ancestor_id', 'ancestor_ids', 'subtree_ids', 'has_public_name', 'display_name', 'is_sub_business'],
+  required: [
+    'id',
+    'depth',
+    'ancestor_id',
+    'ancestor_ids',
+    'subtree_ids',
+    'has_public_name',
+    'display_name',
+    'is_sub_business',
+  ],
   properties: {
     id: { type: 'string' },
     depth: { type: 'integer', minimum: 0, description: '0 for a root' },
     ancestor_id: { type: ['string', 'null'], description: 'The parent location' },
     ancestor_ids: { type: 'array', items: { type: 'string' }, description: 'All ancestors, root first' },
-    subtree_ids: { type: 'array', items: { type: 'string' }, description: 'The location itself and all its descendants' },
+    subtree_ids: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'The location itself and all its descendants',
+    },
     has_public_name: { type: 'boolean' },
     display_name: { type: 'string', description: "Name in the business's preferred language" },
     country: { type: ['string', 'null'] },
@@ -47,7 +60,18 @@ export const CustomField = {
   properties: {
     ...fieldDefinitionProperties,
     type_of: {
-      enum: ['text', 'currency', 'integer', 'float', 'select_single', 'select_multiple', 'select_radio', 'checkbox', 'date', 'datetime'],
+      enum: [
+        'text',
+        'currency',
+        'integer',
+        'float',
+        'select_single',
+        'select_multiple',
+        'select_radio',
+        'checkbox',
+        'date',
+        'datetime',
+      ],
     },
     required: { type: 'boolean' },
   },

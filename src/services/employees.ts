@@ -66,10 +66,12 @@ export function employeeChanges(
     const value = body[field] ?? null;
     switch (field) {
       case 'language':
-        if (value !== null && !(config.locales as string[]).includes(value as string)) report(field, MESSAGES.inclusion);
+        if (value !== null && !(config.locales as string[]).includes(value as string))
+          report(field, MESSAGES.inclusion);
         break;
       case 'employee_status_id':
-        if (value !== null && !config.employee_status_ids.includes(value as string)) report(field, MESSAGES.missingReference);
+        if (value !== null && !config.employee_status_ids.includes(value as string))
+          report(field, MESSAGES.missingReference);
         break;
       case 'birthday':
         if (value !== null && (value as string) > today) report(field, MESSAGES.invalid);
@@ -184,7 +186,9 @@ export async function createEmployee(
 
       const { config } = ctx;
       const report: Report = (f, m) => fieldErrors.add(f, m);
-      const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) => fieldErrors.has(f));
+      const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) =>
+        fieldErrors.has(f),
+      );
       if (number && ctx.numberOwner) report('employee_number', MESSAGES.taken);
       fieldErrors.throwIfAny();
 
@@ -245,7 +249,9 @@ export async function updateEmployee(
         businessId,
         { id, version, updatedAt },
         effective,
-        'employee_number' in effective ? { from: oldNumber, to: (effective.employee_number as string | null) ?? null } : undefined,
+        'employee_number' in effective
+          ? { from: oldNumber, to: (effective.employee_number as string | null) ?? null }
+          : undefined,
         { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
       ),
     );

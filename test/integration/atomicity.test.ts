@@ -25,7 +25,10 @@ function failTransactions(): { stop(): void; attempts: () => number } {
     (next, context) => async (args) => {
       if (context.commandName === 'TransactWriteItemsCommand') {
         attempts += 1;
-        throw Object.assign(new Error('InternalServerError: simulated'), { name: 'InternalServerError', $fault: 'server' });
+        throw Object.assign(new Error('InternalServerError: simulated'), {
+          name: 'InternalServerError',
+          $fault: 'server',
+        });
       }
       return next(args);
     },
@@ -42,22 +45,34 @@ describe('a failed write stores nothing of a multi-item write', () => {
     const before = await count('/employees');
     const fault = failTransactions();
     const body = { first_name: 'Atomic', last_name: 'Anna', employee_number: 'ATOM-1' };
-    const failed = await api.request('POST', `${API}/employees`, { token, body, headers: { 'idempotency-key': 'atom-1' } });
+    const failed = await api.request('POST', `${API}/employees`, {
+      token,
+      body,
+      headers: { 'idempotency-key': 'atom-1' },
+    });
     fault.stop();
     expect(fault.attempts()).toBeGreaterThan(0);
     expect(failed.status).toBe(503);
     expect(await count('/employees')).toBe(before);
 
     // The unique number was not taken and the idempotency key was not consumed.
-    const retried = await api.request('POST', `${API}/employees`, { token, body, headers: { 'idempotency-key': 'atom-1' } });
+    const retried = await api.request('POST', `${API}/employees`, {
+      token,
+      body,
+      headers: { 'idempotency-key': 'atom-1' },
+    });
     expect(retried.status).toBe(201);
     expect(await count('/employees')).toBe(before + 1);
     const list = await api.request('GET', `${API}/employees?per_page=100`, { token });
-    expect((list.body.entries as { employee_number: string }[]).filter((e) => e.employee_number === 'ATOM-1')).toHaveLength(1);
+    expect(
+      (list.body.entries as { employee_number: string }[]).filter((e) => e.employee_number === 'ATOM-1'),
+    ).toHaveLength(1);
   });
 
   it('job create (job + employee job summary + counters) leaves the employee untouched', async () => {
-    const employee = (await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Jo', last_name: 'B' } })).body;
+    const employee = (
+      await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Jo', last_name: 'B' } })
+    ).body;
     const before = await api.request('GET', `${API}/employees/${employee.id}`, { token });
     const fault = failTransactions();
     const failed = await api.request('POST', `${API}/employee_jobs`, {
@@ -77,7 +92,13 @@ describe('a failed write stores nothing of a multi-item write', () => {
     const fault = failTransactions();
     const failed = await api.request('POST', `${API}/applications`, {
       token,
-      body: { first_name: 'A', last_name: 'B', email: 'a@example.com', accept_terms_and_conditions: true, job_id: 'cook-2026' },
+      body: {
+        first_name: 'A',
+        last_name: 'B',
+        email: 'a@example.com',
+        accept_terms_and_conditions: true,
+        job_id: 'cook-2026',
+      },
     });
     fault.stop();
     expect(failed.status).toBe(503);
@@ -96,6 +117,8 @@ describe('a failed write stores nothing of a multi-item write', () => {
     again.stop();
     expect(moved.status).toBe(503);
     expect(await count('/applications?application_status_id=hired')).toBe(0);
-    expect((await api.request('GET', `${API}/applications/${created.body.id}`, { token })).body.application_status_id).toBe('new');
+    expect(
+      (await api.request('GET', `${API}/applications/${created.body.id}`, { token })).body.application_status_id,
+    ).toBe('new');
   });
 });

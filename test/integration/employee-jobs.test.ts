@@ -17,9 +17,12 @@ afterAll(() => api.close());
 
 /** YYYY-MM-DD of today (+ offset days) in a timezone. */
 function dayIn(timeZone: string, offsetDays = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    new Date(),
-  );
+  const today = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date());
   const d = new Date(`${today}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + offsetDays);
   return d.toISOString().slice(0, 10);
@@ -27,7 +30,10 @@ function dayIn(timeZone: string, offsetDays = 0): string {
 const day = (offset: number): string => dayIn(demo.business.timezone, offset);
 
 async function newEmployee(token = demoToken, extra: Record<string, unknown> = {}): Promise<string> {
-  const res = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Jo', last_name: 'Bs', ...extra } });
+  const res = await api.request('POST', `${API}/employees`, {
+    token,
+    body: { first_name: 'Jo', last_name: 'Bs', ...extra },
+  });
   expect(res.status).toBe(201);
   return res.body.id as string;
 }
@@ -43,8 +49,25 @@ async function job(employeeId: string, extra: Record<string, unknown> = {}): Pro
 }
 
 const JOB_KEYS = [
-  'id', 'employee_id', 'name', 'from', 'to', 'notes', 'time_percentage', 'time_hours', 'time_type', 'time_table',
-  'classification', 'job_type', 'supervisor_id', 'department_id', 'location_id', 'cf_21', 'cf_22', 'created_at', 'updated_at',
+  'id',
+  'employee_id',
+  'name',
+  'from',
+  'to',
+  'notes',
+  'time_percentage',
+  'time_hours',
+  'time_type',
+  'time_table',
+  'classification',
+  'job_type',
+  'supervisor_id',
+  'department_id',
+  'location_id',
+  'cf_21',
+  'cf_22',
+  'created_at',
+  'updated_at',
 ];
 
 describe('POST /employee_jobs', () => {
@@ -141,10 +164,20 @@ describe('POST /employee_jobs', () => {
   it('missing mandatory fields are blank; to before from; self-supervision', async () => {
     const missing = await postJob({});
     expect(missing.status).toBe(422);
-    expect(missing.body).toEqual({ employee_id: ["can't be blank"], name: ["can't be blank"], from: ["can't be blank"] });
+    expect(missing.body).toEqual({
+      employee_id: ["can't be blank"],
+      name: ["can't be blank"],
+      from: ["can't be blank"],
+    });
 
     const employeeId = await newEmployee();
-    const res = await postJob({ employee_id: employeeId, name: 'X', from: '2024-05-02', to: '2024-05-01', supervisor_id: employeeId });
+    const res = await postJob({
+      employee_id: employeeId,
+      name: 'X',
+      from: '2024-05-02',
+      to: '2024-05-01',
+      supervisor_id: employeeId,
+    });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ to: ['must be on or after from'], supervisor_id: ['is invalid'] });
 
@@ -158,13 +191,19 @@ describe('POST /employee_jobs', () => {
       const res = await postJob({ employee_id: employeeId, name: 'X', from: '2024-01-01', time_table: bad });
       expect(res.body).toEqual({ time_table: ['is invalid'] });
     }
-    expect((await postJob({ employee_id: employeeId, name: 'X', from: '2024-01-01', time_table: null })).status).toBe(201);
+    expect((await postJob({ employee_id: employeeId, name: 'X', from: '2024-01-01', time_table: null })).status).toBe(
+      201,
+    );
   });
 
   it('an unknown employee_id (or one of another business) → 404 naming the id', async () => {
     const res = await postJob({ employee_id: 'ghost-42', name: 'Cook', from: '2024-01-01' });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'not_found', message: expect.stringContaining('ghost-42'), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'not_found',
+      message: expect.stringContaining('ghost-42'),
+      request_id: expect.any(String),
+    });
 
     const foreign = await newEmployee(bistroToken, { cf_5: 1 });
     const other = await postJob({ employee_id: foreign, name: 'Cook', from: '2024-01-01' });
@@ -188,7 +227,13 @@ describe('POST /employee_jobs', () => {
 
   it('ignores read-only fields', async () => {
     const employeeId = await newEmployee();
-    const res = await postJob({ employee_id: employeeId, name: 'Cook', from: '2024-01-01', id: 'mine', created_at: 'x' });
+    const res = await postJob({
+      employee_id: employeeId,
+      name: 'Cook',
+      from: '2024-01-01',
+      id: 'mine',
+      created_at: 'x',
+    });
     expect(res.status).toBe(201);
     expect(res.body.id).not.toBe('mine');
   });
@@ -228,7 +273,13 @@ describe('derived employee fields (contract §4)', () => {
     expect(past.body.employee_id).toBe(id);
 
     const supervisor = await newEmployee();
-    await job(id, { from: day(0), to: null, department_id: 'kitchen', location_id: 'restaurant', supervisor_id: supervisor });
+    await job(id, {
+      from: day(0),
+      to: null,
+      department_id: 'kitchen',
+      location_id: 'restaurant',
+      supervisor_id: supervisor,
+    });
     await job(id, { from: day(30), to: day(60), department_id: 'reception', location_id: 'spa' });
     e = (await getEmployee(id)).body;
     expect(e).toMatchObject({
@@ -302,7 +353,9 @@ describe('derived employee fields (contract §4)', () => {
     const id = await newEmployee();
     const totalBefore = (await listJobs('?per_page=1')).body.total_entries;
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => postJob({ employee_id: id, name: `Shift ${i}`, from: day(-20 + i), to: day(-20 + i) })),
+      Array.from({ length: 8 }, (_, i) =>
+        postJob({ employee_id: id, name: `Shift ${i}`, from: day(-20 + i), to: day(-20 + i) }),
+      ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
     const e = (await getEmployee(id)).body;
@@ -324,7 +377,12 @@ describe('derived employee fields (contract §4)', () => {
     ]);
     expect(results.map((r) => r.status)).toEqual([201, 200, 201, 200]);
     const e = (await getEmployee(id)).body;
-    expect(e).toMatchObject({ city: 'Meran', phone: '1', first_employee_job_from: day(-2), last_employee_job_from: day(-1) });
+    expect(e).toMatchObject({
+      city: 'Meran',
+      phone: '1',
+      first_employee_job_from: day(-2),
+      last_employee_job_from: day(-1),
+    });
   });
 });
 
@@ -338,7 +396,9 @@ describe('GET /employee_jobs/{id}', () => {
     expect(result.status).toBe(200);
     expect(calls).toBe(2);
     expect((await api.request('GET', `${API}/employee_jobs/nope`, { token: demoToken })).status).toBe(404);
-    expect((await api.request('GET', `${API}/employee_jobs/${'x'.repeat(3000)}`, { token: demoToken })).status).toBe(404);
+    expect((await api.request('GET', `${API}/employee_jobs/${'x'.repeat(3000)}`, { token: demoToken })).status).toBe(
+      404,
+    );
     const foreign = await api.request('GET', `${API}/employee_jobs/${created.body.id}`, { token: bistroToken });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('not_found');
@@ -399,7 +459,12 @@ describe('GET /employee_jobs (pagination, contract §7)', () => {
   });
 
   it('a page past the end is empty; bad parameters → 400', async () => {
-    expect((await listJobs('?page=9', token)).body).toEqual({ entries: [], current_page: 9, per_page: 30, total_entries: 10 });
+    expect((await listJobs('?page=9', token)).body).toEqual({
+      entries: [],
+      current_page: 9,
+      per_page: 30,
+      total_entries: 10,
+    });
     const bad = await listJobs('?employee_id=&page=x&status=1', token);
     expect(bad.status).toBe(400);
     expect(bad.body).toEqual({ employee_id: ['is invalid'], page: ['is invalid'], status: ['is not a known field'] });

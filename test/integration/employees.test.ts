@@ -17,9 +17,12 @@ afterAll(() => api.close());
 
 /** YYYY-MM-DD of today (+ offset days) in a timezone. */
 function dayIn(timeZone: string, offsetDays = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    new Date(),
-  );
+  const today = new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date());
   const d = new Date(`${today}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + offsetDays);
   return d.toISOString().slice(0, 10);
@@ -40,13 +43,47 @@ async function createEmployee(extra: Record<string, unknown> = {}, token = demoT
 }
 
 const EMPLOYEE_KEYS = [
-  'id', 'employee_status_id', 'supervisor_id', 'location_id', 'department_id', 'first_name', 'last_name',
-  'language', 'gender', 'email', 'company_email', 'phone', 'company_phone', 'photo_url', 'birthday',
-  'tax_number', 'employee_number', 'nationality', 'birthplace', 'street', 'city', 'postal_code', 'region',
-  'country_code', 'iban', 'swift', 'has_active_employee_job', 'has_active_or_future_employee_job',
-  'first_employee_job_from', 'first_employee_job_to', 'last_employee_job_from', 'last_employee_job_to',
-  'current_employee_job_from', 'current_employee_job_to', 'current_or_last_employee_job_from',
-  'current_or_last_employee_job_to', 'cf_12', 'cf_13', 'cf_14', 'created_at', 'updated_at',
+  'id',
+  'employee_status_id',
+  'supervisor_id',
+  'location_id',
+  'department_id',
+  'first_name',
+  'last_name',
+  'language',
+  'gender',
+  'email',
+  'company_email',
+  'phone',
+  'company_phone',
+  'photo_url',
+  'birthday',
+  'tax_number',
+  'employee_number',
+  'nationality',
+  'birthplace',
+  'street',
+  'city',
+  'postal_code',
+  'region',
+  'country_code',
+  'iban',
+  'swift',
+  'has_active_employee_job',
+  'has_active_or_future_employee_job',
+  'first_employee_job_from',
+  'first_employee_job_to',
+  'last_employee_job_from',
+  'last_employee_job_to',
+  'current_employee_job_from',
+  'current_employee_job_to',
+  'current_or_last_employee_job_from',
+  'current_or_last_employee_job_to',
+  'cf_12',
+  'cf_13',
+  'cf_14',
+  'created_at',
+  'updated_at',
 ];
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -163,7 +200,10 @@ describe('POST /employees', () => {
   });
 
   it('a language of another business locale set is not included; malformed dates are invalid', async () => {
-    const res = await post({ first_name: 'A', last_name: 'B', language: 'it', birthday: '2023-02-30', cf_5: 1 }, bistroToken);
+    const res = await post(
+      { first_name: 'A', last_name: 'B', language: 'it', birthday: '2023-02-30', cf_5: 1 },
+      bistroToken,
+    );
     expect(res.status).toBe(422);
     expect(res.body).toEqual({ language: ['is not included in the list'], birthday: ['is invalid'] });
   });
@@ -216,7 +256,9 @@ describe('POST /employees', () => {
   });
 
   it('costs auth + one BatchGetItem + one TransactWriteItems', async () => {
-    const { result, calls } = await countCalls(() => post({ first_name: 'A', last_name: 'B', employee_number: 'RT-1' }));
+    const { result, calls } = await countCalls(() =>
+      post({ first_name: 'A', last_name: 'B', employee_number: 'RT-1' }),
+    );
     expect(result.status).toBe(201);
     expect(calls).toBe(3);
   });
@@ -230,7 +272,9 @@ describe('employee_number uniqueness', () => {
     expect(dup.body).toEqual({ employee_number: ['has already been taken'], email: ['is invalid'] });
 
     // Other businesses have their own numbers.
-    expect((await post({ first_name: 'X', last_name: 'Y', employee_number: 'U-1', cf_5: 1 }, bistroToken)).status).toBe(201);
+    expect((await post({ first_name: 'X', last_name: 'Y', employee_number: 'U-1', cf_5: 1 }, bistroToken)).status).toBe(
+      201,
+    );
 
     // Re-setting its own number is fine.
     expect((await put(first.body.id, { employee_number: 'U-1' })).status).toBe(200);
@@ -255,11 +299,14 @@ describe('employee_number uniqueness', () => {
   it('10 parallel creates with the same number: exactly one wins', async () => {
     const before = await total();
     const results = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => post({ first_name: `Racer${i}`, last_name: 'R', employee_number: 'RACE-1' })),
+      Array.from({ length: 10 }, (_, i) =>
+        post({ first_name: `Racer${i}`, last_name: 'R', employee_number: 'RACE-1' }),
+      ),
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([201, ...Array(9).fill(422)]);
-    for (const r of results.filter((x) => x.status === 422)) expect(r.body).toEqual({ employee_number: ['has already been taken'] });
+    for (const r of results.filter((x) => x.status === 422))
+      expect(r.body).toEqual({ employee_number: ['has already been taken'] });
     expect(await total()).toBe(before + 1);
   });
 
@@ -330,7 +377,12 @@ describe('PUT /employees/{id}', () => {
 
   it('read-only fields are ignored, so a client can PUT back what it read', async () => {
     const created = await createEmployee();
-    const res = await put(created.body.id, { ...created.body, first_name: 'Anne', id: 'other', has_active_employee_job: true });
+    const res = await put(created.body.id, {
+      ...created.body,
+      first_name: 'Anne',
+      id: 'other',
+      has_active_employee_job: true,
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ ...created.body, first_name: 'Anne', updated_at: expect.any(String) });
   });
@@ -355,7 +407,11 @@ describe('PUT /employees/{id}', () => {
 
     const stale = await put(id, { city: 'Brixen' }, demoToken, { 'if-match': etag1 });
     expect(stale.status).toBe(412);
-    expect(stale.body).toEqual({ error: 'precondition_failed', message: expect.any(String), request_id: expect.any(String) });
+    expect(stale.body).toEqual({
+      error: 'precondition_failed',
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
     expect((await get(id)).body.city).toBe('Meran');
 
     expect((await put(id, { city: 'Brixen' }, demoToken, { 'if-match': `"x", ${etag2}` })).status).toBe(200);
@@ -465,7 +521,9 @@ describe('idempotent POST (contract §11)', () => {
   it('parallel retries with one key create one employee', async () => {
     const before = await total();
     const headers = { 'idempotency-key': 'emp-create-parallel' };
-    const results = await Promise.all(Array.from({ length: 5 }, () => post({ first_name: 'P', last_name: 'Q' }, demoToken, headers)));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => post({ first_name: 'P', last_name: 'Q' }, demoToken, headers)),
+    );
     expect(results.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(await total()).toBe(before + 1);
@@ -517,7 +575,9 @@ describe('GET /employees (pagination, contract §7)', () => {
   });
 
   it('costs auth + one BatchGetItem + one Query', async () => {
-    const { result, calls } = await countCalls(() => api.request('GET', `${API}/employees?page=2&per_page=3`, { token }));
+    const { result, calls } = await countCalls(() =>
+      api.request('GET', `${API}/employees?page=2&per_page=3`, { token }),
+    );
     expect(result.status).toBe(200);
     expect(calls).toBe(3);
   });

@@ -30,7 +30,8 @@ function injectFault(make: () => Error): { stop(): void } {
   };
 }
 
-const awsError = (name: string): Error => Object.assign(new Error(`${name}: simulated`), { name, $fault: 'server', $metadata: {} });
+const awsError = (name: string): Error =>
+  Object.assign(new Error(`${name}: simulated`), { name, $fault: 'server', $metadata: {} });
 
 describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
   it.each(['ThrottlingException', 'ProvisionedThroughputExceededException', 'InternalServerError', 'TimeoutError'])(
@@ -41,14 +42,20 @@ describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
       fault.stop();
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String), request_id: expect.any(String) });
+      expect(res.body).toEqual({
+        error: 'service_unavailable',
+        message: expect.any(String),
+        request_id: expect.any(String),
+      });
       expect(res.text).not.toContain('simulated');
       expect((await api.request('GET', `${API}/locations/hq`, { token })).status).toBe(200);
     },
   );
 
   it('a connection failure → 503', async () => {
-    const fault = injectFault(() => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    const fault = injectFault(() =>
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    );
     const res = await api.request('GET', `${API}/locations`, { token });
     fault.stop();
     expect(res.status).toBe(503);

@@ -15,7 +15,9 @@ let applicationId: string;
 beforeAll(async () => {
   api = await startApi();
   token = await api.provision(demo);
-  employeeId = (await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Base', last_name: 'Line' } })).body.id;
+  employeeId = (
+    await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Base', last_name: 'Line' } })
+  ).body.id;
   applicationId = (
     await api.request('POST', `${API}/applications`, {
       token,
@@ -26,24 +28,72 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const FIELD_NAMES = [
-  'first_name', 'last_name', 'email', 'language', 'gender', 'birthday', 'iban', 'swift', 'country_code', 'photo_url',
-  'employee_number', 'employee_status_id', 'employee_id', 'name', 'from', 'to', 'time_percentage', 'time_hours',
-  'time_table', 'job_type', 'time_type', 'job_id', 'application_status_id', 'accept_terms_and_conditions',
-  'campaign_id', 'cf_12', 'cf_13', 'cf_21', 'cf_31', 'cf_32', 'cf_999', 'id', 'created_at',
-  '__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty',
+  'first_name',
+  'last_name',
+  'email',
+  'language',
+  'gender',
+  'birthday',
+  'iban',
+  'swift',
+  'country_code',
+  'photo_url',
+  'employee_number',
+  'employee_status_id',
+  'employee_id',
+  'name',
+  'from',
+  'to',
+  'time_percentage',
+  'time_hours',
+  'time_table',
+  'job_type',
+  'time_type',
+  'job_id',
+  'application_status_id',
+  'accept_terms_and_conditions',
+  'campaign_id',
+  'cf_12',
+  'cf_13',
+  'cf_21',
+  'cf_31',
+  'cf_32',
+  'cf_999',
+  'id',
+  'created_at',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
 ];
 
 const hostileValue = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
   fc.string({ maxLength: 3000 }),
-  fc.constantFrom('', ' ', '\u0000', '\ud800', '2023-02-30', '9999-99-99', 'null', '<script>', '{"$ne":1}', 'a'.repeat(20000)),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\ud800',
+    '2023-02-30',
+    '9999-99-99',
+    'null',
+    '<script>',
+    '{"$ne":1}',
+    'a'.repeat(20000),
+  ),
   fc.double(),
   fc.constantFrom(Number.MAX_SAFE_INTEGER + 2, -0, 1e308),
 );
 
-const hostileObject = fc.dictionary(fc.oneof(fc.constantFrom(...FIELD_NAMES), fc.string({ maxLength: 20 })), hostileValue, {
-  maxKeys: 8,
-});
+const hostileObject = fc.dictionary(
+  fc.oneof(fc.constantFrom(...FIELD_NAMES), fc.string({ maxLength: 20 })),
+  hostileValue,
+  {
+    maxKeys: 8,
+  },
+);
 
 const writeRoutes = (): { method: string; path: string; list: string }[] => [
   { method: 'POST', path: `${API}/employees`, list: `${API}/employees` },
@@ -58,7 +108,11 @@ function expectContractError(res: ApiResponse): void {
   expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
   expect(typeof res.body).toBe('object');
   if (res.status >= 400 && res.status !== 422 && res.status !== 400) {
-    expect(res.body).toEqual({ error: expect.any(String), message: expect.any(String), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: expect.any(String),
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
   }
   if (res.status === 422) {
     for (const messages of Object.values(res.body as Record<string, unknown>)) {
@@ -135,7 +189,9 @@ describe('malformed transport', () => {
   });
 
   it('__proto__ and constructor keys are unknown fields and pollute nothing', async () => {
-    const res = await post('{"first_name":"a","last_name":"b","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}');
+    const res = await post(
+      '{"first_name":"a","last_name":"b","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+    );
     expect(res.status).toBe(422);
     expect(Object.keys(res.body).sort()).toEqual(['__proto__', 'constructor']);
     expect(res.text).toBe('{"__proto__":["is not a known field"],"constructor":["is not a known field"]}');
@@ -150,8 +206,21 @@ describe('random query strings on lists', () => {
       fc.asyncProperty(
         fc.constantFrom(...lists),
         fc.dictionary(
-          fc.constantFrom('page', 'per_page', 'job_id', 'application_status_id', 'created_at_since', 'updated_at_since', 'employee_id', 'x'),
-          fc.oneof(fc.string({ maxLength: 40 }), fc.integer().map(String), fc.constantFrom('null', '2026-01-01', '-1', '1e9')),
+          fc.constantFrom(
+            'page',
+            'per_page',
+            'job_id',
+            'application_status_id',
+            'created_at_since',
+            'updated_at_since',
+            'employee_id',
+            'x',
+          ),
+          fc.oneof(
+            fc.string({ maxLength: 40 }),
+            fc.integer().map(String),
+            fc.constantFrom('null', '2026-01-01', '-1', '1e9'),
+          ),
           { maxKeys: 4 },
         ),
         async (list, params) => {

@@ -66,7 +66,11 @@ describe('common response behaviour (contract §2, §3)', () => {
     const wrong = await api.request('DELETE', `${API}/locations/hq`, { token: demoToken });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.get('allow')).toBe('GET');
-    expect(wrong.body).toEqual({ error: 'method_not_allowed', message: expect.any(String), request_id: expect.any(String) });
+    expect(wrong.body).toEqual({
+      error: 'method_not_allowed',
+      message: expect.any(String),
+      request_id: expect.any(String),
+    });
   });
 
   it('single read costs 1 GetItem besides auth; an ETag comes with it', async () => {
@@ -115,18 +119,44 @@ describe('locations (seed-api Location, contract §8)', () => {
 
   it('inner and leaf nodes: depth, ancestors root first, subtree including itself', async () => {
     const inner = (await api.request('GET', `${API}/locations/restaurant`, { token: demoToken })).body;
-    expect(inner).toMatchObject({ depth: 1, ancestor_id: 'hq', ancestor_ids: ['hq'], subtree_ids: ['restaurant', 'terrace'] });
+    expect(inner).toMatchObject({
+      depth: 1,
+      ancestor_id: 'hq',
+      ancestor_ids: ['hq'],
+      subtree_ids: ['restaurant', 'terrace'],
+    });
     expect(inner.has_public_name).toBe(false);
     expect(inner.public_name_it).toBe('Ristorante');
     const leaf = (await api.request('GET', `${API}/locations/terrace`, { token: demoToken })).body;
-    expect(leaf).toMatchObject({ depth: 2, ancestor_id: 'restaurant', ancestor_ids: ['hq', 'restaurant'], subtree_ids: ['terrace'] });
+    expect(leaf).toMatchObject({
+      depth: 2,
+      ancestor_id: 'restaurant',
+      ancestor_ids: ['hq', 'restaurant'],
+      subtree_ids: ['terrace'],
+    });
   });
 
   it('2-locale business: only its locales, preferred language first', async () => {
     const res = await api.request('GET', `${API}/locations/main`, { token: bistroToken });
-    expect(Object.keys(res.body).filter((k) => /_(de|it|en)$/.test(k)).sort()).toEqual(
-      ['city_de', 'city_en', 'name_de', 'name_en', 'public_name_de', 'public_name_en', 'region_de', 'region_en',
-        'street_de', 'street_en', 'sub_business_title_de', 'sub_business_title_en'].sort(),
+    expect(
+      Object.keys(res.body)
+        .filter((k) => /_(de|it|en)$/.test(k))
+        .sort(),
+    ).toEqual(
+      [
+        'city_de',
+        'city_en',
+        'name_de',
+        'name_en',
+        'public_name_de',
+        'public_name_en',
+        'region_de',
+        'region_en',
+        'street_de',
+        'street_en',
+        'sub_business_title_de',
+        'sub_business_title_en',
+      ].sort(),
     );
     expect(res.body.display_name).toBe('Main');
     expect(res.body.public_name_en).toBe('Bistro Blau');
@@ -137,7 +167,11 @@ describe('locations (seed-api Location, contract §8)', () => {
   it('unknown id → 404 not_found', async () => {
     const res = await api.request('GET', `${API}/locations/nowhere`, { token: demoToken });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ error: 'not_found', message: expect.stringContaining('nowhere'), request_id: expect.any(String) });
+    expect(res.body).toEqual({
+      error: 'not_found',
+      message: expect.stringContaining('nowhere'),
+      request_id: expect.any(String),
+    });
   });
 });
 
@@ -169,17 +203,40 @@ describe('payout fields and custom field definitions', () => {
     expect(res.body).toMatchObject({ id: '42', type_of: 'gross', accessor: 'gross', values: null });
     const bistro = await api.request('GET', `${API}/employee_payout_fields/8`, { token: bistroToken });
     expect(bistro.body).toEqual({
-      id: '8', type_of: 'vacation_hours_used', accessor: 'vacation_hours_used',
-      name_en: 'Vacation used', name_de: null, hint_en: null, hint_de: null, placeholder_en: null, placeholder_de: null, values: null,
+      id: '8',
+      type_of: 'vacation_hours_used',
+      accessor: 'vacation_hours_used',
+      name_en: 'Vacation used',
+      name_de: null,
+      hint_en: null,
+      hint_de: null,
+      placeholder_en: null,
+      placeholder_de: null,
+      values: null,
     });
   });
 
   it('custom field definition lists carry `required`', async () => {
     const res = await api.request('GET', `${API}/employee_fields`, { token: bistroToken });
     expect(res.body).toEqual({
-      entries: [{ id: '5', type_of: 'integer', accessor: 'cf_5', name_en: 'Locker', name_de: null, hint_en: null,
-        hint_de: null, placeholder_en: null, placeholder_de: null, values: null, required: true }],
-      current_page: 1, per_page: 30, total_entries: 1,
+      entries: [
+        {
+          id: '5',
+          type_of: 'integer',
+          accessor: 'cf_5',
+          name_en: 'Locker',
+          name_de: null,
+          hint_en: null,
+          hint_de: null,
+          placeholder_en: null,
+          placeholder_de: null,
+          values: null,
+          required: true,
+        },
+      ],
+      current_page: 1,
+      per_page: 30,
+      total_entries: 1,
     });
     const empty = await api.request('GET', `${API}/application_fields`, { token: bistroToken });
     expect(empty.body).toEqual({ entries: [], current_page: 1, per_page: 30, total_entries: 0 });

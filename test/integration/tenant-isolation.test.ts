@@ -17,12 +17,28 @@ beforeAll(async () => {
   theirs = await api.provision({ ...demo, business: { ...demo.business, id: 'theirs' } });
   ours = await api.provision({ ...demo, business: { ...demo.business, id: 'ours' } });
   const t = { token: theirs };
-  foreign.employee = (await api.request('POST', `${API}/employees`, { ...t, body: { first_name: 'T', last_name: 'Heirs', employee_number: 'E-1' } })).body.id;
-  foreign.job = (await api.request('POST', `${API}/employee_jobs`, { ...t, body: { employee_id: foreign.employee, name: 'Cook', from: '2026-01-01' } })).body.id;
+  foreign.employee = (
+    await api.request('POST', `${API}/employees`, {
+      ...t,
+      body: { first_name: 'T', last_name: 'Heirs', employee_number: 'E-1' },
+    })
+  ).body.id;
+  foreign.job = (
+    await api.request('POST', `${API}/employee_jobs`, {
+      ...t,
+      body: { employee_id: foreign.employee, name: 'Cook', from: '2026-01-01' },
+    })
+  ).body.id;
   foreign.application = (
     await api.request('POST', `${API}/applications`, {
       ...t,
-      body: { first_name: 'T', last_name: 'H', email: 't@example.com', accept_terms_and_conditions: true, job_id: 'cook-2026' },
+      body: {
+        first_name: 'T',
+        last_name: 'H',
+        email: 't@example.com',
+        accept_terms_and_conditions: true,
+        job_id: 'cook-2026',
+      },
     })
   ).body.id;
 });
@@ -65,7 +81,9 @@ describe('references in bodies stay inside the business', () => {
   });
 
   it('a foreign supervisor → 422 does not exist', async () => {
-    const mine = (await api.request('POST', `${API}/employees`, { token: ours, body: { first_name: 'O', last_name: 'Urs' } })).body.id;
+    const mine = (
+      await api.request('POST', `${API}/employees`, { token: ours, body: { first_name: 'O', last_name: 'Urs' } })
+    ).body.id;
     const res = await api.request('POST', `${API}/employee_jobs`, {
       token: ours,
       body: { employee_id: mine, name: 'Cook', from: '2026-01-01', supervisor_id: foreign.employee },
@@ -75,7 +93,10 @@ describe('references in bodies stay inside the business', () => {
   });
 
   it('employee_number uniqueness is per business', async () => {
-    const res = await api.request('POST', `${API}/employees`, { token: ours, body: { first_name: 'A', last_name: 'B', employee_number: 'E-1' } });
+    const res = await api.request('POST', `${API}/employees`, {
+      token: ours,
+      body: { first_name: 'A', last_name: 'B', employee_number: 'E-1' },
+    });
     expect(res.status).toBe(201);
   });
 });

@@ -22,7 +22,12 @@ export interface TestApi {
   request<T = any>(
     method: string,
     path: string,
-    options?: { token?: string | null; body?: unknown; rawBody?: string | Uint8Array; headers?: Record<string, string> },
+    options?: {
+      token?: string | null;
+      body?: unknown;
+      rawBody?: string | Uint8Array;
+      headers?: Record<string, string>;
+    },
   ): Promise<ApiResponse<T>>;
   /** Imports a fixture object into this file's table and returns a fresh token for it. */
   provision(fixture: object): Promise<string>;

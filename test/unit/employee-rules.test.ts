@@ -34,7 +34,14 @@ const TODAY = '2026-06-15';
 
 function changes(body: Record<string, unknown>, mode: 'create' | 'update') {
   const errors = new FieldErrorCollector();
-  const out = employeeChanges(body, config, mode, TODAY, (f, m) => errors.add(f, m), (f) => errors.has(f));
+  const out = employeeChanges(
+    body,
+    config,
+    mode,
+    TODAY,
+    (f, m) => errors.add(f, m),
+    (f) => errors.has(f),
+  );
   let fields: Record<string, string[]> = {};
   try {
     errors.throwIfAny();
@@ -59,7 +66,10 @@ describe('employeeChanges', () => {
   });
 
   it('normalizes iban, swift and employee_number', () => {
-    const { out } = changes({ iban: 'de89 3704 0044 0532 0130 00', swift: 'deutdeff', employee_number: '  7 ' }, 'update');
+    const { out } = changes(
+      { iban: 'de89 3704 0044 0532 0130 00', swift: 'deutdeff', employee_number: '  7 ' },
+      'update',
+    );
     expect(out).toEqual({ iban: 'DE89370400440532013000', swift: 'DEUTDEFF', employee_number: '7' });
     expect(changes({ employee_number: '   ' }, 'update').out).toEqual({ employee_number: null });
   });
@@ -86,8 +96,17 @@ describe('employeeChanges', () => {
   it('does not check a field the schema already rejected', () => {
     const errors = new FieldErrorCollector();
     errors.add('employee_status_id', 'is invalid');
-    const out = employeeChanges({ employee_status_id: 5 }, config, 'update', TODAY, (f, m) => errors.add(f, m), (f) => errors.has(f));
-    expect(() => errors.throwIfAny()).toThrow(expect.objectContaining({ fields: { employee_status_id: ['is invalid'] } }));
+    const out = employeeChanges(
+      { employee_status_id: 5 },
+      config,
+      'update',
+      TODAY,
+      (f, m) => errors.add(f, m),
+      (f) => errors.has(f),
+    );
+    expect(() => errors.throwIfAny()).toThrow(
+      expect.objectContaining({ fields: { employee_status_id: ['is invalid'] } }),
+    );
     expect(out).not.toHaveProperty('employee_status_id');
   });
 });
@@ -116,7 +135,8 @@ describe('employeeView', () => {
   it('shows every public field (null where unset) and no storage attributes', () => {
     const view = employeeView(item, config, TODAY);
     expect(view).toMatchObject({ id: 'e1', email: null, cf_1: 4, cf_2: null, swift: null });
-    for (const hidden of ['PK', 'L1SK', 'version', 'job_count', 'job_summary', 'cf_old']) expect(view).not.toHaveProperty(hidden);
+    for (const hidden of ['PK', 'L1SK', 'version', 'job_count', 'job_summary', 'cf_old'])
+      expect(view).not.toHaveProperty(hidden);
     expect(Object.keys(view)[0]).toBe('id');
     expect(Object.keys(view).slice(-2)).toEqual(['created_at', 'updated_at']);
   });
@@ -174,7 +194,13 @@ describe('nextCreatedAt', () => {
 describe('jobFields', () => {
   function run(body: Record<string, unknown>, refs = { employeeId: 'e1', supervisorExists: true }) {
     const errors = new FieldErrorCollector();
-    const out = jobFields(body, config, refs, (f, m) => errors.add(f, m), (f) => errors.has(f));
+    const out = jobFields(
+      body,
+      config,
+      refs,
+      (f, m) => errors.add(f, m),
+      (f) => errors.has(f),
+    );
     try {
       errors.throwIfAny();
       return { out, errors: {} };
@@ -191,22 +217,34 @@ describe('jobFields', () => {
 
   it('checks references, self-supervision and to >= from', () => {
     expect(
-      run({ employee_id: 'e1', name: 'N', from: '2026-01-02', to: '2026-01-01', department_id: 'x', location_id: 'y', supervisor_id: 'e1' })
-        .errors,
+      run({
+        employee_id: 'e1',
+        name: 'N',
+        from: '2026-01-02',
+        to: '2026-01-01',
+        department_id: 'x',
+        location_id: 'y',
+        supervisor_id: 'e1',
+      }).errors,
     ).toEqual({
       to: ['must be on or after from'],
       department_id: ['does not exist'],
       location_id: ['does not exist'],
       supervisor_id: ['is invalid'],
     });
-    expect(run({ from: '2026-01-01', supervisor_id: 's' }, { employeeId: 'e1', supervisorExists: false }).errors).toEqual({
+    expect(
+      run({ from: '2026-01-01', supervisor_id: 's' }, { employeeId: 'e1', supervisorExists: false }).errors,
+    ).toEqual({
       supervisor_id: ['does not exist'],
     });
     expect(run({ from: '2026-01-01', to: '2026-01-01' }).errors).toEqual({});
   });
 
   it('view: every field, custom fields of the business, no storage attributes', () => {
-    const view = employeeJobView({ id: 'j', name: 'N', from: '2026-01-01', L2SK: 1, created_at: 'c', updated_at: 'u' }, config);
+    const view = employeeJobView(
+      { id: 'j', name: 'N', from: '2026-01-01', L2SK: 1, created_at: 'c', updated_at: 'u' },
+      config,
+    );
     expect(view).toMatchObject({ id: 'j', name: 'N', to: null, cf_3: null, created_at: 'c', updated_at: 'u' });
     expect(view).not.toHaveProperty('L2SK');
   });

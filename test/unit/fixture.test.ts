@@ -14,11 +14,26 @@ describe('parseFixture', () => {
   it.each([
     [{ ...base, locations: [{ id: 'l', name_it: 'x' }] }, 'locations[0] (id "l"): unknown key "name_it"'],
     [{ ...base, departments: [{ id: 'd', colour: 'red' }] }, 'departments[0] (id "d"): unknown key "colour"'],
-    [{ ...base, business: { ...base.business, timezone: 'Mars/Base' } }, 'business: timezone "Mars/Base" is not an IANA time zone'],
+    [
+      { ...base, business: { ...base.business, timezone: 'Mars/Base' } },
+      'business: timezone "Mars/Base" is not an IANA time zone',
+    ],
     [{ ...base, employee_fields: [{ id: 'abc', type_of: 'text' }] }, 'employee_fields[0] (id "abc") id'],
-    [{ ...base, employee_fields: [{ id: '1', type_of: 'select_single' }] }, 'employee_fields[0] (id "1"): a select field needs'],
+    [
+      { ...base, employee_fields: [{ id: '1', type_of: 'select_single' }] },
+      'employee_fields[0] (id "1"): a select field needs',
+    ],
     [{ ...base, employee_payout_fields: [{ id: 'x', type_of: 'currency' }] }, 'needs a numeric id'],
-    [{ ...base, locations: [{ id: 'a', parent_id: 'b' }, { id: 'b', parent_id: 'a' }] }, 'cycle'],
+    [
+      {
+        ...base,
+        locations: [
+          { id: 'a', parent_id: 'b' },
+          { id: 'b', parent_id: 'a' },
+        ],
+      },
+      'cycle',
+    ],
     [{ business: { id: 'b', name: 'B', locales: [], timezone: 'UTC' } }, 'business.locales'],
   ])('refuses %j naming the entry', (fixture, expected) => {
     const result = parseFixture(fixture);

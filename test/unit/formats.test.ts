@@ -1,4 +1,12 @@
-import { isBic, isCountryCode, isDate, isHttpUrl, isIban, normalizeIban, parseTimestamp } from '../../src/domain/formats';
+import {
+  isBic,
+  isCountryCode,
+  isDate,
+  isHttpUrl,
+  isIban,
+  normalizeIban,
+  parseTimestamp,
+} from '../../src/domain/formats';
 
 describe('isDate', () => {
   it.each(['2024-02-29', '2023-12-31', '2026-01-01'])('accepts %s', (d) => expect(isDate(d)).toBe(true));
@@ -18,10 +26,14 @@ describe('parseTimestamp (query parameters, contract §2)', () => {
     expect(parseTimestamp('2026-11-22T09:15:30+01:00')).toBe(Date.UTC(2026, 10, 22, 8, 15, 30));
     expect(parseTimestamp('2026-11-22T09:15:30+0100')).toBe(Date.UTC(2026, 10, 22, 8, 15, 30));
   });
-  it.each(['2026-11-22T08:15:30', 'yesterday', '2026-02-30T00:00:00Z', '2026-11-22T25:00:00Z', '2026-11-22 08:15:30Z', ''])(
-    'rejects %s',
-    (v) => expect(parseTimestamp(v)).toBeUndefined(),
-  );
+  it.each([
+    '2026-11-22T08:15:30',
+    'yesterday',
+    '2026-02-30T00:00:00Z',
+    '2026-11-22T25:00:00Z',
+    '2026-11-22 08:15:30Z',
+    '',
+  ])('rejects %s', (v) => expect(parseTimestamp(v)).toBeUndefined());
 });
 
 describe('IBAN, BIC, country, URL', () => {

@@ -1,0 +1,20 @@
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+
+/**
+ * Per-request EMF metrics (Powertools): Requests and Latency by route and
+ * status class. Only inside Lambda, where CloudWatch turns the EMF log lines
+ * into metrics; locally and in tests they would be noise on stdout.
+ */
+let metrics: Metrics | undefined;
+
+const enabled = (): boolean =>
+  Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) && process.env.POWERTOOLS_METRICS_DISABLED !== 'true';
+
+export function recordRequest(route: string, status: number, startedAt: number): void {
+  if (!enabled()) return;
+  metrics ??= new Metrics({ namespace: 'HrApi', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api' });
+  metrics.addDimensions({ route, status_class: `${Math.floor(status / 100)}xx` });
+  metrics.addMetric('Requests', MetricUnit.Count, 1);
+  metrics.addMetric('Latency', MetricUnit.Milliseconds, Date.now() - startedAt);
+  metrics.publishStoredMetrics();
+}
