@@ -35,6 +35,17 @@ const REDOC_NEXT_TO_HANDLER = {
   ],
 };
 
+/** The DynamoDB operations the functions use; alarms watch exactly these. */
+const TABLE_OPERATIONS = [
+  dynamodb.Operation.GET_ITEM,
+  dynamodb.Operation.BATCH_GET_ITEM,
+  dynamodb.Operation.QUERY,
+  dynamodb.Operation.PUT_ITEM,
+  dynamodb.Operation.UPDATE_ITEM,
+  dynamodb.Operation.DELETE_ITEM,
+  dynamodb.Operation.TRANSACT_WRITE_ITEMS,
+];
+
 export const handlerEntry = (functionsDir: string, name: string): string => path.join(functionsDir, `${name}.ts`);
 
 export const SERVICE_NAME = 'hr-api';
@@ -280,15 +291,7 @@ export class ApiStack extends Stack {
       new cloudwatch.Alarm(this, 'TableThrottlesAlarm', {
         alarmDescription: 'DynamoDB throttled requests on the table (hot partition or account limits)',
         metric: this.table.metricThrottledRequestsForOperations({
-          operations: [
-            dynamodb.Operation.GET_ITEM,
-            dynamodb.Operation.BATCH_GET_ITEM,
-            dynamodb.Operation.QUERY,
-            dynamodb.Operation.PUT_ITEM,
-            dynamodb.Operation.UPDATE_ITEM,
-            dynamodb.Operation.DELETE_ITEM,
-            dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-          ],
+          operations: TABLE_OPERATIONS,
           period,
           statistic: 'Sum',
         }),
@@ -316,15 +319,7 @@ export class ApiStack extends Stack {
       new cloudwatch.Alarm(this, 'TableSystemErrorsAlarm', {
         alarmDescription: 'DynamoDB system errors (HTTP 500 from the service) on the table',
         metric: this.table.metricSystemErrorsForOperations({
-          operations: [
-            dynamodb.Operation.GET_ITEM,
-            dynamodb.Operation.BATCH_GET_ITEM,
-            dynamodb.Operation.QUERY,
-            dynamodb.Operation.PUT_ITEM,
-            dynamodb.Operation.UPDATE_ITEM,
-            dynamodb.Operation.DELETE_ITEM,
-            dynamodb.Operation.TRANSACT_WRITE_ITEMS,
-          ],
+          operations: TABLE_OPERATIONS,
           period,
           statistic: 'Sum',
         }),
