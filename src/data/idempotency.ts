@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { badRequest, idempotencyKeyReused } from '../http/errors';
 import type { ApiResult } from '../http/response';
 import { keys, type Key } from './keys';
-import type { Item, TxWrite } from './table-io';
+import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
 
 /** Contract §11: retries within 24 hours replay the first response. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -83,4 +83,28 @@ export async function replayingStored(run: () => Promise<ApiResult>): Promise<Ap
     if (error instanceof StoredResponse) return error.result;
     throw error;
   }
+}
+
+/**
+ * The shape of every create: read what it needs (with the idempotency record),
+ * replay if this key was used, build the record and its writes, then one
+ * transaction that includes the idempotency record. Optimistic conflicts re-run
+ * from the read; a concurrent duplicate that lost the race replays the winner.
+ */
+export function idempotentCreate<S extends { idempotency?: Item }>(
+  idem: Idempotency | undefined,
+  read: (idempotencyKey: Key | undefined) => Promise<S>,
+  build: (state: S) => { result: ApiResult; writes: TxWrite[] },
+  attempts?: number,
+): Promise<ApiResult> {
+  return replayingStored(() =>
+    withRetries(async () => {
+      const state = await read(idem?.key);
+      const replay = idem && replayOf(idem, state.idempotency);
+      if (replay) return replay;
+      const { result, writes } = build(state);
+      await transactWrite(idem ? [...writes, idempotencyWrite(idem, result)] : writes);
+      return result;
+    }, attempts),
+  );
 }

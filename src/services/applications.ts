@@ -31,7 +31,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
-import { idempotencyOf, idempotencyWrite, replayOf, replayingStored } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
   countsOfStatus,
@@ -98,12 +98,10 @@ export async function createApplication(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, headers, body);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
-  return replayingStored(() =>
-    withRetries(async () => {
-      const state = await readCreateState(businessId, jobId, idem?.key);
-      const replay = idem && replayOf(idem, state.idempotency);
-      if (replay) return replay;
-
+  return idempotentCreate(
+    idem,
+    (idempotencyKey) => readCreateState(businessId, jobId, idempotencyKey),
+    (state) => {
       const config = requireConfig(state.config, businessId);
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
@@ -120,9 +118,9 @@ export async function createApplication(
         ETag: etagOf(app.id, app.version),
       });
       const writes = createWrites(businessId, app, state);
-      await transactWrite(idem ? [...writes, idempotencyWrite(idem, result)] : writes);
-      return result;
-    }, CREATE_ATTEMPTS),
+      return { result, writes };
+    },
+    CREATE_ATTEMPTS,
   );
 }
 

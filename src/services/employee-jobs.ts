@@ -9,8 +9,8 @@ import {
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotencyWrite, replayOf, replayingStored } from '../data/idempotency';
-import { transactWrite, withRetries, type Item } from '../data/table-io';
+import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import { pagePositions, type PageRequest } from '../domain/pagination';
@@ -106,17 +106,16 @@ export async function createEmployeeJob(
     typeof body.supervisor_id === 'string' && !fieldErrors.has('supervisor_id') && body.supervisor_id !== employeeId
       ? body.supervisor_id
       : undefined;
-  return replayingStored(() =>
-    withRetries(async () => {
-      const ctx = await readForEmployeeWrite(businessId, {
+  return idempotentCreate(
+    idem,
+    (idempotencyKey) =>
+      readForEmployeeWrite(businessId, {
         employeeId,
         supervisorId,
-        idempotencyKey: idem?.key,
+        idempotencyKey: idempotencyKey,
         counter: EMPLOYEE_JOB_LIST,
-      });
-      const replay = idem && replayOf(idem, ctx.idempotency);
-      if (replay) return replay;
-
+      }),
+    (ctx) => {
       const { config } = ctx;
       const fields = jobFields(
         body,
@@ -160,9 +159,9 @@ export async function createEmployeeJob(
       );
       const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt };
       const result = created(employeeJobView(item, config), employeeJobLocation(id), { ETag: etagOf(id, 1) });
-      await transactWrite(idem ? [idempotencyWrite(idem, result), ...writes] : writes);
-      return result;
-    }, JOB_WRITE_ATTEMPTS),
+      return { result, writes };
+    },
+    JOB_WRITE_ATTEMPTS,
   );
 }
 

@@ -10,7 +10,7 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotencyWrite, replayOf, replayingStored } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -174,16 +174,15 @@ export async function createEmployee(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, headers, body);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
-  return replayingStored(() =>
-    withRetries(async () => {
-      const ctx = await readForEmployeeWrite(businessId, {
+  return idempotentCreate(
+    idem,
+    (idempotencyKey) =>
+      readForEmployeeWrite(businessId, {
         employeeNumber: number ?? undefined,
-        idempotencyKey: idem?.key,
+        idempotencyKey: idempotencyKey,
         counter: EMPLOYEE_LIST,
-      });
-      const replay = idem && replayOf(idem, ctx.idempotency);
-      if (replay) return replay;
-
+      }),
+    (ctx) => {
       const { config } = ctx;
       const report: Report = (f, m) => fieldErrors.add(f, m);
       const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) =>
@@ -204,9 +203,8 @@ export async function createEmployee(
       const result = created(employeeView(item, config, todayIn(config.timezone)), employeeLocation(id), {
         ETag: etagOf(id, 1),
       });
-      await transactWrite(idem ? [idempotencyWrite(idem, result), ...writes] : writes);
-      return result;
-    }),
+      return { result, writes };
+    },
   );
 }
 
