@@ -6,6 +6,7 @@
 import demo from '../../fixtures/demo.json';
 import twoLocales from '../fixtures/two-locales.json';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { dayIn } from '../support/dates';
 
 let api: TestApi;
 let demoToken: string;
@@ -84,18 +85,6 @@ const KEYS = [
   'updated_at',
 ];
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
-function dayIn(timeZone: string, offsetDays = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date());
-  const d = new Date(`${today}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + offsetDays);
-  return d.toISOString().slice(0, 10);
-}
 
 describe('POST /applications', () => {
   it('creates with defaults: every field, speculative, default status, preferred language', async () => {

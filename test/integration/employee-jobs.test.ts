@@ -1,6 +1,7 @@
 import demo from '../../fixtures/demo.json';
 import twoLocales from '../fixtures/two-locales.json';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { dayIn } from '../support/dates';
 
 // Parallel test files share one DynamoDB Local on few cores: allow for slow setup under load.
 jest.setTimeout(30_000);
@@ -15,18 +16,6 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-/** YYYY-MM-DD of today (+ offset days) in a timezone. */
-function dayIn(timeZone: string, offsetDays = 0): string {
-  const today = new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date());
-  const d = new Date(`${today}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + offsetDays);
-  return d.toISOString().slice(0, 10);
-}
 const day = (offset: number): string => dayIn(demo.business.timezone, offset);
 
 async function newEmployee(token = demoToken, extra: Record<string, unknown> = {}): Promise<string> {
