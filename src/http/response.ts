@@ -16,3 +16,11 @@ export const created = (body: unknown, location: string, headers: Record<string,
 /** A strong ETag from a record's id and its write version; changes with every write. */
 export const etagOf = (id: string, version: number): string =>
   `"${Buffer.from(`${id}:${version}`).toString('base64url')}"`;
+
+/** RFC 9110 If-Match: `*` or a list of strong ETags; a weak tag never matches. */
+export function ifMatchAllows(header: string, current: string): boolean {
+  return header
+    .split(',')
+    .map((t) => t.trim())
+    .some((t) => t === '*' || t === current);
+}

@@ -47,7 +47,6 @@ import {
 import {
   fieldsForCreate,
   fieldsForUpdate,
-  ifMatchAllows,
   renderApplication,
   type ApplicationRecord,
   type InputContext,
@@ -56,7 +55,7 @@ import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../http/errors';
-import { created, etagOf, ok, type ApiResult } from '../http/response';
+import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../http/response';
 
 export type Body = Record<string, unknown>;
 
@@ -139,6 +138,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
  * concurrent writer makes it re-run from the read, so changes to different
  * fields all survive; with If-Match the re-run answers 412.
  */
+/** Stored values compared as JSON. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
 export async function updateApplication(
   businessId: string,
   id: string,
@@ -155,6 +157,9 @@ export async function updateApplication(
     const config = requireConfig(maybeConfig, businessId);
     const fields = fieldsForUpdate(body, before, inputContext(config, fieldErrors));
     fieldErrors.throwIfAny();
+    // Like employees: a PUT that changes nothing writes nothing and keeps updated_at and the ETag.
+    if (Object.entries(fields).every(([k, v]) => same(v, (before as unknown as Record<string, unknown>)[k])))
+      return ok(renderApplication(config, before), { ETag: etagOf(before.id, before.version) });
 
     const after: ApplicationRecord = {
       ...before,

@@ -18,7 +18,7 @@ import { normalizeIban } from '../domain/formats';
 import { deriveJobFields, todayIn, type JobSpan } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../http/errors';
-import { created, etagOf, ok, type ApiResult } from '../http/response';
+import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../http/response';
 import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
 
 export type Body = Record<string, unknown>;
@@ -142,14 +142,6 @@ export function employeeView(item: Item, config: BusinessConfig, today: string):
     created_at: item.created_at,
     updated_at: item.updated_at,
   };
-}
-
-/** RFC 9110 If-Match: `*` or a list of strong ETags; a weak tag never matches. */
-export function ifMatchAllows(header: string, current: string): boolean {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .some((t) => t === '*' || t === current);
 }
 
 /** Stored attribute values compared as JSON: a PUT that changes nothing writes nothing. */

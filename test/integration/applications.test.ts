@@ -382,6 +382,17 @@ describe('PUT /applications/{id}', () => {
     expect((await put(original.body.id, { last_name: 'Four' }, demoToken, { 'if-match': '*' })).status).toBe(200);
   });
 
+  it('a PUT that changes nothing writes nothing: same updated_at and ETag', async () => {
+    const original = await create({ phone: '123' });
+    const res = await put(original.body.id, {
+      phone: '123',
+      application_status_id: original.body.application_status_id,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('etag')).toBe(original.headers.get('etag'));
+    expect(res.body.updated_at).toBe(original.body.updated_at);
+  });
+
   it('parallel PUTs of different fields all take effect', async () => {
     const original = await create();
     const changes = [

@@ -1,14 +1,9 @@
 import type { BusinessConfig } from '../../src/domain/business';
 import { nextCreatedAt } from '../../src/data/employee-store';
 import { FieldErrorCollector } from '../../src/http/errors';
+import { ifMatchAllows } from '../../src/http/response';
 import { employeeJobView, jobFields } from '../../src/services/employee-jobs';
-import {
-  employeeChanges,
-  employeeView,
-  ifMatchAllows,
-  jobSpansOf,
-  normalizeEmployeeNumber,
-} from '../../src/services/employees';
+import { employeeChanges, employeeView, jobSpansOf, normalizeEmployeeNumber } from '../../src/services/employees';
 
 const config: BusinessConfig = {
   id: 'b',
