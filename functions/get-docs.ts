@@ -1,5 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { ok } from '../src/http/response';
+import { ok } from '../src/domain/result';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
 import { DOCS_CONTENT_SECURITY_POLICY, loadRedocBundle, renderDocsPage } from '../src/openapi/docs-page';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { apiHandler } from '../src/http/handler';
-import { ok } from '../src/http/response';
+import { ok } from '../src/domain/result';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
 
 let cached: { body: string; etag: string } | undefined;

@@ -13,8 +13,8 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
 import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
-import { FALLBACK_ROUTE, ROUTES, type TableAccess } from './routes';
-import { TABLE } from './table';
+import { FALLBACK_ROUTE, ROUTES, type TableAccess } from '../src/http/routes';
+import { TABLE } from '../src/data/table-definition';
 
 /** The repository root (this file lives in lib/). */
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -193,7 +193,7 @@ export class ApiStack extends Stack {
     const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name];
     const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
-      throw new Error(`Missing handler files (one per route in lib/routes.ts):\n  ${missing.join('\n  ')}`);
+      throw new Error(`Missing handler files (one per route in src/http/routes.ts):\n  ${missing.join('\n  ')}`);
     }
 
     // ---- Table -----------------------------------------------------------

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:cold`: bundle size and module init time of every Lambda function.
  *
- * Each function (every row of lib/routes.ts plus the fallback) is bundled with
+ * Each function (every row of src/http/routes.ts plus the fallback) is bundled with
  * the esbuild JS API using exactly the options CDK uses (BUNDLING in
  * lib/constructs/api-function.ts), next to a baseline that only creates a
  * DynamoDBDocumentClient. Init time = time to `require()` the bundle in a fresh
@@ -24,7 +24,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { BUNDLING } from '../lib/constructs/api-function';
-import { FALLBACK_ROUTE, ROUTES } from '../lib/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../src/http/routes';
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT_DIR = path.join(ROOT, '.cache', 'bench-cold');

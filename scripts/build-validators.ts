@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { _ } from 'ajv/dist/2020';
 import standaloneCode from 'ajv/dist/standalone';
-import { ROUTES } from '../lib/routes';
+import { ROUTES } from '../src/http/routes';
 import { createAjv, type ValidatorKind } from '../src/schemas/ajv';
 import { SCHEMAS } from '../src/schemas';
 

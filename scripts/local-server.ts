@@ -1,7 +1,7 @@
 /**
  * `npm start` (contract §10): DynamoDB Local (embedded, file-backed in .dynamodb/,
  * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
- * and every route of lib/routes.ts served through the deployed handlers.
+ * and every route of src/http/routes.ts served through the deployed handlers.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -9,7 +9,7 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../../lib/table';
+import { TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -77,7 +77,7 @@ export async function startDynamoLocal(options: { path?: string; port?: number }
   };
 }
 
-/** CreateTable input from the shared definition (lib/table.ts), the same one CDK uses. */
+/** CreateTable input from the shared definition (src/data/table-definition.ts), the same one CDK uses. */
 export function createTableInput(tableName: string): CreateTableCommandInput {
   const attributes = new Map<string, 'S' | 'N'>([
     [TABLE.partitionKey, 'S'],

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TABLE_NAME } from '../../lib/table';
+import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
 
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { FALLBACK_ROUTE, matchRoute, type RouteDefinition } from '../../lib/routes';
+import { FALLBACK_ROUTE, matchRoute, type RouteDefinition } from '../../src/http/routes';
 import type { LambdaHandler } from '../../src/http/handler';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */

@@ -16,7 +16,7 @@
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
-import { badRequest } from '../http/errors';
+import { badRequest } from '../domain/errors';
 import { configOf } from './business-store';
 import { keys, lists, type Key } from './keys';
 import { readPositions } from './list-store';

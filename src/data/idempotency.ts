@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { badRequest, idempotencyKeyReused } from '../http/errors';
-import type { ApiResult } from '../http/response';
+import { badRequest, idempotencyKeyReused } from '../domain/errors';
+import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
 

@@ -1,5 +1,5 @@
-import type { IndexName } from '../../lib/table';
-import { TABLE } from '../../lib/table';
+import type { IndexName } from './table-definition';
+import { TABLE } from './table-definition';
 import { keys } from './keys';
 import { batchGet, query, type Item } from './table-io';
 

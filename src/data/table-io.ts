@@ -11,7 +11,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { tableName } from './env';
 import type { Key } from './keys';
-import { serviceUnavailable } from '../http/errors';
+import { serviceUnavailable } from '../domain/errors';
 
 export type Item = Record<string, unknown>;
 

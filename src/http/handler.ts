@@ -2,10 +2,10 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, type RouteDefinition, type RouteName } from '../../lib/routes';
-import { FieldErrorCollector } from './errors';
+import { ROUTES, type RouteDefinition, type RouteName } from './routes';
+import { FieldErrorCollector } from '../domain/errors';
 import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
-import type { ApiResult } from './response';
+import type { ApiResult } from '../domain/result';
 import type { BodyValidator, QueryValidator } from './validation';
 
 export interface ApiRequest<Q, B> {

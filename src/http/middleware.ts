@@ -9,7 +9,7 @@ import {
   unauthorized,
   unsupportedMediaType,
   badRequest,
-} from './errors';
+} from '../domain/errors';
 import { logger } from './logger';
 import { recordRequest } from './metrics';
 

@@ -1,5 +1,5 @@
 import { DEFAULT_PER_PAGE, envelope, linkHeader, type PageRequest } from '../domain/pagination';
-import { ok, type ApiResult } from './response';
+import { ok, type ApiResult } from '../domain/result';
 
 export interface PageParams {
   page?: number;

@@ -1,8 +1,8 @@
-import type { RouteName } from '../../lib/routes';
+import type { RouteName } from './routes';
 import { listReference, showReference, type ReferenceKind } from '../services/reference';
 import { apiHandler, type LambdaHandler } from './handler';
 import { pageRequestOf, pageResult, type PageParams } from './paging';
-import { ok } from './response';
+import { ok } from '../domain/result';
 import { queryValidator } from './validation';
 import validatePageQuery from '../schemas/generated/validate-page-query';
 

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { NOT_BLANK } from '../schemas/keywords';
-import { badRequest, FieldErrorCollector, MESSAGES } from './errors';
+import { badRequest, FieldErrorCollector, MESSAGES } from '../domain/errors';
 
 /**
  * A validator generated at build time from a schema in src/schemas

@@ -1,4 +1,4 @@
-import { API_PREFIX, ROUTES, type RouteDefinition } from '../../lib/routes';
+import { API_PREFIX, ROUTES, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 

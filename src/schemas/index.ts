@@ -13,7 +13,7 @@ import {
 /**
  * Every named schema of the API. Handlers validate with these objects and the
  * OpenAPI document is generated from them, so the two cannot disagree.
- * Route rows (lib/routes.ts) refer to them by name.
+ * Route rows (src/http/routes.ts) refer to them by name.
  */
 export const SCHEMAS: Record<string, object> = {
   ErrorBody,

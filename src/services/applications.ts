@@ -8,7 +8,7 @@
  * at most one dependent count, the page itself).
  */
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../../lib/routes';
+import { API_PREFIX } from '../http/routes';
 import {
   businessCounterKey,
   businessListPartition,
@@ -54,8 +54,8 @@ import {
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../http/errors';
-import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../http/response';
+import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
+import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../../lib/routes';
+import { API_PREFIX } from '../http/routes';
 import {
   EMPLOYEE_JOB_LIST,
   createEmployeeJobWrites,
@@ -14,8 +14,8 @@ import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../http/errors';
-import { created, etagOf, ok, type ApiResult } from '../http/response';
+import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
 
 export type Body = Record<string, unknown>;

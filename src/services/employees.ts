@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../../lib/routes';
+import { API_PREFIX } from '../http/routes';
 import {
   EMPLOYEE_LIST,
   createEmployeeWrites,
@@ -17,8 +17,8 @@ import { renderCustomFields, validateCustomFields } from '../domain/custom-field
 import { normalizeIban } from '../domain/formats';
 import { deriveJobFields, todayIn, type JobSpan } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../http/errors';
-import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../http/response';
+import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../domain/errors';
+import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
 
 export type Body = Record<string, unknown>;

@@ -4,8 +4,8 @@ import { keys, lists } from '../data/keys';
 import { readPositions, readWith } from '../data/list-store';
 import { getItem } from '../data/table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { notFound } from '../http/errors';
-import { etagOf } from '../http/response';
+import { notFound } from '../domain/errors';
+import { etagOf } from '../domain/result';
 
 export type ReferenceKind = Extract<
   RecordKind,

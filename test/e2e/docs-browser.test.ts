@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
-import { ROUTES } from '../../lib/routes';
+import { ROUTES } from '../../src/http/routes';
 import { startApi, type TestApi } from '../support/harness';
 
 const CHROMIUM = '/usr/bin/chromium';

@@ -19,8 +19,8 @@ import {
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
-import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
-import { TABLE } from '../../lib/table';
+import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
+import { TABLE } from '../../src/data/table-definition';
 
 // Template JSON is untyped; the assertions below pin down its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -204,7 +204,7 @@ describe('HTTP API', () => {
 });
 
 describe('table', () => {
-  test('keys and global secondary indexes equal lib/table.ts', () => {
+  test('keys and global secondary indexes equal src/data/table-definition.ts', () => {
     const props = resources[tableId]!.Properties;
     expect(props.KeySchema).toEqual([
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
@@ -240,7 +240,7 @@ describe('table', () => {
     expect(actualAttributes).toEqual(expectedAttributes);
   });
 
-  test('on-demand, PITR, deletion protection, retained, encrypted, TTL attribute from lib/table.ts', () => {
+  test('on-demand, PITR, deletion protection, retained, encrypted, TTL attribute from src/data/table-definition.ts', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
     const table = resources[tableId]!;
     expect(table.DeletionPolicy).toBe('Retain');

@@ -8,7 +8,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ApiStack, CONTEXT_DEFAULTS, REPO_ROOT, apiStackPropsFromContext, handlerEntry } from '../../lib/api-stack';
-import { FALLBACK_ROUTE, ROUTES } from '../../lib/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 
 const propsFor = (context: Record<string, unknown>) => apiStackPropsFromContext(new App({ context }));
 

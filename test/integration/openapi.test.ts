@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { ROUTES } from '../../lib/routes';
+import { ROUTES } from '../../src/http/routes';
 import { SCHEMAS } from '../../src/schemas';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/build-document';
 import { jsonForScript, REDOC_PACKAGE_FILE } from '../../src/openapi/docs-page';

@@ -1,5 +1,5 @@
 import demo from '../../fixtures/demo.json';
-import { ROUTES } from '../../lib/routes';
+import { ROUTES } from '../../src/http/routes';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**

@@ -9,7 +9,7 @@
 import type { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { matchRoute } from '../../lib/routes';
+import { matchRoute } from '../../src/http/routes';
 import { isBic, isCountryCode, isDate, isHttpUrl, isIban } from '../../src/domain/formats';
 import {
   buildOpenApiDocument,

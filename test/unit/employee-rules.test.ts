@@ -1,7 +1,7 @@
 import type { BusinessConfig } from '../../src/domain/business';
 import { nextCreatedAt } from '../../src/data/employee-store';
-import { FieldErrorCollector } from '../../src/http/errors';
-import { ifMatchAllows } from '../../src/http/response';
+import { FieldErrorCollector } from '../../src/domain/errors';
+import { ifMatchAllows } from '../../src/domain/result';
 import { employeeJobView, jobFields } from '../../src/services/employee-jobs';
 import { employeeChanges, employeeView, jobSpansOf, normalizeEmployeeNumber } from '../../src/services/employees';
 
