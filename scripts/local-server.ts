@@ -3,13 +3,13 @@
  * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
  * and every route of src/http/routes.ts served through the deployed handlers.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
 import { businessOfToken, issueToken } from '../src/data/token-store';
-import { announceEndpoint, connect, DATA_DIR } from './lib/environment';
+import { announceEndpoint, connect, DATA_DIR, writePrivateFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
 
@@ -20,14 +20,14 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
   if (!configOf(await getItem(keys.business(businessId)))) {
     const { token } = await provisionFromFile(DEMO_FIXTURE);
-    writeFileSync(TOKEN_FILE, token);
+    writePrivateFile(TOKEN_FILE, token);
     console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
   if (saved && (await businessOfToken(saved)) === businessId) return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
-  writeFileSync(TOKEN_FILE, token);
+  writePrivateFile(TOKEN_FILE, token);
   return { businessId, token };
 }
 
@@ -37,16 +37,19 @@ async function main(): Promise<void> {
   if (embedded && endpoint) announceEndpoint(endpoint);
   const { businessId, token } = await demoToken();
   const port = Number(process.env.PORT ?? 3000);
+  // Loopback unless HOST says otherwise (contract §10): the local stack is not for the network.
+  const host = process.env.HOST || '127.0.0.1';
   const server = createLocalServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
+    server.listen(port, host, resolve);
   });
-  const base = `http://localhost:${port}/services/api/v1`;
+  const shownHost = host === '127.0.0.1' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const base = `http://${shownHost}:${port}/services/api/v1`;
   console.log(`DynamoDB: ${endpoint} (table ${process.env.TABLE_NAME})${embedded ? ', embedded DynamoDB Local' : ''}`);
   console.log(`Business: ${businessId}`);
   console.log(`Base URL: ${base}`);
-  console.log(`Docs:     http://localhost:${port}/docs`);
+  console.log(`Docs:     http://${shownHost}:${port}/docs`);
   console.log(`Token:    ${token}`);
   console.log(`Try:      curl -H "Authorization: Bearer ${token}" ${base}/locations`);
 

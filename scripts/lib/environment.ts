@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
@@ -6,7 +6,8 @@ import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-lo
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-export const DATA_DIR = join(__dirname, '..', '..', '.dynamodb');
+/** The embedded DynamoDB Local's files and the demo token; LOCAL_DATA_DIR moves it (tests use a temp folder). */
+export const DATA_DIR = process.env.LOCAL_DATA_DIR || join(__dirname, '..', '..', '.dynamodb');
 const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');
 
 async function reachable(endpoint: string): Promise<boolean> {
@@ -48,4 +49,10 @@ export async function connect(options: {
   return { endpoint: embedded.endpoint, embedded };
 }
 
-export const announceEndpoint = (endpoint: string): void => writeFileSync(ENDPOINT_FILE, endpoint);
+/** Writes a file of the data folder readable by its owner only (contract §10), whatever it was before. */
+export function writePrivateFile(path: string, content: string): void {
+  writeFileSync(path, content, { mode: 0o600 });
+  chmodSync(path, 0o600);
+}
+
+export const announceEndpoint = (endpoint: string): void => writePrivateFile(ENDPOINT_FILE, endpoint);
