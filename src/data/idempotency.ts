@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
 import { badRequest, idempotencyKeyReused } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
@@ -12,18 +13,29 @@ export interface Idempotency {
   readonly requestHash: string;
 }
 
-/** Reads and checks the Idempotency-Key header; absent = no idempotency. */
+/** The request a key is bound to besides its body (contract §11). */
+export interface RequestTarget {
+  readonly method: string;
+  readonly path: string;
+}
+
+/**
+ * Reads and checks the Idempotency-Key header; absent = no idempotency. The key
+ * is bound to method, path and body, the body compared as a JSON value
+ * (canonical JSON: sorted keys, no whitespace), so only the same request replays.
+ */
 export function idempotencyOf(
   businessId: string,
   headers: Record<string, string | undefined>,
   body: unknown,
+  target: RequestTarget,
 ): Idempotency | undefined {
   const value = headers['idempotency-key'];
   if (value === undefined) return undefined;
   if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
     throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
   const requestHash = createHash('sha256')
-    .update(JSON.stringify(body ?? null))
+    .update(`${target.method.toUpperCase()} ${target.path}\n${stableStringify(body ?? null)}`)
     .digest('hex');
   return { key: keys.idempotency(businessId, value), requestHash };
 }

@@ -58,7 +58,11 @@ export const preconditionFailed = (): HttpError =>
     'If-Match does not match the current ETag of the record; nothing was written',
   );
 export const idempotencyKeyReused = (): HttpError =>
-  new HttpError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
+  new HttpError(
+    409,
+    'idempotency_key_reused',
+    'This Idempotency-Key was already used for another request (another method, path or body)',
+  );
 export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>
   new HttpError(503, 'service_unavailable', 'The data store is temporarily unavailable; retry later', {
     'Retry-After': String(retryAfterSeconds),

@@ -19,6 +19,7 @@ export interface ApiRequest<Q, B> {
   readonly fieldErrors: FieldErrorCollector;
   /** Lower-case header names. */
   readonly headers: Record<string, string | undefined>;
+  readonly method: string;
   readonly path: string;
   /** Query parameters as sent, for links that keep the client's filters. */
   readonly rawQuery: Record<string, string>;
@@ -76,6 +77,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body,
         fieldErrors,
         headers: event.headers ?? {},
+        method: event.requestContext.http.method,
         path: event.rawPath,
         rawQuery,
       });

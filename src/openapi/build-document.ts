@@ -91,8 +91,9 @@ Lists take \`page\` (>= 1, default 1) and \`per_page\` (1..100, default 30) and 
 \`Link\` header (\`first\`, \`prev\`, \`next\`, \`last\`).
 
 ## Safe retries and concurrency
-POST takes an optional \`Idempotency-Key\`: a retry with the same key and body within 24 hours returns the first
-response and creates nothing; the same key with another body is \`409\`. Single-record responses carry an \`ETag\`;
+POST takes an optional \`Idempotency-Key\`: a retry with the same key, method, path and body within 24 hours returns
+the first response and creates nothing. Bodies compare as JSON values (key order and whitespace do not matter). The
+same key with another body, or on another route or path, is \`409\` \`idempotency_key_reused\`. Single-record responses carry an \`ETag\`;
 PUT with \`If-Match\` answers \`412\` and writes nothing when the record changed meanwhile.`;
 
 /** Response headers, referenced from every response that carries them. */
@@ -308,7 +309,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   }
   if (route.method === 'POST') {
     responses['409'] = errorResponse(
-      'This Idempotency-Key was already used with a different body (`idempotency_key_reused`)',
+      'This Idempotency-Key was already used for another request: another method, path or body (`idempotency_key_reused`)',
       'idempotency_key_reused',
     );
   }

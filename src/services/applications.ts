@@ -31,7 +31,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
   countsOfStatus,
@@ -94,8 +94,9 @@ export async function createApplication(
   body: Body,
   fieldErrors: FieldErrorCollector,
   headers: Record<string, string | undefined>,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, headers, body, target);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   return idempotentCreate(
     idem,

@@ -9,7 +9,7 @@ import {
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -98,8 +98,9 @@ export async function createEmployeeJob(
   body: Body,
   fieldErrors: FieldErrorCollector,
   headers: Record<string, string | undefined>,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, headers, body, target);
   const employeeId =
     typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
   const supervisorId =

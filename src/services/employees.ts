@@ -10,7 +10,7 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -163,8 +163,9 @@ export async function createEmployee(
   body: Body,
   fieldErrors: FieldErrorCollector,
   headers: Record<string, string | undefined>,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, headers, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return idempotentCreate(
     idem,
