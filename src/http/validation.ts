@@ -88,6 +88,11 @@ export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T
     }
     const collector = new FieldErrorCollector();
     if (!validate(input)) collectAjvErrors(validate.errors, collector);
+    // ajv coerces whatever JavaScript reads as a number ('Infinity', '1e2', '0x10', ' 7');
+    // numeric parameters (page, per_page) are plain decimal digits only (contract §7).
+    for (const [key, value] of Object.entries(input)) {
+      if (typeof value === 'number' && !/^[0-9]+$/.test(query[key] ?? '')) collector.add(key, MESSAGES.invalid);
+    }
     collector.throwIfAny(400);
     return input as T;
   };

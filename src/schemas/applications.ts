@@ -1,4 +1,4 @@
-import { customFieldKeys, datetime, nullableDate } from './common';
+import { customFieldKeys, datetime, nullableDate, PageQuery } from './common';
 
 /**
  * Applications (seed-api.md "Application", "List Applications"; contract §6, §7).
@@ -138,8 +138,7 @@ export const ApplicationQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    ...PageQuery.properties,
     application_status_id: {
       type: 'string',
       minLength: 1,

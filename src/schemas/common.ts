@@ -1,9 +1,20 @@
+/** The page parameters of every list (contract §7); list queries with filters spread these properties. */
 export const PageQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    page: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'Page number, default 1; plain decimal digits (contract §7)',
+    },
+    per_page: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'Entries per page, default 30; plain decimal digits (contract §7)',
+    },
   },
 } as const;
 
@@ -20,7 +31,9 @@ export const ErrorBody = {
 
 export const FieldErrors = {
   type: 'object',
-  description: 'Field name -> messages (Rails wording), every failing field at once',
+  description:
+    'Field name -> messages (Rails wording), every failing field at once (at most 100 fields, the fields of the resource before unknown keys; names longer than 100 characters are cut and end in …)',
+  maxProperties: 100,
   additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
 } as const;
 

@@ -1,4 +1,5 @@
-import { customFieldKeys, datetime, nullableDate } from './common';
+import { MAX_DECIMAL_PLACES } from '../domain/numbers';
+import { customFieldKeys, datetime, nullableDate, PageQuery } from './common';
 
 /**
  * Employees and employee jobs (seed-api.md "Employee", "Employee job"; contract §4, §5).
@@ -12,6 +13,8 @@ const text = (maxLength = 255) => ({ type: ['string', 'null'], maxLength }) as c
 const mandatoryText = (maxLength = 255) => ({ type: 'string', 'x-not-blank': true, maxLength }) as const;
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableNumber = { type: ['number', 'null'] } as const;
+/** A decimal field (contract §2): at most 6 digits after the point; each field adds its own range. */
+const decimal = { 'x-max-decimals': MAX_DECIMAL_PLACES } as const;
 
 const EMPLOYEE_WRITABLE = {
   employee_status_id: {
@@ -152,13 +155,13 @@ const EMPLOYEE_JOB_WRITABLE = {
   from: { type: 'string', 'x-not-blank': true, format: 'date' },
   to: { ...nullableDate, description: 'Null if unlimited; not before from' },
   notes: text(10000),
-  time_percentage: { ...nullableNumber, minimum: 0, maximum: 100 },
-  time_hours: { ...nullableNumber, minimum: 0, maximum: 168, description: 'Weekly hours' },
+  time_percentage: { ...nullableNumber, ...decimal, minimum: 0, maximum: 100 },
+  time_hours: { ...nullableNumber, ...decimal, minimum: 0, maximum: 168, description: 'Weekly hours' },
   time_type: { enum: [...TIME_TYPES, null] },
   time_table: {
     anyOf: [
       { type: 'null' },
-      { type: 'array', minItems: 7, maxItems: 7, items: { type: 'number', minimum: 0, maximum: 24 } },
+      { type: 'array', minItems: 7, maxItems: 7, items: { type: 'number', ...decimal, minimum: 0, maximum: 24 } },
     ],
     description: 'Hours Monday..Sunday',
   },
@@ -219,8 +222,7 @@ export const EmployeeJobQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    ...PageQuery.properties,
     employee_id: {
       type: 'string',
       minLength: 1,
