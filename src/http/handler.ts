@@ -4,7 +4,14 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition, type RouteName } from './routes';
 import { FieldErrorCollector } from '../domain/errors';
-import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
+import {
+  authMiddleware,
+  bodyGuardMiddleware,
+  bodyShapeMiddleware,
+  requestIdOf,
+  responseMiddleware,
+  type AuthContext,
+} from './middleware';
 import type { ApiResult } from '../domain/result';
 import type { BodyValidator, QueryValidator } from './validation';
 
@@ -60,7 +67,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
   if (route.auth) middlewares.push(authMiddleware());
-  if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj);
+  if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(middlewares)

@@ -10,6 +10,8 @@ import {
   unsupportedMediaType,
   badRequest,
 } from '../domain/errors';
+import { boundFieldErrors } from '../domain/error-bounds';
+import { jsonShapeProblem } from '../domain/json-shape';
 import { logger } from './logger';
 import { recordRequest } from './metrics';
 
@@ -74,13 +76,15 @@ export function toHttpError(error: unknown): HttpError | FieldError {
 export function errorResponse(error: unknown, requestId: string): Result {
   const http = toHttpError(error);
   if (http instanceof FieldError) {
-    return { statusCode: http.status, headers: baseHeaders(requestId), body: JSON.stringify(http.fields) };
+    const fields = boundFieldErrors(http.fields);
+    return { statusCode: http.status, headers: baseHeaders(requestId), body: JSON.stringify(fields) };
   }
   if (http.status >= 500) logger.error('request failed', { error: error as Error, status: http.status });
   return {
     statusCode: http.status,
     headers: { ...baseHeaders(requestId), ...http.headers },
-    body: JSON.stringify({ error: http.code, message: http.message, request_id: requestId }),
+    // Messages quote client values clipped already (domain/error-bounds.ts); this caps any that do not.
+    body: JSON.stringify({ error: http.code, message: http.message.slice(0, 1000), request_id: requestId }),
   };
 }
 
@@ -145,5 +149,13 @@ export const bodyGuardMiddleware = (): MiddlewareObj => ({
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/.test(contentType)) throw unsupportedMediaType();
     // The JSON parser middleware matches a lower-case media type only.
     event.headers = { ...headers, 'content-type': contentType };
+  },
+});
+
+/** Right after JSON parsing: too deep or too wide bodies are 400 before anything recursive sees them (contract §2). */
+export const bodyShapeMiddleware = (): MiddlewareObj => ({
+  before: (request) => {
+    const problem = jsonShapeProblem((request.event as Event).body);
+    if (problem) throw badRequest(problem);
   },
 });

@@ -56,6 +56,7 @@ import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
+import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 
@@ -127,7 +128,7 @@ export async function createApplication(
 /** GET /applications/{id}: one BatchGetItem (record + config). */
 export async function showApplication(businessId: string, id: string): Promise<ApiResult> {
   const { config, item } = await readApplication(businessId, id);
-  if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+  if (!item) throw notFound(`Application ${quote(id)} not found`);
   const app = storedOf(item);
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
@@ -151,7 +152,7 @@ export async function updateApplication(
 ): Promise<ApiResult> {
   return withRetries(async () => {
     const { config: maybeConfig, item } = await readApplication(businessId, id);
-    if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+    if (!item) throw notFound(`Application ${quote(id)} not found`);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 

@@ -17,6 +17,7 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
+import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
@@ -126,7 +127,7 @@ export async function createEmployeeJob(
         (f) => fieldErrors.has(f),
       );
       fieldErrors.throwIfAny();
-      if (!employeeId || !ctx.employee) throw notFound(`Employee ${JSON.stringify(body.employee_id)} not found`);
+      if (!employeeId || !ctx.employee) throw notFound(`Employee ${quote(body.employee_id)} not found`);
 
       const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
@@ -169,7 +170,7 @@ export async function createEmployeeJob(
 /** GET /employee_jobs/{id}: config and record in one BatchGetItem. */
 export async function showEmployeeJob(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee_job', id);
-  if (!record) throw notFound(`Employee job ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound(`Employee job ${quote(id)} not found`);
   return ok(employeeJobView(record, config), { ETag: etagOf(id, Number(record.version ?? 1)) });
 }
 

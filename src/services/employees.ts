@@ -20,6 +20,7 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
+import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
@@ -218,7 +219,7 @@ export async function updateEmployee(
   return withRetries(async () => {
     const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
     const stored = ctx.employee;
-    if (!stored) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+    if (!stored) throw notFound(`Employee ${quote(id)} not found`);
     const version = Number(stored.version ?? 1);
     const current = etagOf(id, version);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) throw preconditionFailed();
@@ -254,7 +255,7 @@ export async function updateEmployee(
 /** GET /employees/{id}: config and record in one BatchGetItem. */
 export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
-  if (!record) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound(`Employee ${quote(id)} not found`);
   return ok(employeeView(record, config, todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });

@@ -6,6 +6,7 @@ import { getItem } from '../data/table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { notFound } from '../domain/errors';
 import { etagOf } from '../domain/result';
+import { quote } from '../domain/error-bounds';
 
 export type ReferenceKind = Extract<
   RecordKind,
@@ -23,7 +24,7 @@ const LABELS: Record<ReferenceKind, string> = {
 /** Reference records are rendered at import time; a read is one GetItem. */
 export async function showReference(businessId: string, kind: ReferenceKind, id: string) {
   const item = await getItem(keys.record(businessId, kind, id));
-  if (!item) throw notFound(`${LABELS[kind]} ${JSON.stringify(id)} not found`);
+  if (!item) throw notFound(`${LABELS[kind]} ${quote(id)} not found`);
   return { record: referenceRecordOf(item), etag: etagOf(id, Number(item.version ?? 1)) };
 }
 
