@@ -75,6 +75,14 @@ JSON in and out (UTF-8). Requests with a body must send \`Content-Type: applicat
 (else \`413\`). Dates are \`YYYY-MM-DD\`; timestamps in responses are UTC with milliseconds. \`{locale}\` fields appear
 once per locale of the business. Every response carries \`X-Request-Id\`; error bodies repeat it as \`request_id\`.
 
+Numbers are finite JSON numbers; anything else is \`422\` \`is invalid\`. Decimal fields (\`time_hours\`,
+\`time_percentage\`, \`time_table\` entries, \`float\` custom fields) take magnitudes below 10^15 with at most 6 digits
+after the decimal point (\`x-max-decimals\` in the schemas); \`integer\` custom fields take whole numbers of magnitude at
+most 2^53 - 1; \`currency\` custom fields take magnitudes below 10^15 and are stored rounded to 2 decimals. What you store
+is what you read back. A body nested deeper than 64 levels, or with more than 1,000 keys in one object, is \`400\`
+\`bad_request\`. Error bodies stay under 64 KiB: messages quote at most 100 characters of a value you sent (longer ones
+end in \`…\`), and a field-error body reports at most 100 fields, those of the resource before unknown keys.
+
 ## Errors
 - \`{"error": "<code>", "message": "...", "request_id": "..."}\` for \`bad_request\` (400), \`unauthorized\` (401),
   \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`idempotency_key_reused\` (409),
@@ -86,7 +94,8 @@ once per locale of the business. Every response carries \`X-Request-Id\`; error 
 - An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
 
 ## Pagination
-Lists take \`page\` (>= 1, default 1) and \`per_page\` (1..100, default 30) and answer the envelope
+Lists take \`page\` (1..2147483647, default 1) and \`per_page\` (1..100, default 30), both plain decimal digits
+(\`1e2\`, \`0x10\`, \`Infinity\`, \`1.5\`, \`-1\` are \`400\`), and answer the envelope
 \`entries\`, \`current_page\`, \`per_page\`, \`total_entries\`, ordered by \`created_at\` then id, with an RFC 8288
 \`Link\` header (\`first\`, \`prev\`, \`next\`, \`last\`).
 
