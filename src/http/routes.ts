@@ -3,9 +3,11 @@
  * the local server (same handlers, same matching) and the OpenAPI document.
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
- * Kept free of imports so CDK synth, the local server and the OpenAPI builder
- * can load it without pulling runtime code.
+ * Kept free of runtime imports (only the import-free API prefix) so CDK synth,
+ * the local server and the OpenAPI builder can load it without pulling runtime code.
  */
+import { API_PREFIX } from '../domain/api-paths';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT';
 
 /** What the function may do to the table; drives the IAM grant per function. */
@@ -33,7 +35,6 @@ export interface RouteDefinition {
   readonly extraStatuses?: readonly number[];
 }
 
-export const API_PREFIX = '/services/api/v1';
 
 const p = (path: string): string => `${API_PREFIX}${path}`;
 

@@ -1,4 +1,5 @@
-import { API_PREFIX, ROUTES, type RouteDefinition } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
+import { ROUTES, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 

@@ -8,7 +8,7 @@
  * at most one dependent count, the page itself).
  */
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   businessCounterKey,
   businessListPartition,
@@ -93,13 +93,13 @@ export async function createApplication(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   return idempotentCreate(
     idem,
-    (idempotencyKey) => readCreateState(businessId, jobId, idempotencyKey),
+    (recordKey) => readCreateState(businessId, jobId, recordKey),
     (state) => {
       const config = requireConfig(state.config, businessId);
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
