@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import { keys, lists } from './keys';
 import { batchGet, queryAll, type Item } from './table-io';
 

@@ -33,8 +33,14 @@ export interface RouteDefinition {
   readonly query?: string;
   /** Extra documented statuses beyond the ones implied by auth/access/body. */
   readonly extraStatuses?: readonly number[];
+  /** Media type of a success body that is not JSON (documented as a string). */
+  readonly responseMediaType?: string;
+  /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
+  readonly bundleFiles?: readonly string[];
 }
 
+/** The docs renderer get-docs inlines into its page (see src/openapi/docs-page.ts). */
+export const REDOC_PACKAGE_FILE = 'redoc/bundles/redoc.standalone.js';
 
 const p = (path: string): string => `${API_PREFIX}${path}`;
 
@@ -258,6 +264,8 @@ export const ROUTES = [
     auth: false,
     tag: 'Meta',
     summary: 'HTML API reference',
+    responseMediaType: 'text/html',
+    bundleFiles: [REDOC_PACKAGE_FILE],
   },
 ] as const satisfies readonly RouteDefinition[];
 

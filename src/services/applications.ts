@@ -131,6 +131,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
 
+/** Stored values compared as JSON. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
 /**
  * PUT /applications/{id}: read (record + config), If-Match, checks, one
  * transaction replacing the record if its version is still the one read
@@ -138,9 +141,6 @@ export async function showApplication(businessId: string, id: string): Promise<A
  * concurrent writer makes it re-run from the read, so changes to different
  * fields all survive; with If-Match the re-run answers 412.
  */
-/** Stored values compared as JSON. */
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 export async function updateApplication(
   businessId: string,
   id: string,
