@@ -31,6 +31,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
+import { requireConfig } from '../data/business-store';
 import { idempotencyOf, idempotentCreate } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
@@ -68,12 +69,6 @@ const CREATE_ATTEMPTS = 40;
 const UPDATE_ATTEMPTS = 16;
 
 export const applicationLocation = (id: string): string => `${API_PREFIX}/applications/${encodeURIComponent(id)}`;
-
-function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
-  // A token exists only for an imported business; a missing config is a broken invariant (500).
-  if (!config) throw new Error(`business config missing for ${businessId}`);
-  return config;
-}
 
 const inputContext = (config: BusinessConfig, fieldErrors: FieldErrorCollector): InputContext => ({
   config,
