@@ -58,7 +58,6 @@ function advanceCounter(businessId: string, list: string, counter: CounterState,
   };
 }
 
-
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)
 // ---------------------------------------------------------------------------
