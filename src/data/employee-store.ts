@@ -62,7 +62,7 @@ function advanceCounter(businessId: string, list: string, counter: CounterState,
 function requireConfig(item: Item | undefined): BusinessConfig {
   const config = configOf(item);
   // A token of a business whose import never finished: nothing to serve yet.
-  if (!config) throw badRequest('The business of this token is not set up');
+  if (!config) throw badRequest('business_not_set_up');
   return config;
 }
 

@@ -20,8 +20,7 @@ export function idempotencyOf(
 ): Idempotency | undefined {
   const value = headers['idempotency-key'];
   if (value === undefined) return undefined;
-  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
-    throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
+  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value)) throw badRequest('idempotency_key_invalid');
   const requestHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');

@@ -64,7 +64,7 @@ export function bodyValidator<T>(validate: CompiledValidator, options: BodyValid
   const ignored = new Set(options.ignore ?? []);
   return (body, collector = new FieldErrorCollector()) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw badRequest('Request body must be a JSON object');
+      throw badRequest('body_not_object');
     }
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(body)) {
