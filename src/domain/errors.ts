@@ -36,6 +36,7 @@ export interface ErrorMessageParams {
   insufficient_scope: { scope: string };
   record_not_found: { record: RecordName; id: string };
   route_not_found: { method: string; path: string };
+  not_acceptable: { available: string };
   method_not_allowed: { allowed: readonly string[] };
   idempotency_key_reused: Record<string, never>;
   precondition_failed: Record<string, never>;
@@ -110,6 +111,9 @@ export const methodNotAllowed = (allowed: readonly string[]): HttpError =>
   new HttpError(405, 'method_not_allowed', byKey('method_not_allowed', { allowed }), {
     Allow: allowed.join(', '),
   });
+/** 406: the client accepts none of the media types the route can send. */
+export const notAcceptable = (available: string): HttpError =>
+  new HttpError(406, 'not_acceptable', byKey('not_acceptable', { available }));
 export const payloadTooLarge = (limit: number): HttpError =>
   new HttpError(413, 'payload_too_large', byKey('payload_too_large', { limit }));
 export const unsupportedMediaType = (): HttpError =>

@@ -70,6 +70,16 @@ function casesOf(): Case[] {
         expected: { message: key('missing_authorization', noParams) },
       });
     }
+    if (!route.auth) {
+      const available = route.name === 'get-docs' ? 'text/html' : 'application/json';
+      cases.push({
+        route: name,
+        status: 406,
+        code: 'not_acceptable',
+        request: () => ({ method: 'GET', path: route.path, headers: { accept: 'image/png' } }),
+        expected: { message: key('not_acceptable', { available }) },
+      });
+    }
     if ('query' in route) {
       cases.push({
         route: name,
