@@ -121,7 +121,7 @@ export async function createApplication(
 /** GET /applications/{id}: one BatchGetItem (record + config). */
 export async function showApplication(businessId: string, id: string): Promise<ApiResult> {
   const { config, item } = await readApplication(businessId, id);
-  if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+  if (!item) throw notFound('application', id);
   const app = storedOf(item);
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
@@ -145,7 +145,7 @@ export async function updateApplication(
 ): Promise<ApiResult> {
   return withRetries(async () => {
     const { config: maybeConfig, item } = await readApplication(businessId, id);
-    if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+    if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 

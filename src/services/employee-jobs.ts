@@ -125,7 +125,7 @@ export async function createEmployeeJob(
         (f) => fieldErrors.has(f),
       );
       fieldErrors.throwIfAny();
-      if (!employeeId || !ctx.employee) throw notFound(`Employee ${JSON.stringify(body.employee_id)} not found`);
+      if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
       const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
@@ -168,7 +168,7 @@ export async function createEmployeeJob(
 /** GET /employee_jobs/{id}: config and record in one BatchGetItem. */
 export async function showEmployeeJob(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee_job', id);
-  if (!record) throw notFound(`Employee job ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound('employee_job', id);
   return ok(employeeJobView(record, config), { ETag: etagOf(id, Number(record.version ?? 1)) });
 }
 

@@ -217,7 +217,7 @@ export async function updateEmployee(
   return withRetries(async () => {
     const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
     const stored = ctx.employee;
-    if (!stored) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+    if (!stored) throw notFound('employee', id);
     const version = Number(stored.version ?? 1);
     const current = etagOf(id, version);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) throw preconditionFailed();
@@ -253,7 +253,7 @@ export async function updateEmployee(
 /** GET /employees/{id}: config and record in one BatchGetItem. */
 export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
-  if (!record) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound('employee', id);
   return ok(employeeView(record, config, todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });
