@@ -108,7 +108,7 @@ export async function dispatch(req: IncomingMessage, res: ServerResponse): Promi
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (body === 'too-large') {
-    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
     res.end(
       JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }),
     );
@@ -125,7 +125,8 @@ export function createLocalServer(): Server {
   return createServer((req, res) => {
     dispatch(req, res).catch((error: unknown) => {
       console.error(error);
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      if (!res.headersSent)
+        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
       res.end(JSON.stringify({ error: 'internal_error', message: 'Local server failure', request_id: 'local' }));
     });
   });

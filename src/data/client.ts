@@ -1,5 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { recordCall } from './call-scope';
+import { awsRegion, dynamodbEndpoint } from './config';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -37,12 +39,12 @@ function itemsIn(output: OutputShape): number {
 }
 
 function createClient(): DynamoDBDocumentClient {
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const endpoint = dynamodbEndpoint();
   const base = new DynamoDBClient({
     ...(endpoint
       ? {
           endpoint,
-          region: process.env.AWS_REGION ?? 'local',
+          region: awsRegion() ?? 'local',
           // DynamoDB Local accepts any credentials; fixed ones keep one shared database.
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }
@@ -53,6 +55,8 @@ function createClient(): DynamoDBDocumentClient {
   });
   base.middlewareStack.add(
     (next, context) => async (args) => {
+      // Before sending: a call that fails still needed its permission.
+      recordCall(context.commandName ?? 'unknown', args.input);
       const result = await next(args);
       const output = result.output as OutputShape;
       dynamoStats.calls += 1;

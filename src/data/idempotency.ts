@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
-import { badRequest, idempotencyKeyReused } from '../domain/errors';
+import { idempotencyKeyReused } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
@@ -20,24 +20,22 @@ export interface RequestTarget {
 }
 
 /**
- * Reads and checks the Idempotency-Key header; absent = no idempotency. The key
- * is bound to method, path and body, the body compared as a JSON value
- * (canonical JSON: sorted keys, no whitespace), so only the same request replays.
+ * The record key and request hash of a create; no key (header absent) = no
+ * idempotency. The key is bound to method, path and body, the body compared as
+ * a JSON value (canonical JSON: sorted keys, no whitespace), so only the same
+ * request replays.
  */
 export function idempotencyOf(
   businessId: string,
-  headers: Record<string, string | undefined>,
+  key: string | undefined,
   body: unknown,
   target: RequestTarget,
 ): Idempotency | undefined {
-  const value = headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
-    throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
+  if (key === undefined) return undefined;
   const requestHash = createHash('sha256')
     .update(`${target.method.toUpperCase()} ${target.path}\n${stableStringify(body ?? null)}`)
     .digest('hex');
-  return { key: keys.idempotency(businessId, value), requestHash };
+  return { key: keys.idempotency(businessId, key), requestHash };
 }
 
 /** Thrown when the key was already used: carries the first response, or 409 for another body. */

@@ -2,6 +2,7 @@
  * Custom field values (contract §9): the `cf_{id}` keys of employees, jobs
  * and applications, checked against the business's definitions.
  */
+import { MESSAGES } from './errors';
 import { isDate, parseTimestamp } from './formats';
 import { isStorableDecimal, isStorableInteger, MAX_DECIMAL_MAGNITUDE } from './numbers';
 
@@ -55,10 +56,10 @@ export function isCustomKey(key: string): boolean {
 }
 
 export const CUSTOM_FIELD_MESSAGES = {
-  invalid: 'is invalid',
-  inclusion: 'is not included in the list',
-  blank: "can't be blank",
-  unknown: 'is not a known field',
+  invalid: MESSAGES.invalid,
+  inclusion: MESSAGES.inclusion,
+  blank: MESSAGES.blank,
+  unknown: MESSAGES.unknownField,
 } as const;
 
 export const MAX_TEXT_LENGTH = 10_000;

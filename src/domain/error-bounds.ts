@@ -5,23 +5,12 @@
  * otherwise come back as a 2 MB 422).
  */
 import { MESSAGES, type FieldMessages } from './errors';
+import { clip } from './quote';
 
-/** Characters of a client's value an error message may quote. */
-export const MAX_QUOTED_CHARS = 100;
 /** Fields one field-error body reports at most. */
 export const MAX_REPORTED_FIELDS = 100;
 /** Serialized size a field-error body stays within, escapes and all: well under 64 KiB. */
 const FIELD_ERRORS_BUDGET_BYTES = 48 * 1024;
-
-/** A client's text cut to 100 characters (whole code points), marked with … when cut. */
-export function clip(text: string): string {
-  // 2 units per character at most, plus one more character: enough to tell whether there are over 100.
-  const points = Array.from(text.slice(0, 2 * MAX_QUOTED_CHARS + 2));
-  return points.length > MAX_QUOTED_CHARS ? `${points.slice(0, MAX_QUOTED_CHARS).join('')}…` : points.join('');
-}
-
-/** A client's value quoted for a message: JSON string syntax, at most 100 of its characters. */
-export const quote = (value: unknown): string => JSON.stringify(clip(String(value)));
 
 /**
  * The field map a client sees: every field name clipped like a quoted value,

@@ -6,19 +6,19 @@
  */
 export const JSON_LIMITS = { maxDepth: 64, maxKeys: 1000 } as const;
 
-/** Why a parsed JSON value breaks the limits, or undefined when it does not. The top-level value is level 1. */
+/** Which limit a parsed JSON value breaks, or undefined when it keeps both. The top-level value is level 1. */
 export function jsonShapeProblem(
   value: unknown,
   limits: { readonly maxDepth: number; readonly maxKeys: number } = JSON_LIMITS,
-): string | undefined {
+): { tooDeep: number } | { tooWide: number } | undefined {
   const pending: Array<{ node: object; depth: number }> = [];
   if (typeof value === 'object' && value !== null) pending.push({ node: value, depth: 1 });
   for (let next = pending.pop(); next; next = pending.pop()) {
     const { node, depth } = next;
-    if (depth > limits.maxDepth) return `JSON body is nested deeper than ${limits.maxDepth} levels`;
+    if (depth > limits.maxDepth) return { tooDeep: limits.maxDepth };
     const children = Array.isArray(node) ? (node as unknown[]) : Object.values(node);
     if (!Array.isArray(node) && children.length > limits.maxKeys) {
-      return `JSON body has an object with more than ${limits.maxKeys} keys`;
+      return { tooWide: limits.maxKeys };
     }
     for (const child of children) {
       if (typeof child === 'object' && child !== null) pending.push({ node: child, depth: depth + 1 });

@@ -9,9 +9,13 @@ import {
   unauthorized,
   unsupportedMediaType,
   badRequest,
+  bodyTooComplex,
+  internalError,
 } from '../domain/errors';
 import { boundFieldErrors } from '../domain/error-bounds';
 import { jsonShapeProblem } from '../domain/json-shape';
+import { languageOf, messageOf, translateFields } from './i18n/language';
+import type { Language } from './i18n/messages';
 import { logger } from './logger';
 import { recordRequest } from './metrics';
 
@@ -62,29 +66,58 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-/** The error as the client sees it; anything we did not anticipate is a 500 without internals. */
+/** An error from elsewhere that declares its HTTP meaning the http-errors way (statusCode or status, expose). */
+interface DeclaredHttpError {
+  statusCode?: unknown;
+  status?: unknown;
+  expose?: unknown;
+  code?: unknown;
+  message?: unknown;
+  headers?: unknown;
+}
+
+function fromDeclared(e: DeclaredHttpError): HttpError | undefined {
+  const status = typeof e.statusCode === 'number' ? e.statusCode : e.status;
+  if (typeof e.expose !== 'boolean' || typeof status !== 'number' || status < 400 || status > 599) return undefined;
+  const code = typeof e.code === 'string' ? e.code : status < 500 ? 'bad_request' : 'internal_error';
+  if (!e.expose) return new HttpError(status, code, { key: 'internal_error', params: {} });
+  const headers = typeof e.headers === 'object' && e.headers !== null ? (e.headers as Record<string, string>) : {};
+  return new HttpError(status, code, String(e.message ?? ''), headers);
+}
+
+/**
+ * The error as the client sees it: our errors as they are, any error that
+ * declares statusCode/expose as declared, DynamoDB and network faults as 503;
+ * anything we did not anticipate is a 500 without internals.
+ */
 export function toHttpError(error: unknown): HttpError | FieldError {
   if (error instanceof HttpError || error instanceof FieldError) return error;
   const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: { package?: string } };
-  if (e?.cause?.package === '@middy/http-json-body-parser') return badRequest('Request body is not valid JSON');
+  if (e?.cause?.package === '@middy/http-json-body-parser') return badRequest('invalid_json');
   if (e?.name && DYNAMO_UNAVAILABLE.has(e.name)) return serviceUnavailable();
   if (e?.code && NETWORK_CODES.has(e.code)) return serviceUnavailable();
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return serviceUnavailable();
-  return new HttpError(500, 'internal_error', 'An unexpected error occurred; it has been logged');
+  return (e && fromDeclared(e as DeclaredHttpError)) ?? internalError();
 }
 
-export function errorResponse(error: unknown, requestId: string): Result {
+/** An error as a response, its texts in `language` (contract §16); field keys and codes never change. */
+export function errorResponse(error: unknown, requestId: string, language: Language = 'en'): Result {
   const http = toHttpError(error);
+  const headers = { ...baseHeaders(requestId), 'Content-Language': language };
   if (http instanceof FieldError) {
-    const fields = boundFieldErrors(http.fields);
-    return { statusCode: http.status, headers: baseHeaders(requestId), body: JSON.stringify(fields) };
+    const fields = translateFields(boundFieldErrors(http.fields), language);
+    return { statusCode: http.status, headers, body: JSON.stringify(fields) };
   }
   if (http.status >= 500) logger.error('request failed', { error: error as Error, status: http.status });
   return {
     statusCode: http.status,
-    headers: { ...baseHeaders(requestId), ...http.headers },
-    // Messages quote client values clipped already (domain/error-bounds.ts); this caps any that do not.
-    body: JSON.stringify({ error: http.code, message: http.message.slice(0, 1000), request_id: requestId }),
+    headers: { ...headers, ...http.headers },
+    // Messages quote client values clipped already (domain/quote.ts); this caps any that do not.
+    body: JSON.stringify({
+      error: http.code,
+      message: messageOf(http, language).slice(0, 1000),
+      request_id: requestId,
+    }),
   };
 }
 
@@ -96,10 +129,19 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
   // Per request, not per middleware: the local server runs requests of one handler concurrently.
   const startedAt = (request: { internal: object }): number =>
     Number((request.internal as { startedAt?: number }).startedAt ?? Date.now());
+  const finish = (request: { internal: object }, status: number): void => {
+    const started = startedAt(request);
+    recordRequest(route, status, started);
+    logger.debug('request done', { status, duration_ms: Date.now() - started });
+    // Keys appended for this request (business, route, request id) must not label the next one's logs.
+    logger.resetKeys();
+  };
   return {
     before: (request) => {
       (request.internal as { startedAt?: number }).startedAt = Date.now();
       const event = request.event as Event;
+      // A warm container's logger still holds the keys of the previous request if it ended abruptly.
+      logger.resetKeys();
       logger.addContext(request.context as never);
       logger.appendKeys({ request_id: requestIdOf(event), route: event.routeKey });
     },
@@ -107,12 +149,13 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
       const requestId = requestIdOf(request.event as Event);
       const response = request.response as Result;
       request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
-      recordRequest(route, response.statusCode ?? 200, startedAt(request));
+      finish(request, response.statusCode ?? 200);
     },
     onError: (request) => {
-      const response = errorResponse(request.error, requestIdOf(request.event as Event));
+      const event = request.event as Event;
+      const response = errorResponse(request.error, requestIdOf(event), languageOf(event.headers));
       request.response = response;
-      recordRequest(route, response.statusCode ?? 500, startedAt(request));
+      finish(request, response.statusCode ?? 500);
     },
   };
 };
@@ -126,11 +169,11 @@ export const authMiddleware = (): MiddlewareObj => ({
   before: async (request) => {
     const event = request.event as Event;
     const header = event.headers?.authorization;
-    if (!header) throw unauthorized('Missing Authorization: Bearer <token> header');
+    if (!header) throw unauthorized('missing_authorization');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m?.[1]) throw unauthorized('Authorization header must be "Bearer <token>"');
+    if (!m?.[1]) throw unauthorized('malformed_authorization');
     const businessId = await businessOfToken(m[1]);
-    if (!businessId) throw unauthorized('Unknown or revoked token');
+    if (!businessId) throw unauthorized('unknown_token');
     (request.context as { auth?: AuthContext }).auth = { businessId };
     logger.appendKeys({ business_id: businessId });
   },
@@ -145,7 +188,7 @@ export const bodyGuardMiddleware = (): MiddlewareObj => ({
     if (bytes > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
     const headers = event.headers ?? {};
     const contentType = (headers['content-type'] ?? '').toLowerCase();
-    if (raw.trim() === '') throw badRequest('Request body must be a JSON object');
+    if (raw.trim() === '') throw badRequest('body_not_object');
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/.test(contentType)) throw unsupportedMediaType();
     // The JSON parser middleware matches a lower-case media type only.
     event.headers = { ...headers, 'content-type': contentType };
@@ -156,6 +199,6 @@ export const bodyGuardMiddleware = (): MiddlewareObj => ({
 export const bodyShapeMiddleware = (): MiddlewareObj => ({
   before: (request) => {
     const problem = jsonShapeProblem((request.event as Event).body);
-    if (problem) throw badRequest(problem);
+    if (problem) throw bodyTooComplex(problem);
   },
 });

@@ -8,7 +8,7 @@
  * at most one dependent count, the page itself).
  */
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   businessCounterKey,
   businessListPartition,
@@ -31,6 +31,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
+import { requireConfig } from '../data/business-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
@@ -56,7 +57,6 @@ import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
-import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 
@@ -69,12 +69,6 @@ const CREATE_ATTEMPTS = 40;
 const UPDATE_ATTEMPTS = 16;
 
 export const applicationLocation = (id: string): string => `${API_PREFIX}/applications/${encodeURIComponent(id)}`;
-
-function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
-  // A token exists only for an imported business; a missing config is a broken invariant (500).
-  if (!config) throw new Error(`business config missing for ${businessId}`);
-  return config;
-}
 
 const inputContext = (config: BusinessConfig, fieldErrors: FieldErrorCollector): InputContext => ({
   config,
@@ -94,14 +88,14 @@ export async function createApplication(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
   target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body, target);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   return idempotentCreate(
     idem,
-    (idempotencyKey) => readCreateState(businessId, jobId, idempotencyKey),
+    (recordKey) => readCreateState(businessId, jobId, recordKey),
     (state) => {
       const config = requireConfig(state.config, businessId);
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
@@ -128,10 +122,13 @@ export async function createApplication(
 /** GET /applications/{id}: one BatchGetItem (record + config). */
 export async function showApplication(businessId: string, id: string): Promise<ApiResult> {
   const { config, item } = await readApplication(businessId, id);
-  if (!item) throw notFound(`Application ${quote(id)} not found`);
+  if (!item) throw notFound('application', id);
   const app = storedOf(item);
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
+
+/** Stored values compared as JSON. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
 /**
  * PUT /applications/{id}: read (record + config), If-Match, checks, one
@@ -140,9 +137,6 @@ export async function showApplication(businessId: string, id: string): Promise<A
  * concurrent writer makes it re-run from the read, so changes to different
  * fields all survive; with If-Match the re-run answers 412.
  */
-/** Stored values compared as JSON. */
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 export async function updateApplication(
   businessId: string,
   id: string,
@@ -152,7 +146,7 @@ export async function updateApplication(
 ): Promise<ApiResult> {
   return withRetries(async () => {
     const { config: maybeConfig, item } = await readApplication(businessId, id);
-    if (!item) throw notFound(`Application ${quote(id)} not found`);
+    if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 

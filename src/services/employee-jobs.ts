@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_JOB_LIST,
   createEmployeeJobWrites,
@@ -17,7 +17,6 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
-import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
@@ -98,10 +97,10 @@ export async function createEmployeeJob(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
   target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body, target);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const employeeId =
     typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
   const supervisorId =
@@ -110,11 +109,11 @@ export async function createEmployeeJob(
       : undefined;
   return idempotentCreate(
     idem,
-    (idempotencyKey) =>
+    (recordKey) =>
       readForEmployeeWrite(businessId, {
         employeeId,
         supervisorId,
-        idempotencyKey: idempotencyKey,
+        idempotencyKey: recordKey,
         counter: EMPLOYEE_JOB_LIST,
       }),
     (ctx) => {
@@ -127,7 +126,7 @@ export async function createEmployeeJob(
         (f) => fieldErrors.has(f),
       );
       fieldErrors.throwIfAny();
-      if (!employeeId || !ctx.employee) throw notFound(`Employee ${quote(body.employee_id)} not found`);
+      if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
       const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
@@ -170,7 +169,7 @@ export async function createEmployeeJob(
 /** GET /employee_jobs/{id}: config and record in one BatchGetItem. */
 export async function showEmployeeJob(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee_job', id);
-  if (!record) throw notFound(`Employee job ${quote(id)} not found`);
+  if (!record) throw notFound('employee_job', id);
   return ok(employeeJobView(record, config), { ETag: etagOf(id, Number(record.version ?? 1)) });
 }
 

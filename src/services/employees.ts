@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_LIST,
   createEmployeeWrites,
@@ -20,7 +20,6 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
-import { quote } from '../domain/error-bounds';
 
 export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
@@ -163,17 +162,17 @@ export async function createEmployee(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
   target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body, target);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return idempotentCreate(
     idem,
-    (idempotencyKey) =>
+    (recordKey) =>
       readForEmployeeWrite(businessId, {
         employeeNumber: number ?? undefined,
-        idempotencyKey: idempotencyKey,
+        idempotencyKey: recordKey,
         counter: EMPLOYEE_LIST,
       }),
     (ctx) => {
@@ -219,7 +218,7 @@ export async function updateEmployee(
   return withRetries(async () => {
     const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
     const stored = ctx.employee;
-    if (!stored) throw notFound(`Employee ${quote(id)} not found`);
+    if (!stored) throw notFound('employee', id);
     const version = Number(stored.version ?? 1);
     const current = etagOf(id, version);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) throw preconditionFailed();
@@ -255,7 +254,7 @@ export async function updateEmployee(
 /** GET /employees/{id}: config and record in one BatchGetItem. */
 export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
-  if (!record) throw notFound(`Employee ${quote(id)} not found`);
+  if (!record) throw notFound('employee', id);
   return ok(employeeView(record, config, todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });
