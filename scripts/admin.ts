@@ -4,7 +4,8 @@
  *   npm run admin -- revoke TOKEN  revoke an API token
  */
 import { revokeToken } from '../src/data/token-store';
-import { connect } from './lib/environment';
+import type { RunningDynamo } from './lib/dynamodb-local';
+import { connect, describeFailure } from './lib/environment';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
 const USAGE = 'usage: npm run admin -- import FILE | revoke TOKEN';
@@ -15,8 +16,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const { embedded } = await connect({ allowAws: true });
+  let embedded: RunningDynamo | undefined;
   try {
+    ({ embedded } = await connect({ allowAws: true }));
     if (command === 'import') {
       const { business_id, token, summary } = await provisionFromFile(arg);
       console.error(
@@ -30,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ revoked: existed }));
     return existed ? 0 : 1;
   } catch (error) {
-    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${(error as Error).message}`);
+    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${describeFailure(error)}`);
     return 1;
   } finally {
     await embedded?.stop();
@@ -40,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error);
+    console.error(`admin failed: ${describeFailure(error)}`);
     process.exit(1);
   },
 );

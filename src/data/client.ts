@@ -1,4 +1,4 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /**
@@ -36,17 +36,22 @@ function itemsIn(output: OutputShape): number {
   return 0;
 }
 
+/**
+ * How every client of a local endpoint (DYNAMODB_ENDPOINT) connects: the data
+ * client here and the table setup in scripts/. DynamoDB Local started without
+ * -sharedDb keeps one database per access key and region, so all of them use
+ * the same fixed pair, whatever AWS_REGION or AWS credentials say.
+ */
+export const localEndpointConfig = (endpoint: string): DynamoDBClientConfig => ({
+  endpoint,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+
 function createClient(): DynamoDBDocumentClient {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const base = new DynamoDBClient({
-    ...(endpoint
-      ? {
-          endpoint,
-          region: process.env.AWS_REGION ?? 'local',
-          // DynamoDB Local accepts any credentials; fixed ones keep one shared database.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {}),
+    ...(endpoint ? localEndpointConfig(endpoint) : {}),
     // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts.
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
