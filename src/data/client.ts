@@ -1,5 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { serviceUnavailable } from '../domain/errors';
+import { remainingMs } from './deadline';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -52,10 +54,20 @@ function createClient(): DynamoDBDocumentClient {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const base = new DynamoDBClient({
     ...(endpoint ? localEndpointConfig(endpoint) : {}),
-    // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts.
+    // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts
+    // (without throwOnRequestTimeout the SDK only logs a warning and keeps waiting), all within
+    // the request's deadline (see `send` below).
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
   });
+  // No attempt (first or retry) starts once the request's deadline has passed.
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      if (remainingMs() <= 0) throw serviceUnavailable();
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'requestDeadline' },
+  );
   base.middlewareStack.add(
     (next, context) => async (args) => {
       const result = await next(args);
@@ -72,9 +84,18 @@ function createClient(): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'roundTripStats' },
   );
-  return DynamoDBDocumentClient.from(base, {
+  const doc = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
+  // Every call of a request is aborted at its deadline, the attempt in flight included.
+  const send = doc.send.bind(doc) as (command: unknown, options?: object) => Promise<unknown>;
+  (doc as { send: typeof send }).send = (command, options) => {
+    const left = remainingMs();
+    if (left === Infinity) return send(command, options);
+    if (left <= 0) return Promise.reject(serviceUnavailable());
+    return send(command, { abortSignal: AbortSignal.timeout(left), ...options });
+  };
+  return doc;
 }
 
 let client: DynamoDBDocumentClient | undefined;

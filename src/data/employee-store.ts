@@ -20,7 +20,7 @@ import { badRequest } from '../domain/errors';
 import { configOf } from './business-store';
 import { keys, lists, type Key } from './keys';
 import { readPositions } from './list-store';
-import { batchGet, type Item, type TxWrite } from './table-io';
+import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
 export const EMPLOYEE_LIST = 'employees';
 export const EMPLOYEE_JOB_LIST = 'employee_jobs';
@@ -225,6 +225,7 @@ export function createEmployeeWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      confirms: exists,
     },
   ];
   if (employee.employeeNumber !== null)
@@ -264,6 +265,7 @@ export function updateEmployeeWrites(
         },
       },
       onConditionFailed: handlers.onStale,
+      confirms: carries(employee.version + 1, employee.updatedAt),
     },
   ];
   if (number && number.from !== number.to) {
@@ -338,6 +340,7 @@ export function createEmployeeJobWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      confirms: exists,
     },
   ];
   if (supervisor) {

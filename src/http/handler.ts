@@ -6,6 +6,7 @@ import { ROUTES, type RouteDefinition, type RouteName } from './routes';
 import { FieldErrorCollector } from '../domain/errors';
 import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
 import type { ApiResult } from '../domain/result';
+import { requestBudgetMs, runWithDeadline } from '../data/deadline';
 import type { BodyValidator, QueryValidator } from './validation';
 
 export interface ApiRequest<Q, B> {
@@ -86,5 +87,9 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body: isText ? (result.body as string) : JSON.stringify(result.body),
       };
     });
-  return handler as unknown as LambdaHandler;
+  // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below.
+  return (event, context) =>
+    runWithDeadline(requestBudgetMs(context.getRemainingTimeInMillis()), () =>
+      (handler as unknown as LambdaHandler)(event, context),
+    );
 }
