@@ -23,7 +23,7 @@ const children: ChildProcess[] = [];
 /** A copy of the sources as a fresh clone has them: no .dynamodb/ folder. */
 function freshCheckout(): string {
   const dir = mkdtempSync(join(tmpdir(), 'checkout-'));
-  for (const entry of ['scripts', 'src', 'functions', 'fixtures', 'package.json', 'tsconfig.json'])
+  for (const entry of ['scripts', 'src', 'lib', 'functions', 'fixtures', 'package.json', 'tsconfig.json'])
     cpSync(join(root, entry), join(dir, entry), { recursive: true });
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
   return dir;
