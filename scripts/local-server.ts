@@ -9,25 +9,26 @@ import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
 import { businessOfToken, issueToken } from '../src/data/token-store';
-import { announceEndpoint, connect, DATA_DIR, writePrivateFile } from './lib/environment';
+import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
 
 const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
+const saveToken = (token: string): void => writeLocalFile('demo-token', token);
 
 async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
   if (!configOf(await getItem(keys.business(businessId)))) {
     const { token } = await provisionFromFile(DEMO_FIXTURE);
-    writePrivateFile(TOKEN_FILE, token);
+    saveToken(token);
     console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
   if (saved && (await businessOfToken(saved)) === businessId) return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
-  writePrivateFile(TOKEN_FILE, token);
+  saveToken(token);
   return { businessId, token };
 }
 
@@ -66,6 +67,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(`npm start failed: ${describeFailure(error)}`);
   process.exit(1);
 });

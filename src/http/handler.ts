@@ -14,6 +14,7 @@ import {
   type AuthContext,
 } from './middleware';
 import type { ApiResult } from '../domain/result';
+import { requestBudgetMs, runWithDeadline } from '../data/deadline';
 import type { BodyValidator, QueryValidator } from './validation';
 
 export interface ApiRequest<Q, B> {
@@ -96,6 +97,10 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body: isText ? (result.body as string) : JSON.stringify(result.body),
       };
     });
-  // DynamoDB calls are attributed to this route (its IAM grant is checked against them in the tests).
-  return ((event, context) => inCallScope(route.name, () => handler(event, context))) as LambdaHandler;
+  // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
+  // calls are attributed to this route (its IAM grant is checked against them in the tests).
+  return ((event, context) =>
+    runWithDeadline(requestBudgetMs(context.getRemainingTimeInMillis()), () =>
+      inCallScope(route.name, () => handler(event, context)),
+    )) as LambdaHandler;
 }

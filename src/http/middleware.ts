@@ -97,6 +97,8 @@ export function toHttpError(error: unknown): HttpError | FieldError {
   if (e?.name && DYNAMO_UNAVAILABLE.has(e.name)) return serviceUnavailable();
   if (e?.code && NETWORK_CODES.has(e.code)) return serviceUnavailable();
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return serviceUnavailable();
+  // The SDK's retry wraps a transport failure that is not an Error of this realm (jest's sandbox) this way.
+  if ((error as Error)?.message?.startsWith('AWS SDK error wrapper for ')) return serviceUnavailable();
   return (e && fromDeclared(e as DeclaredHttpError)) ?? internalError();
 }
 
