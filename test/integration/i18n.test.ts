@@ -10,6 +10,7 @@ import { ROUTES, type RouteName } from '../../src/http/routes';
 import { MESSAGES, type FieldMessages, type LocalizedMessage } from '../../src/domain/errors';
 import { translateFields, translateMessage } from '../../src/http/i18n/language';
 import { CATALOGUES, type Language } from '../../src/http/i18n/messages';
+import { JSON_LIMITS } from '../../src/domain/json-shape';
 import { MAX_BODY_BYTES } from '../../src/http/middleware';
 import { buildOpenApiDocument } from '../../src/openapi/build-document';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
@@ -69,6 +70,27 @@ function casesOf(): Case[] {
         request: () => ({ method: route.method, path: target(), token: null }),
         expected: { message: key('missing_authorization', noParams) },
       });
+      cases.push(
+        {
+          route: name,
+          status: 401,
+          code: 'unauthorized',
+          request: () => ({
+            method: route.method,
+            path: target(),
+            headers: { authorization: 'Token abc' },
+            token: null,
+          }),
+          expected: { message: key('malformed_authorization', noParams) },
+        },
+        {
+          route: name,
+          status: 401,
+          code: 'unauthorized',
+          request: () => ({ method: route.method, path: target(), token: 'hr_not-a-known-token' }),
+          expected: { message: key('unknown_token', noParams) },
+        },
+      );
     }
     if (!route.auth) {
       const available = route.name === 'get-docs' ? 'text/html' : 'application/json';
@@ -126,6 +148,31 @@ function casesOf(): Case[] {
             headers: { 'content-type': 'application/json' },
           }),
         expected: { message: key('invalid_json', noParams) },
+      },
+      {
+        route: name,
+        status: 400,
+        code: 'bad_request',
+        request: () =>
+          withToken({
+            method: route.method,
+            path: bodyPath(),
+            rawBody: `{"notes":${'['.repeat(JSON_LIMITS.maxDepth)}${']'.repeat(JSON_LIMITS.maxDepth)}}`,
+            headers: { 'content-type': 'application/json' },
+          }),
+        expected: { message: key('body_too_deep', { levels: JSON_LIMITS.maxDepth }) },
+      },
+      {
+        route: name,
+        status: 400,
+        code: 'bad_request',
+        request: () =>
+          withToken({
+            method: route.method,
+            path: bodyPath(),
+            body: Object.fromEntries(Array.from({ length: JSON_LIMITS.maxKeys + 1 }, (_, i) => [`k${i}`, i])),
+          }),
+        expected: { message: key('body_too_wide', { keys: JSON_LIMITS.maxKeys }) },
       },
       {
         route: name,
@@ -203,6 +250,19 @@ function casesOf(): Case[] {
             headers: { 'idempotency-key': `${REUSED_KEY}-${name}` },
           }),
         expected: { message: key('idempotency_key_reused', noParams) },
+      });
+      cases.push({
+        route: name,
+        status: 400,
+        code: 'bad_request',
+        request: () =>
+          withToken({
+            method: 'POST',
+            path: route.path,
+            body: firstBody(name),
+            headers: { 'idempotency-key': 'not\tprintable' },
+          }),
+        expected: { message: key('idempotency_key_invalid', noParams) },
       });
     }
     if (route.method === 'PUT') {
