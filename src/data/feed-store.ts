@@ -3,7 +3,7 @@
  *
  * Items (base table only, no index; one partition per business and lane):
  *   entry    `B#<bid>#feed#<lane>` / zero-padded seq: type, id, occurred_at,
- *            data (the record's JSON as its GET answered; null for a delete), expires_at (TTL)
+ *            data (the record's JSON as its GET answered, deflated; null for a delete), expires_at (TTL)
  *   counter  `B#<bid>#feed#<lane>` / `SEQ`: n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day
  *
  * A writer reads its lane's counter with the rest of its state (same
@@ -23,6 +23,7 @@ import {
   type LaneCounter,
   type StoredEntry,
 } from '../domain/change-feed';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { keys, type Key } from './keys';
 import { batchGet, type Item, type TxWrite } from './table-io';
 
@@ -103,14 +104,18 @@ export function feedAppendWrites(
   ];
 }
 
-/** The stored form of an entry. `data` is kept as JSON text: the record's field order survives. */
+/**
+ * The stored form of an entry. `data` is the record's JSON text (its field
+ * order survives), deflated: a record's JSON is mostly field names and nulls,
+ * and write units are paid per KB (an employee: about 1.6 KB -> 0.4 KB).
+ */
 export function entryItem(businessId: string, lane: number, seq: number, e: NewFeedEntry): Item {
   return {
     ...keys.feedEntry(businessId, lane, seq),
     type: e.type,
     id: e.id,
     occurred_at: e.occurred_at,
-    data: e.data === null ? null : JSON.stringify(e.data),
+    data: e.data === null ? null : deflateRawSync(JSON.stringify(e.data)),
     expires_at: Math.floor(Date.parse(e.occurred_at) / 1000) + ENTRY_TTL_SECONDS,
   };
 }
@@ -138,7 +143,7 @@ export async function readEntries(
           type: item.type as ChangeType,
           id: String(item.id),
           occurred_at: String(item.occurred_at),
-          data: typeof item.data === 'string' ? JSON.parse(item.data) : null,
+          data: item.data instanceof Uint8Array ? JSON.parse(inflateRawSync(item.data).toString('utf8')) : null,
         }
       : undefined,
   );

@@ -16,7 +16,7 @@ import {
   type FeedEntry,
   type FeedPosition,
 } from '../domain/change-feed';
-import { cursorExpired, FieldError, FieldErrorCollector, MESSAGES } from '../domain/errors';
+import { cursorExpired, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
 import { feedEnd, readEntries, readLaneCounters } from '../data/feed-store';
 
 export interface ChangesQuery {
@@ -30,12 +30,22 @@ export interface ChangesPage {
   readonly next_cursor: string;
 }
 
-/** A page after `after` (undefined: from the oldest retained entry). 400 for a bad cursor or type, 410 when expired. */
-export async function listChanges(businessId: string, q: ChangesQuery, now = Date.now()): Promise<ChangesPage> {
+/**
+ * A page after `after` (undefined: from the oldest retained entry). 400 with
+ * every failing parameter (`schemaErrors`: what the query schema found), 410
+ * when the cursor's next entries expired.
+ */
+export async function listChanges(
+  businessId: string,
+  q: ChangesQuery,
+  schemaErrors: FieldMessages = {},
+  now = Date.now(),
+): Promise<ChangesPage> {
   const errors = new FieldErrorCollector();
-  const after = q.after !== undefined ? decodeCursor(businessId, q.after) : undefined;
+  errors.merge(schemaErrors);
+  const after = q.after !== undefined && !errors.has('after') ? decodeCursor(businessId, q.after) : undefined;
   if (q.after !== undefined && !after) errors.add('after', MESSAGES.invalid);
-  const { wanted, unknown } = parseTypes(q.types);
+  const { wanted, unknown } = errors.has('types') ? { wanted: undefined, unknown: [] } : parseTypes(q.types);
   if (unknown.length) errors.add('types', MESSAGES.inclusion);
   errors.throwIfAny(400);
 
