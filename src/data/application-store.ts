@@ -187,11 +187,11 @@ export async function readCreateState(
     keys.business(businessId),
     businessCounterKey(businessId),
     jobCounterKey(businessId, jobId),
-    feedCounterKey(businessId, id),
+    feedCounterKey(businessId, 'application', id),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
   return {
-    feed: feedLaneStateOf(id, feed),
+    feed: feedLaneStateOf('application', id, feed),
     config: configOf(config),
     count: Number(counter?.n ?? 0),
     lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
@@ -270,9 +270,9 @@ export async function readForUpdate(
   const [config, item, feed] = await batchGet([
     keys.business(businessId),
     applicationKey(businessId, id),
-    feedCounterKey(businessId, id),
+    feedCounterKey(businessId, 'application', id),
   ]);
-  return { config: configOf(config), item, feed: feedLaneStateOf(id, feed) };
+  return { config: configOf(config), item, feed: feedLaneStateOf('application', id, feed) };
 }
 
 /** The business config and list counters (absent = 0), one BatchGetItem. */

@@ -103,7 +103,7 @@ export async function readForEmployeeWrite(
   if (wanted.supervisorId !== undefined) slots.supervisor = keys.record(businessId, 'employee', wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
-  slots.feed = feedCounterKey(businessId, wanted.feedRecordId);
+  slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
   const names = Object.keys(slots);
   const items = await batchGet(Object.values(slots));
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
@@ -114,7 +114,7 @@ export async function readForEmployeeWrite(
     supervisor: got('supervisor'),
     idempotency: got('idempotency'),
     counter: counterStateOf(got('counter')),
-    feed: feedLaneStateOf(wanted.feedRecordId, got('feed')),
+    feed: feedLaneStateOf('employee', wanted.feedRecordId, got('feed')),
   };
 }
 

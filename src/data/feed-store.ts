@@ -21,6 +21,7 @@ import {
   staleDayMarks,
   type ChangeType,
   type LaneCounter,
+  type LaneOwner,
   type StoredEntry,
 } from '../domain/change-feed';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
@@ -42,8 +43,8 @@ export interface NewFeedEntry {
 }
 
 /** The counter a writer of `recordId`'s changes reads (an employee job's changes go to its employee's lane). */
-export const feedCounterKey = (businessId: string, recordId: string): Key =>
-  keys.feedCounter(businessId, laneOf(recordId));
+export const feedCounterKey = (businessId: string, kind: LaneOwner, recordId: string): Key =>
+  keys.feedCounter(businessId, laneOf(kind, recordId));
 
 const laneCounterOf = (item: Item | undefined): LaneCounter => ({
   n: Number(item?.n ?? 0),
@@ -55,8 +56,8 @@ const laneCounterOf = (item: Item | undefined): LaneCounter => ({
 });
 
 /** The lane state of `recordId` from the counter item read with feedCounterKey (absent = an empty lane). */
-export const feedLaneStateOf = (recordId: string, item: Item | undefined): FeedLaneState => ({
-  lane: laneOf(recordId),
+export const feedLaneStateOf = (kind: LaneOwner, recordId: string, item: Item | undefined): FeedLaneState => ({
+  lane: laneOf(kind, recordId),
   ...laneCounterOf(item),
 });
 
@@ -65,7 +66,7 @@ export const feedLaneStateOf = (recordId: string, item: Item | undefined): FeedL
  * writer read: the counter step, conditioned on that value (a concurrent
  * writer of the lane took it: re-run from the read), the day mark of the first
  * entry, and one Put per entry. Erasure adds `application.deleted` to its
- * delete transaction with this (reading feedCounterKey(businessId, id) first).
+ * delete transaction with this (reading feedCounterKey(businessId, 'application', id) first).
  */
 export function feedAppendWrites(
   businessId: string,

@@ -5,7 +5,7 @@
  *
  * A business's feed is split into LANE_COUNT lanes, each a dense sequence
  * 1..n assigned in the write transaction of the record it describes. Every
- * change of one record goes to the same lane (a hash of its id decides), so
+ * change of one record goes to the same lane (its kind and a hash of its id decide), so
  * per-record commit order is the lane's sequence order, while writers of
  * different records rarely wait for the same counter. A cursor is one
  * position per lane.
@@ -22,17 +22,26 @@ export const CHANGE_TYPES = [
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
-/** Writers of one lane serialize on its counter; 16 lanes let 16 records' writes commit in parallel. */
+/**
+ * Writers of one lane serialize on its counter. 16 lanes, 8 for applications
+ * and 8 for employees (with their jobs): writers of different kinds never
+ * wait for each other (creates of one kind already serialize on their list
+ * counter), writers of different records of one kind rarely do.
+ */
 export const LANE_COUNT = 16;
+const LANES_PER_KIND = LANE_COUNT / 2;
 
-/** FNV-1a: a record's lane, the same on every writer. */
-export function laneOf(recordId: string): number {
+/** Whose lane a change goes to: an employee job's changes go to its employee's lane. */
+export type LaneOwner = 'application' | 'employee';
+
+/** A record's lane (FNV-1a of its id within its kind's half), the same on every writer. */
+export function laneOf(kind: LaneOwner, recordId: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < recordId.length; i++) {
     h ^= recordId.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % LANE_COUNT;
+  return (kind === 'application' ? 0 : LANES_PER_KIND) + (h % LANES_PER_KIND);
 }
 
 /** Contract §13: at least 30 days. Entries live a day longer, so a reader starting 30 days back finds them all. */

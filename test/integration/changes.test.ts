@@ -210,7 +210,7 @@ describe('bad input', () => {
 
 describe('retention', () => {
   const DAY = 24 * 60 * 60 * 1000;
-  const lane = laneOf('old');
+  const lane = laneOf('application', 'old');
   const entry = (n: number, at: number): NewFeedEntry => ({
     type: 'application.created',
     id: `old-${n}`,

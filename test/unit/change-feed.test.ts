@@ -39,12 +39,19 @@ describe('cursor', () => {
 });
 
 describe('lanes', () => {
-  it('a record always has the same lane, and ids spread over all lanes', () => {
+  it('a record always has the same lane; applications and employees use separate halves, all lanes used', () => {
     const ids = Array.from({ length: 2000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
-    expect(laneOf(ids[7] as string)).toBe(laneOf(ids[7] as string));
+    expect(laneOf('employee', ids[7] as string)).toBe(laneOf('employee', ids[7] as string));
     const counts = new Array<number>(LANE_COUNT).fill(0);
-    for (const id of ids) counts[laneOf(id)] = (counts[laneOf(id)] ?? 0) + 1;
-    for (const c of counts) expect(c).toBeGreaterThan(2000 / LANE_COUNT / 2);
+    for (const id of ids) {
+      const a = laneOf('application', id);
+      const e = laneOf('employee', id);
+      expect(a).toBeLessThan(LANE_COUNT / 2);
+      expect(e).toBeGreaterThanOrEqual(LANE_COUNT / 2);
+      counts[a] = (counts[a] ?? 0) + 1;
+      counts[e] = (counts[e] ?? 0) + 1;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(2000 / (LANE_COUNT / 2) / 2);
   });
 });
 
