@@ -160,6 +160,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('list-application-fields', 200);
   add('list-applications', 200);
   add('get-application', 200, { params: { id: application } });
+  add('list-changes', 200, { query: { limit: '5' } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
   requests.push({ name: 'route-not-found', event: event('GET', `${API}/no_such_thing`), expect: 404 });
