@@ -114,10 +114,6 @@ export async function lookupToken(token: string): Promise<TokenGrant | undefined
   return { businessId: item.business_id, scopes: scopesOf(item), expiresAt: expiresAtOf(item) };
 }
 
-/** The business a token belongs to, whatever its scopes and expiry (the local server's demo token check). */
-export async function businessOfToken(token: string): Promise<string | undefined> {
-  return (await lookupToken(token))?.businessId;
-}
 
 /** The tokens of a business (never the token itself), oldest first. */
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
