@@ -18,7 +18,7 @@ export interface AuthContext {
  * at most the cache time; an expired one never does (expiry is checked on every
  * request against the kept grant). Keyed by the token's hash, like the table.
  */
-const cache = new Map<string, { grant: TokenGrant; until: number }>();
+const cache = new Map<string, { grant: TokenGrant; fetchedAt: number }>();
 /** Bounds memory: a warm instance serving many integrations re-reads the least recently stored. */
 const MAX_CACHED_TOKENS = 1000;
 
@@ -31,12 +31,13 @@ async function grantOf(token: string): Promise<TokenGrant | undefined> {
   const key = hashToken(token);
   const now = Date.now();
   const kept = cache.get(key);
-  if (kept && kept.until > now) return kept.grant;
+  // Measured against the current setting, so a shorter window applies to what is already kept.
+  if (kept && now - kept.fetchedAt < seconds * 1000) return kept.grant;
   cache.delete(key);
   const grant = await lookupToken(token);
   if (grant) {
     if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
-    cache.set(key, { grant, until: now + seconds * 1000 });
+    cache.set(key, { grant, fetchedAt: now });
   }
   return grant;
 }
