@@ -17,6 +17,9 @@ export interface AuthContext {
  * costs the guesser a lookup every time. A revoked token keeps working here for
  * at most the cache time; an expired one never does (expiry is checked on every
  * request against the kept grant). Keyed by the token's hash, like the table.
+ * Chosen over an API Gateway Lambda authorizer with result caching: a cache
+ * miss costs no extra function invocation, a 403 keeps our error body and
+ * language, and the local server runs exactly this code.
  */
 const cache = new Map<string, { grant: TokenGrant; fetchedAt: number }>();
 /** Bounds memory: a warm instance serving many integrations re-reads the least recently stored. */

@@ -1,6 +1,7 @@
 /**
  * The route table: the single source for the CDK stack (one function per row),
- * the local server (same handlers, same matching) and the OpenAPI document.
+ * the local server (same handlers, same matching), the OpenAPI document and
+ * each route's token scope (contract §15).
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
  * Kept free of runtime imports (only the import-free API prefix, the scope names
