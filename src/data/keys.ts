@@ -33,11 +33,10 @@ export const keys = {
     SK: 'U',
   }),
   idempotency: (businessId: string, key: string): Key => ({ PK: `${biz(businessId)}#idem#${key}`, SK: 'I' }),
-  /** Per-block status counts of the application list: one partition, one item per block. */
-  statusBlocks: (businessId: string): string => `${biz(businessId)}#application-status-blocks`,
-  statusBlock: (businessId: string, block: number): Key => ({
-    PK: `${biz(businessId)}#application-status-blocks`,
-    SK: String(block).padStart(8, '0'),
+  /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
+  listMap: (businessId: string, list: string, superblock: number): Key => ({
+    PK: `${biz(businessId)}#map#${list}`,
+    SK: String(superblock).padStart(8, '0'),
   }),
 };
 

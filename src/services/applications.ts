@@ -10,22 +10,20 @@
 import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import {
+  BUSINESS_LIST,
   businessCounterKey,
   businessListPartition,
-  countStatusInBlockSince,
   createWrites,
-  firstPositionSince,
   jobCounterKey,
   jobListPartition,
   positionsOf,
   readApplication,
   readConfigAndApplications,
-  readConfigAndCounters,
+  readConfigAndSummaries,
   readCreateState,
-  readPartitionFiltered,
-  readPositionRange,
-  readStatusBlocks,
-  readStatusFrom,
+  readFrom,
+  readJobRangeOfStatus,
+  readMaps,
   readUpdatedSince,
   statusPartition,
   storedOf,
@@ -35,16 +33,27 @@ import { requireConfig } from '../data/business-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
-  countsOfStatus,
+  jobListName,
   matchingRows,
   nextCreatedAt,
   nextUpdatedAt,
   sinceOf,
-  statusPagePlan,
-  statusSequence,
-  straddlingBlock,
   type ApplicationFilters,
 } from '../domain/application-pages';
+import {
+  candidateSuperblocks,
+  countBefore,
+  countsOf,
+  isFull,
+  locate,
+  pageSuperblocks,
+  positionInMap,
+  positionOf,
+  countOlderInMap,
+  statusCode,
+  straddlingSuperblock,
+  totalOf,
+} from '../domain/list-map';
 import {
   fieldsForCreate,
   fieldsForUpdate,
@@ -112,7 +121,7 @@ export async function createApplication(
       const result = created(renderApplication(config, app), applicationLocation(app.id), {
         ETag: etagOf(app.id, app.version),
       });
-      const writes = createWrites(businessId, app, state);
+      const writes = createWrites(businessId, config, app, state, idem?.key);
       return { result, writes };
     },
     CREATE_ATTEMPTS,
@@ -163,7 +172,7 @@ export async function updateApplication(
       updated_at: nextUpdatedAt(Date.now(), before.updated_at),
       version: before.version + 1,
     };
-    await transactWrite(updateWrites(businessId, before, after, positionsOf(item)));
+    await transactWrite(updateWrites(businessId, config, before, after, positionsOf(item)));
     return ok(renderApplication(config, after), { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
 }
@@ -213,118 +222,65 @@ export interface ListPage {
 /** GET /applications: picks the access path for the filters given (docs/pagination.md). */
 export async function listApplications(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
   if (filters.updatedSince !== undefined) return pageOfUpdatedSince(businessId, filters, filters.updatedSince, page);
-  if (filters.statusId !== undefined && filters.jobId !== undefined)
-    return pageOfStatusAndJob(businessId, filters.statusId, filters.jobId, filters.createdSince, page);
-  if (filters.statusId !== undefined) return pageOfStatus(businessId, filters.statusId, filters.createdSince, page);
-  return pageOfDenseList(businessId, filters.jobId, filters.createdSince, page);
+  return pageOfList(businessId, filters, page);
 }
 
 /**
- * No filter, job_id, and either with created_at_since: a dense list
- * (business list on L1, the job's list on L2). Without `since` the counter
- * and the page's key range are read at once (2 calls); with it, the first
- * position at/after `since` comes from one Limit-1 Query on T1/T2 alongside
- * the counter, then the range (3 calls). O(per_page) items on every page.
+ * Every filter but updated_at_since: one list (the business list, or the job
+ * opening's list for job_id), counted by status code when
+ * application_status_id is given. Its summary (in the counter item, read
+ * with the config) gives the exact total and the superblock of the page's
+ * first entry; that superblock's map gives its exact position; one Query
+ * from there reads exactly the page (erased entries are not in the index).
+ * With created_at_since, the summary names the one superblock straddling
+ * `since`; its map (read with the maps that may hold the page) says how many
+ * matches precede the cut. At most 4 calls incl. auth, the same on every page.
  */
-async function pageOfDenseList(
-  businessId: string,
-  jobId: string | null | undefined,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
+async function pageOfList(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
+  const { jobId, statusId, createdSince } = filters;
   const ofJob = jobId !== undefined;
-  const index = ofJob ? 'sublist' : 'list';
+  const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
   const partition = ofJob ? jobListPartition(businessId, jobId) : businessListPartition(businessId);
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
-  if (createdSince === undefined) {
-    const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
-    const [{ config, counts }, items] = await Promise.all([
-      readConfigAndCounters(businessId, [counter]),
-      range ? readPositionRange(index, partition, range.first, range.last) : Promise.resolve([]),
-    ]);
-    const c = requireConfig(config, businessId);
-    return { entries: items.map((i) => view(c, i)), total: counts[0] ?? 0 };
-  }
-
-  const [{ config, counts }, first] = await Promise.all([
-    readConfigAndCounters(businessId, [counter]),
-    firstPositionSince(ofJob ? 'subcreated' : 'created', partition, createdSince),
-  ]);
+  const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
   const c = requireConfig(config, businessId);
-  const n = counts[0] ?? 0;
-  const total = first === undefined ? 0 : Math.max(0, n - first + 1);
-  const range = pagePositions(page, total, (first ?? 1) - 1);
-  const items = range ? await readPositionRange(index, partition, range.first, range.last) : [];
-  return { entries: items.map((i) => view(c, i)), total };
-}
+  const summary = summaries[0]!;
+  const code = statusId === undefined ? undefined : statusCode(c.application_status_ids, statusId);
+  if (code === -1) return { entries: [], total: 0 };
+  const counts = countsOf(summary, code);
+  const skipped = (page.page - 1) * page.perPage;
 
-/**
- * application_status_id (± created_at_since): the business's status blocks
- * (N/B small items, one consistent Query) give the exact total and, by prefix
- * sums, the block holding the page's first entry and how many of the
- * status's entries in it precede the page; one Query on the status partition
- * from that block's first position reads skip + per_page entries (skip < B).
- * With created_at_since, only the block straddling `since` needs a COUNT
- * Query (<= B entries); blocks after it are entirely newer.
- */
-async function pageOfStatus(
-  businessId: string,
-  statusId: string,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
-  const [{ config }, blocks] = await Promise.all([readConfigAndCounters(businessId, []), readStatusBlocks(businessId)]);
-  const c = requireConfig(config, businessId);
-
-  let since: { block: number; matchingInStraddling: number } | undefined;
-  if (createdSince !== undefined) {
-    const block = straddlingBlock(blocks, createdSince);
-    const inBlock = block >= 0 ? (countsOfStatus(blocks, statusId, block)[0] ?? 0) : 0;
-    const matchingInStraddling =
-      inBlock > 0 ? await countStatusInBlockSince(businessId, statusId, block, createdSince) : 0;
-    since = { block, matchingInStraddling };
+  let maps = new Map<number, number[]>();
+  let before = 0;
+  const sinceMs = createdSince === undefined ? undefined : Date.parse(createdSince);
+  const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
+  if (sinceMs !== undefined && straddling >= 0) {
+    maps = await readMaps(businessId, list, candidateSuperblocks(counts, straddling, skipped, page.perPage));
+    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
   }
-  const { total, read } = statusPagePlan(statusSequence(blocks, statusId, since), page);
-  if (!read) return { entries: [], total };
-  const items = await readStatusFrom(businessId, statusId, read.from, read.skip + read.take);
-  return { entries: items.slice(read.skip, read.skip + read.take).map((i) => view(c, i)), total };
-}
+  const total = totalOf(counts) - before;
+  if (skipped >= total) return { entries: [], total };
+  const take = Math.min(page.perPage, total - skipped);
+  const k = before + skipped + 1;
+  const needed = ofJob && code !== undefined ? pageSuperblocks(counts, k, take) : pageSuperblocks(counts, k, 1);
+  const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
+  const at = (rank: number): number => {
+    const loc = locate(counts, rank)!;
+    return exactWithoutMap
+      ? positionOf(loc.superblock, loc.rank - 1)
+      : positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
+  };
+  const first = at(k);
 
-/**
- * application_status_id + job_id (± created_at_since): no dense order of
- * its own. The smaller of the two partitions (job list size from its
- * counter, status size from the blocks) is read with the other filters
- * applied by DynamoDB: O(min(|job|, |status|)) entries, the same on every page.
- */
-async function pageOfStatusAndJob(
-  businessId: string,
-  statusId: string,
-  jobId: string | null,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
-  const [{ config, counts }, blocks] = await Promise.all([
-    readConfigAndCounters(businessId, [jobCounterKey(businessId, jobId)]),
-    readStatusBlocks(businessId),
-  ]);
-  const c = requireConfig(config, businessId);
-  const jobSize = counts[0] ?? 0;
-  const statusSize = countsOfStatus(blocks, statusId).reduce((a, b) => a + b, 0);
-  let items: Item[] = [];
-  if (jobSize > 0 && statusSize > 0) {
-    items =
-      jobSize <= statusSize
-        ? await readPartitionFiltered('sublist', jobListPartition(businessId, jobId), { statusId, createdSince })
-        : await readPartitionFiltered('statuslist', statusPartition(businessId, statusId), { jobId, createdSince });
-  }
-  const rows = matchingRows(
-    items.map((item) => ({ item, ...rowOf(item) })),
-    { statusId, jobId, ...(createdSince !== undefined ? { createdSince } : {}) },
-  );
-  const range = pagePositions(page, rows.length);
-  const entries = range ? rows.slice(range.first - 1, range.last).map((r) => view(c, r.item)) : [];
-  return { entries, total: rows.length };
+  let items: Item[];
+  if (ofJob && code !== undefined) items = await readJobRangeOfStatus(partition, first, at(k + take - 1), statusId!);
+  else if (code !== undefined)
+    items = await readFrom('statuslist', statusPartition(businessId, statusId!), first, take);
+  else items = await readFrom(ofJob ? 'sublist' : 'list', partition, first, take);
+  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
 /**
