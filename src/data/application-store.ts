@@ -6,7 +6,7 @@
  *   L1 (list)       business list,        L1SK = position 1..n (dense)
  *   L2 (sublist)    its job opening list,  L2SK = position in that list (dense)
  *   L3 (statuslist) its status,            L3SK = business position
- *   T3 (updated)    business list,         T3SK = updated_at#id (-> L1SK, status, job, created_at)
+ *   T4 (updatedlist) order of writes,      T4SK = position of its last write 1..m (a write moves it to the end)
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
@@ -33,16 +33,20 @@ import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } f
 
 const KIND = 'application' as const;
 export const BUSINESS_LIST = 'applications';
+/** The list of applications in the order of their last write (updated_at ascending). */
+export const UPDATED_LIST = 'applications-updated';
 
 /** Stored fields of an application (its response fields, custom values under `cf`). */
 export type StoredApplication = ApplicationRecord;
 
-/** Where an application sits in its lists; fixed at creation. */
+/** Where an application sits in its lists: fixed at creation but for the order of writes. */
 export interface ApplicationPositions {
   /** Position in the business list (1..n). */
   readonly position: number;
   /** Position in its job opening's (or the speculative) list. */
   readonly jobPosition: number;
+  /** Position in the order of writes (moves to the end on every write). */
+  readonly updatePosition: number;
   /** Key of the idempotency record its create stored (erased with it), if any. */
   readonly idempotencyPk?: string;
 }
@@ -56,6 +60,8 @@ export const jobListPartition = (businessId: string, jobId: string | null): stri
 export const statusPartition = (businessId: string, statusId: string): string =>
   lists.applicationsWithStatus(businessId, statusId);
 export const businessCounterKey = (businessId: string): Key => keys.counter(businessId, BUSINESS_LIST);
+export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, UPDATED_LIST);
+export const updatedListPartition = (businessId: string): string => lists.applicationsByUpdate(businessId);
 export const jobCounterKey = (businessId: string, jobId: string | null): Key =>
   keys.counter(businessId, jobListName(jobId));
 const mapKey = (businessId: string, list: string, position: number): Key =>
@@ -76,8 +82,8 @@ export function applicationItem(businessId: string, app: StoredApplication, at: 
     L2SK: at.jobPosition,
     L3PK: statusPartition(businessId, app.application_status_id),
     L3SK: at.position,
-    T3PK: all,
-    T3SK: `${app.updated_at}#${app.id}`,
+    T4PK: updatedListPartition(businessId),
+    T4SK: at.updatePosition,
     ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
   };
 }
@@ -108,6 +114,7 @@ export function storedOf(item: Item): StoredApplication {
 export const positionsOf = (item: Item): ApplicationPositions => ({
   position: Number(item.L1SK),
   jobPosition: Number(item.L2SK),
+  updatePosition: Number(item.T4SK ?? 0),
   ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
 });
 
@@ -195,6 +202,81 @@ function mapWrite(businessId: string, list: string, position: number, value: num
   };
 }
 
+/**
+ * The order of writes: every create or update takes the next position of the
+ * updated list (conditioned on the counter read, like creates on the business
+ * list, so updated_at order = position order) and leaves a hole where the
+ * application was. Summary deltas of both positions go into the one counter
+ * Update; both map positions into one Update when they share a superblock.
+ */
+function updatedListMove(
+  businessId: string,
+  state: WriteOrder,
+  from: { position: number; code: number } | undefined,
+  code: number,
+  updatedAt: string,
+): TxWrite[] {
+  const position = state.count + 1;
+  const ms = Date.parse(updatedAt);
+  const sb = superblockOf(position);
+  const deltas = new Map<string, number>();
+  const add = (attr: string, d: number): void => void deltas.set(attr, (deltas.get(attr) ?? 0) + d);
+  add(liveAttribute(sb), 1);
+  add(statusAttribute(sb, code), 1);
+  if (from) {
+    add(liveAttribute(superblockOf(from.position)), -1);
+    add(statusAttribute(superblockOf(from.position), from.code), -1);
+  }
+  const changed = [...deltas].filter(([, d]) => d !== 0);
+  const names: Record<string, string> = { '#f': firstCreatedAttribute(sb), '#t': 'last_updated_at' };
+  const values: Record<string, unknown> = { ':next': position, ':current': state.count, ':ms': ms, ':t': updatedAt };
+  changed.forEach(([attr, d], i) => {
+    names[`#a${i}`] = attr;
+    values[`:d${i}`] = d;
+  });
+  const counter: TxWrite = {
+    item: {
+      Update: {
+        Key: updatedCounterKey(businessId),
+        UpdateExpression:
+          'SET n = :next, #f = if_not_exists(#f, :ms), #t = :t' +
+          (changed.length ? ` ADD ${changed.map((_, i) => `#a${i} :d${i}`).join(', ')}` : ''),
+        ConditionExpression: state.count === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+  const sets = new Map<number, [string, number][]>();
+  const set = (p: number, v: number): void =>
+    void sets.set(superblockOf(p), [...(sets.get(superblockOf(p)) ?? []), [mapAttribute(p), v]]);
+  set(position, mapValue(ms, code));
+  if (from) set(from.position, HOLE);
+  const maps: TxWrite[] = [...sets].map(([superblock, pairs]) => ({
+    item: {
+      Update: {
+        Key: keys.listMap(businessId, UPDATED_LIST, superblock),
+        UpdateExpression: `SET ${pairs.map((_, i) => `#p${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(pairs.map(([attr], i) => [`#p${i}`, attr])),
+        ExpressionAttributeValues: Object.fromEntries(pairs.map(([, v], i) => [`:v${i}`, v])),
+      },
+    },
+  }));
+  return [counter, ...maps];
+}
+
+/** Length of the updated list and updated_at of its last write (the updated list counter). */
+export interface WriteOrder {
+  readonly count: number;
+  readonly lastUpdatedAt: string | null;
+}
+
+const writeOrderOf = (counter: Item | undefined): WriteOrder => ({
+  count: Number(counter?.n ?? 0),
+  lastUpdatedAt: typeof counter?.last_updated_at === 'string' ? counter.last_updated_at : null,
+});
+
 export interface CreateState {
   readonly config: BusinessConfig | undefined;
   /** Length of the business list and created_at of its last entry. */
@@ -202,6 +284,7 @@ export interface CreateState {
   readonly lastCreatedAt: string | null;
   /** Length of the job opening's list. */
   readonly jobCount: number;
+  readonly writeOrder: WriteOrder;
   readonly idempotency: Item | undefined;
 }
 
@@ -211,10 +294,11 @@ export async function readCreateState(
   jobId: string | null,
   idempotencyKey?: Key,
 ): Promise<CreateState> {
-  const [config, counter, jobCounter, idem] = await batchGet([
+  const [config, counter, jobCounter, updated, idem] = await batchGet([
     keys.business(businessId),
     businessCounterKey(businessId),
     jobCounterKey(businessId, jobId),
+    updatedCounterKey(businessId),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
   return {
@@ -222,6 +306,7 @@ export async function readCreateState(
     count: Number(counter?.n ?? 0),
     lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
     jobCount: Number(jobCounter?.n ?? 0),
+    writeOrder: writeOrderOf(updated),
     idempotency: idempotencyKey ? idem : undefined,
   };
 }
@@ -245,6 +330,7 @@ export function createWrites(
   const at = {
     position: state.count + 1,
     jobPosition: state.jobCount + 1,
+    updatePosition: state.writeOrder.count + 1,
     ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
   };
   const code = codeOf(config, app.application_status_id);
@@ -258,6 +344,7 @@ export function createWrites(
     counterStep(jobCounterKey(businessId, app.job_id), state.jobCount, code, app.created_at),
     mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(app.created_at), code)),
     mapWrite(businessId, jobListName(app.job_id), at.jobPosition, mapValue(Date.parse(app.created_at), code)),
+    ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
   ];
 }
 
@@ -272,12 +359,13 @@ export function updateWrites(
   before: StoredApplication,
   after: StoredApplication,
   at: ApplicationPositions,
+  writeOrder: WriteOrder,
 ): TxWrite[] {
   const writes: TxWrite[] = [
     {
       item: {
         Put: {
-          Item: applicationItem(businessId, after, at),
+          Item: applicationItem(businessId, after, { ...at, updatePosition: writeOrder.count + 1 }),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': before.version },
         },
@@ -286,9 +374,12 @@ export function updateWrites(
       confirms: carries(after.version, after.updated_at),
     },
   ];
-  if (before.application_status_id !== after.application_status_id) {
-    const from = codeOf(config, before.application_status_id);
-    const to = codeOf(config, after.application_status_id);
+  const from = codeOf(config, before.application_status_id);
+  const to = codeOf(config, after.application_status_id);
+  writes.push(
+    ...updatedListMove(businessId, writeOrder, { position: at.updatePosition, code: from }, to, after.updated_at),
+  );
+  if (from !== to) {
     const jobList = jobListName(after.job_id);
     writes.push(
       summaryMove(businessCounterKey(businessId), at.position, from, to),
@@ -328,6 +419,8 @@ export function deleteWrites(
     summaryMove(jobCounterKey(businessId, app.job_id), at.jobPosition, code, undefined),
     mapWrite(businessId, BUSINESS_LIST, at.position, HOLE),
     mapWrite(businessId, jobListName(app.job_id), at.jobPosition, HOLE),
+    summaryMove(updatedCounterKey(businessId), at.updatePosition, code, undefined),
+    mapWrite(businessId, UPDATED_LIST, at.updatePosition, HOLE),
     ...(at.idempotencyPk
       ? [{ item: { Delete: { Key: { PK: at.idempotencyPk, SK: keys.idempotency('', '').SK } } } }]
       : []),
@@ -345,6 +438,19 @@ export async function readApplication(
   return { config: configOf(config), item };
 }
 
+/** What a write of an application decides on: config, the item, the order of writes; one BatchGetItem. */
+export async function readForWrite(
+  businessId: string,
+  id: string,
+): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; writeOrder: WriteOrder }> {
+  const [config, item, updated] = await batchGet([
+    keys.business(businessId),
+    applicationKey(businessId, id),
+    updatedCounterKey(businessId),
+  ]);
+  return { config: configOf(config), item, writeOrder: writeOrderOf(updated) };
+}
+
 /** The business config and list summaries (counter items), one BatchGetItem. */
 export async function readConfigAndSummaries(
   businessId: string,
@@ -352,18 +458,6 @@ export async function readConfigAndSummaries(
 ): Promise<{ config: BusinessConfig | undefined; summaries: ListSummary[] }> {
   const [config, ...counters] = await batchGet([keys.business(businessId), ...counterKeys]);
   return { config: configOf(config), summaries: counters.map(summaryOf) };
-}
-
-/** The business config and some applications by id, one BatchGetItem (in the order of `ids`). */
-export async function readConfigAndApplications(
-  businessId: string,
-  ids: readonly string[],
-): Promise<{ config: BusinessConfig | undefined; items: Item[] }> {
-  const [config, ...items] = await batchGet([
-    keys.business(businessId),
-    ...ids.map((id) => applicationKey(businessId, id)),
-  ]);
-  return { config: configOf(config), items: items.filter((i): i is Item => i !== undefined) };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
@@ -377,13 +471,20 @@ export async function readMaps(
 }
 
 /** `limit` entries of a list index partition from position `from` on (holes are not in the index). */
+const LIST_KEYS = {
+  list: ['L1PK', 'L1SK'],
+  sublist: ['L2PK', 'L2SK'],
+  statuslist: ['L3PK', 'L3SK'],
+  updatedlist: ['T4PK', 'T4SK'],
+} as const;
+
 export async function readFrom(
-  index: 'list' | 'sublist' | 'statuslist',
+  index: keyof typeof LIST_KEYS,
   partition: string,
   from: number,
   limit: number,
 ): Promise<Item[]> {
-  const [pk, sk] = index === 'list' ? ['L1PK', 'L1SK'] : index === 'sublist' ? ['L2PK', 'L2SK'] : ['L3PK', 'L3SK'];
+  const [pk, sk] = LIST_KEYS[index];
   return query({
     IndexName: index,
     KeyConditionExpression: '#pk = :p AND #sk >= :a',
@@ -394,17 +495,20 @@ export async function readFrom(
   });
 }
 
-/** Entries of a job list between two job positions whose status is `statusId` (FilterExpression). */
-export async function readJobRangeOfStatus(
+/** Entries of a list between two positions whose status is `statusId` (FilterExpression). */
+export async function readRangeOfStatus(
+  index: 'sublist' | 'updatedlist',
   partition: string,
   first: number,
   last: number,
   statusId: string,
 ): Promise<Item[]> {
+  const [pk, sk] = LIST_KEYS[index];
   return queryAll({
-    IndexName: 'sublist',
-    KeyConditionExpression: 'L2PK = :p AND L2SK BETWEEN :a AND :b',
+    IndexName: index,
+    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
     FilterExpression: 'application_status_id = :s',
+    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
     ExpressionAttributeValues: { ':p': partition, ':a': first, ':b': last, ':s': statusId },
     ...CAPACITY,
   });
@@ -432,19 +536,24 @@ export async function readPartitionFiltered(
   });
 }
 
-/** Index rows (position, status, job, created_at, key) of applications updated at or after `since`. */
+/**
+ * Applications written at or after `since` from position `from` of the order
+ * of writes on, with the other filters applied by DynamoDB (the O(matches)
+ * path of updated_at_since with job_id or created_at_since), in updated_at order.
+ */
 export async function readUpdatedSince(
   businessId: string,
+  from: number,
   since: string,
   filter: { statusId?: string; jobId?: string | null; createdSince?: string },
 ): Promise<Item[]> {
   const { expression, names, values } = filterExpression(filter);
   return queryAll({
-    IndexName: 'updated',
-    KeyConditionExpression: 'T3PK = :p AND T3SK >= :since',
-    ...(expression ? { FilterExpression: expression } : {}),
-    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: { ':p': businessListPartition(businessId), ':since': since, ...values },
+    IndexName: 'updatedlist',
+    KeyConditionExpression: 'T4PK = :p AND T4SK >= :from',
+    FilterExpression: ['#fu >= :since', ...(expression ? [expression] : [])].join(' AND '),
+    ExpressionAttributeNames: { '#fu': 'updated_at', ...names },
+    ExpressionAttributeValues: { ':p': updatedListPartition(businessId), ':from': from, ':since': since, ...values },
     ...CAPACITY,
   });
 }
@@ -503,15 +612,27 @@ export function seedItems(businessId: string, config: BusinessConfig, apps: read
     maps.set(mk.PK + mk.SK, map);
     return position;
   };
+  const byUpdate = [...apps].sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+  const updatePositions = new Map<string, number>();
+  for (const app of byUpdate)
+    updatePositions.set(
+      app.id,
+      append(updatedCounterKey(businessId), UPDATED_LIST, codeOf(config, app.application_status_id), app.updated_at),
+    );
   for (const app of apps) {
     const code = codeOf(config, app.application_status_id);
     const position = append(businessCounterKey(businessId), BUSINESS_LIST, code, app.created_at);
     const jobPosition = append(jobCounterKey(businessId, app.job_id), jobListName(app.job_id), code, app.created_at);
-    items.push(applicationItem(businessId, app, { position, jobPosition }));
+    items.push(
+      applicationItem(businessId, app, { position, jobPosition, updatePosition: updatePositions.get(app.id)! }),
+    );
   }
   const last = apps[apps.length - 1];
   const business = counters.get(businessCounterKey(businessId).PK);
   if (business && last) business.last_created_at = last.created_at;
+  const updated = counters.get(updatedCounterKey(businessId).PK);
+  const lastWrite = byUpdate[byUpdate.length - 1];
+  if (updated && lastWrite) updated.last_updated_at = lastWrite.updated_at;
   items.push(...counters.values(), ...maps.values());
   return items;
 }

@@ -46,6 +46,8 @@ export const lists = {
   jobsOfEmployee: (businessId: string, employeeId: string): string => `${biz(businessId)}#employee#${employeeId}#jobs`,
   applicationsOfJob: (businessId: string, jobId: string | null): string =>
     `${biz(businessId)}#job-opening#${jobId ?? '\u0000speculative'}#applications`,
+  /** Applications in the order of their last write (updated_at), positions handed out per write. */
+  applicationsByUpdate: (businessId: string): string => `${biz(businessId)}#applications#by-update`,
   applicationsWithStatus: (businessId: string, statusId: string): string =>
     `${biz(businessId)}#application-status#${statusId}#applications`,
 };

@@ -37,29 +37,9 @@ export function sinceOf(value: string): string | undefined {
 export const jobListName = (jobId: string | null): string =>
   jobId === null ? 'applications-speculative' : `applications-of-job:${jobId}`;
 
-/** What an entry of a filtered scan needs (the `updated` index projects exactly this). */
-export interface ApplicationRow {
-  readonly position: number;
-  readonly application_status_id: string;
-  readonly job_id: string | null;
-  readonly created_at: string;
-}
-
 export interface ApplicationFilters {
   readonly statusId?: string;
   /** undefined = any job; null = speculative applications only. */
   readonly jobId?: string | null;
   readonly createdSince?: string;
-}
-
-/** The rows that match every filter, in list order (position = created_at order, ties by id). */
-export function matchingRows<R extends ApplicationRow>(rows: readonly R[], filters: ApplicationFilters): R[] {
-  return rows
-    .filter(
-      (r) =>
-        (filters.statusId === undefined || r.application_status_id === filters.statusId) &&
-        (filters.jobId === undefined || r.job_id === filters.jobId) &&
-        (filters.createdSince === undefined || r.created_at >= filters.createdSince),
-    )
-    .sort((a, b) => a.position - b.position);
 }

@@ -336,15 +336,15 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-employee-fields': REFERENCE_PAGE,
   'list-employee-job-fields': REFERENCE_PAGE,
   'list-application-fields': REFERENCE_PAGE,
-  // record/idempotency Put, counters and status block Update
+  // record/idempotency Put, counter and position map Updates
   'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  // every filter's access path (docs/pagination.md); status blocks are a Query on the table itself
+  // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: ['list', 'sublist', 'statuslist', 'created', 'subcreated', 'updated'],
+    indexes: ['list', 'sublist', 'statuslist', 'updated', 'updatedlist'],
   },
   'get-application': READ_ONE,
-  // record Put (version condition), status block Update when the status changes
+  // record Put (version condition), counter and position map Updates
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,

@@ -18,15 +18,18 @@ import {
   jobListPartition,
   positionsOf,
   readApplication,
-  readConfigAndApplications,
+  readForWrite,
   readConfigAndSummaries,
   readCreateState,
   readFrom,
-  readJobRangeOfStatus,
+  readRangeOfStatus,
   readMaps,
   readUpdatedSince,
   statusPartition,
   storedOf,
+  UPDATED_LIST,
+  updatedCounterKey,
+  updatedListPartition,
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
@@ -34,7 +37,6 @@ import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/ide
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
   jobListName,
-  matchingRows,
   nextCreatedAt,
   nextUpdatedAt,
   sinceOf,
@@ -110,7 +112,8 @@ export async function createApplication(
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
 
-      const createdAt = nextCreatedAt(Date.now(), state.lastCreatedAt);
+      // After the last create (position order) and the last write (order of writes): both orders follow time.
+      const createdAt = nextCreatedAt(Date.now(), latest(state.lastCreatedAt, state.writeOrder.lastUpdatedAt));
       const app: ApplicationRecord = {
         id: randomUUID(),
         ...fields,
@@ -136,6 +139,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
 
+/** The later of two stored timestamps (same format, so string order is time order). */
+const latest = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
+
 /** Stored values compared as JSON. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -154,7 +160,7 @@ export async function updateApplication(
   ifMatch: string | undefined,
 ): Promise<ApiResult> {
   return withRetries(async () => {
-    const { config: maybeConfig, item } = await readApplication(businessId, id);
+    const { config: maybeConfig, item, writeOrder } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
@@ -169,10 +175,10 @@ export async function updateApplication(
     const after: ApplicationRecord = {
       ...before,
       ...fields,
-      updated_at: nextUpdatedAt(Date.now(), before.updated_at),
+      updated_at: nextUpdatedAt(Date.now(), latest(before.updated_at, writeOrder.lastUpdatedAt)),
       version: before.version + 1,
     };
-    await transactWrite(updateWrites(businessId, config, before, after, positionsOf(item)));
+    await transactWrite(updateWrites(businessId, config, before, after, positionsOf(item), writeOrder));
     return ok(renderApplication(config, after), { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
 }
@@ -276,7 +282,8 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const first = at(k);
 
   let items: Item[];
-  if (ofJob && code !== undefined) items = await readJobRangeOfStatus(partition, first, at(k + take - 1), statusId!);
+  if (ofJob && code !== undefined)
+    items = await readRangeOfStatus('sublist', partition, first, at(k + take - 1), statusId!);
   else if (code !== undefined)
     items = await readFrom('statuslist', statusPartition(businessId, statusId!), first, take);
   else items = await readFrom(ofJob ? 'sublist' : 'list', partition, first, take);
@@ -284,12 +291,11 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
 }
 
 /**
- * updated_at_since (with anything): updated_at has no dense order, so the
- * `updated` index (T3SK = updated_at#id, projecting position, status, job,
- * created_at) is read from `since` on with the other filters applied; the
- * matches are ordered by position, counted, and only the page's records are
- * read (one BatchGetItem, together with the config). O(matches) small index
- * entries + per_page records, the same on every page.
+ * updated_at_since, alone or with application_status_id: ordered by
+ * updated_at (contract §7's exception). The order of writes is a list like
+ * the others (every write takes the next position and leaves a hole where
+ * the application was), so its summary and maps locate the cut and the page
+ * exactly: at most 4 calls and per_page entries, whatever the number of matches.
  */
 async function pageOfUpdatedSince(
   businessId: string,
@@ -297,23 +303,59 @@ async function pageOfUpdatedSince(
   updatedSince: string,
   page: PageRequest,
 ): Promise<ListPage> {
-  const indexRows = await readUpdatedSince(businessId, updatedSince, filters);
-  const rows = matchingRows(
-    indexRows.map((r) => ({ ...rowOf(r), id: String(r.T3SK).slice(String(r.T3SK).indexOf('#') + 1) })),
-    filters,
-  );
-  const range = pagePositions(page, rows.length);
-  const ids = range ? rows.slice(range.first - 1, range.last).map((r) => r.id) : [];
-  const { config, items } = await readConfigAndApplications(businessId, ids);
+  if (filters.jobId !== undefined || filters.createdSince !== undefined)
+    return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
+  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const c = requireConfig(config, businessId);
-  return { entries: items.map((i) => view(c, i)), total: rows.length };
+  const summary = summaries[0]!;
+  const code = filters.statusId === undefined ? undefined : statusCode(c.application_status_ids, filters.statusId);
+  if (code === -1) return { entries: [], total: 0 };
+  const counts = countsOf(summary, code);
+  const skipped = (page.page - 1) * page.perPage;
+  const sinceMs = Date.parse(updatedSince);
+  const straddling = straddlingSuperblock(summary, sinceMs);
+  let maps = new Map<number, number[]>();
+  let before = 0;
+  if (straddling >= 0) {
+    maps = await readMaps(businessId, UPDATED_LIST, candidateSuperblocks(counts, straddling, skipped, page.perPage));
+    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
+  }
+  const total = totalOf(counts) - before;
+  if (skipped >= total) return { entries: [], total };
+  const take = Math.min(page.perPage, total - skipped);
+  const k = before + skipped + 1;
+  // With a status, the page is the range between its first and last entry (other statuses filtered out).
+  const missing = pageSuperblocks(counts, k, code === undefined ? 1 : take).filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, UPDATED_LIST, missing)) maps.set(sb, m);
+  const at = (rank: number): number => {
+    const loc = locate(counts, rank)!;
+    return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
+  };
+  const partition = updatedListPartition(businessId);
+  const items =
+    code === undefined
+      ? await readFrom('updatedlist', partition, at(k), take)
+      : await readRangeOfStatus('updatedlist', partition, at(k), at(k + take - 1), filters.statusId!);
+  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
-function rowOf(item: Item) {
-  return {
-    position: Number(item.L1SK),
-    application_status_id: String(item.application_status_id),
-    job_id: typeof item.job_id === 'string' ? item.job_id : null,
-    created_at: String(item.created_at),
-  };
+/**
+ * updated_at_since with job_id or created_at_since: no order of its own. The
+ * order of writes is read from the superblock straddling `since` on, the
+ * filters applied by DynamoDB: O(writes since the cut) entries, the same on
+ * every page, exact totals.
+ */
+async function pageOfUpdatedSinceScan(
+  businessId: string,
+  filters: ListFilters,
+  updatedSince: string,
+  page: PageRequest,
+): Promise<ListPage> {
+  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
+  const c = requireConfig(config, businessId);
+  const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
+  const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
+  const range = pagePositions(page, items.length);
+  const entries = range ? items.slice(range.first - 1, range.last).map((i) => view(c, i)) : [];
+  return { entries, total: items.length };
 }

@@ -294,7 +294,7 @@ describe('IAM least privilege', () => {
     [
       'list-applications',
       ['BatchGetItem', 'GetItem', 'Query'],
-      ['list', 'sublist', 'statuslist', 'created', 'subcreated', 'updated'],
+      ['list', 'sublist', 'statuslist', 'updated', 'updatedlist'],
     ],
     ['create-employee', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['update-employee', ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], []],

@@ -109,7 +109,7 @@ interface Filters {
 
 const ms = (iso: string): number => Date.parse(iso);
 
-/** The expected list: filters ANDed, created_at ascending, ties by id. */
+/** The expected list: filters ANDed, created_at ascending (updated_at with updated_at_since, contract §7), ties by id. */
 function expected(f: Filters): string[] {
   return model
     .filter(
@@ -119,7 +119,11 @@ function expected(f: Filters): string[] {
         (f.created_at_since === undefined || ms(m.created_at) >= ms(f.created_at_since)) &&
         (f.updated_at_since === undefined || ms(m.updated_at) >= ms(f.updated_at_since)),
     )
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .sort((a, b) =>
+      f.updated_at_since !== undefined
+        ? a.updated_at.localeCompare(b.updated_at) || a.id.localeCompare(b.id)
+        : a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+    )
     .map((m) => m.id);
 }
 

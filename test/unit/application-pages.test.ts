@@ -1,10 +1,4 @@
-import {
-  jobListName,
-  matchingRows,
-  nextCreatedAt,
-  sinceOf,
-  type ApplicationRow,
-} from '../../src/domain/application-pages';
+import { jobListName, nextCreatedAt, sinceOf } from '../../src/domain/application-pages';
 
 describe('creation times follow positions', () => {
   it('is now when the clock is ahead of the last entry', () => {
@@ -42,24 +36,6 @@ describe('since parameters', () => {
       expect(sinceOf(input)).toBeUndefined();
     },
   );
-});
-
-describe('in-memory filtering (fallback for combinations)', () => {
-  const rows: ApplicationRow[] = [
-    { position: 3, application_status_id: 'new', job_id: 'cook', created_at: '2026-01-03T00:00:00.000Z' },
-    { position: 1, application_status_id: 'new', job_id: null, created_at: '2026-01-01T00:00:00.000Z' },
-    { position: 2, application_status_id: 'hired', job_id: 'cook', created_at: '2026-01-02T00:00:00.000Z' },
-    { position: 4, application_status_id: 'new', job_id: 'cook', created_at: '2026-01-04T00:00:00.000Z' },
-  ];
-  it('ANDs the filters and orders by position', () => {
-    expect(matchingRows(rows, {}).map((r) => r.position)).toEqual([1, 2, 3, 4]);
-    expect(matchingRows(rows, { statusId: 'new' }).map((r) => r.position)).toEqual([1, 3, 4]);
-    expect(matchingRows(rows, { statusId: 'new', jobId: 'cook' }).map((r) => r.position)).toEqual([3, 4]);
-    expect(matchingRows(rows, { jobId: null }).map((r) => r.position)).toEqual([1]);
-    expect(
-      matchingRows(rows, { jobId: 'cook', createdSince: '2026-01-03T00:00:00.000Z' }).map((r) => r.position),
-    ).toEqual([3, 4]);
-  });
 });
 
 describe('job list names', () => {
