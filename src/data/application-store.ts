@@ -414,6 +414,8 @@ export function deleteWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      // Witness of an erasure whose answer was lost: the record is gone.
+      confirms: (stored) => stored === undefined,
     },
     summaryMove(businessCounterKey(businessId), at.position, code, undefined),
     summaryMove(jobCounterKey(businessId, app.job_id), at.jobPosition, code, undefined),

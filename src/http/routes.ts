@@ -10,7 +10,7 @@
 import { API_PREFIX } from '../domain/api-paths';
 import type { IndexName } from '../data/table-definition';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Whether the function uses the table and may write; the exact IAM grant is TABLE_GRANTS below. */
 export type TableAccess = 'none' | 'read' | 'write';
@@ -250,6 +250,15 @@ export const ROUTES = [
     response: 'Application',
   },
   {
+    name: 'delete-application',
+    method: 'DELETE',
+    path: p('/applications/{id}'),
+    access: 'write',
+    auth: true,
+    tag: 'Applications',
+    summary: 'Erase an application',
+  },
+  {
     name: 'get-openapi',
     method: 'GET',
     path: p('/openapi.json'),
@@ -346,6 +355,8 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-application': READ_ONE,
   // record Put (version condition), counter and position map Updates
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // record Delete (version condition), counter and position map Updates, idempotency record Delete
+  'delete-application': { actions: ['GetItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,

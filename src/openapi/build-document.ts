@@ -192,6 +192,8 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'A page of the custom application field definitions: the `cf_{id}` keys applications accept.',
   'create-application':
     'Creates an application, for a job opening or speculative (no `job_id`). `accept_terms_and_conditions` must be `true`.',
+  'delete-application':
+    'Erases an application and every trace of the applicant (contract §17): afterwards the id answers 404, lists and their totals no longer count it, and no stored item (idempotency records included) keeps its name, email, phone, free text, campaign or custom field values. Erasing an id that is unknown or already erased answers 404.',
   'list-applications':
     'A page of applications, filtered by status, job opening (`null` = speculative) and creation or update time.',
   'get-application': 'One application.',
@@ -323,6 +325,7 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
 }
 
 function successOf(route: RouteDefinition, response_: string | undefined): [string, OpenApiResponse] {
+  if (route.method === 'DELETE') return ['204', response('Erased; the id is unknown from now on (404)')];
   if (route.responseMediaType) {
     return ['200', response(route.summary, { [route.responseMediaType]: { schema: { type: 'string' } } })];
   }

@@ -14,6 +14,7 @@ import {
   businessCounterKey,
   businessListPartition,
   createWrites,
+  deleteWrites,
   jobCounterKey,
   jobListPartition,
   positionsOf,
@@ -67,7 +68,7 @@ import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
-import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
+import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
 
@@ -181,6 +182,25 @@ export async function updateApplication(
     await transactWrite(updateWrites(businessId, config, before, after, positionsOf(item), writeOrder));
     return ok(renderApplication(config, after), { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
+}
+
+/**
+ * DELETE /applications/{id} (contract §17): read (record + config + order of
+ * writes), one transaction deleting the record if its version is still the
+ * one read, with holes in every list's summary and map and the idempotency
+ * record of its create. A racing PUT makes it re-run from the read (so it
+ * erases the updated record and uncounts its current status); a PUT that
+ * loses finds no record (404): never resurrected, never counted twice.
+ */
+export async function deleteApplication(businessId: string, id: string): Promise<ApiResult> {
+  return withRetries(async () => {
+    const { config, item } = await readApplication(businessId, id);
+    if (!item) throw notFound('application', id);
+    const c = requireConfig(config, businessId);
+    await transactWrite(deleteWrites(businessId, c, storedOf(item), positionsOf(item)));
+    return noContent();
+    // Erasures touch the business's shared counters and maps like creates do: the same retry budget.
+  }, CREATE_ATTEMPTS);
 }
 
 // ---------------------------------------------------------------------------
