@@ -21,6 +21,9 @@ const biz = (businessId: string): string => `B#${businessId}`;
 
 export const keys = {
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  /** The business's copy of a token's metadata, so its tokens can be listed (one partition per business). */
+  tokenListing: (businessId: string, tokenHash: string): Key => ({ PK: `${biz(businessId)}#tokens`, SK: tokenHash }),
+  tokenListings: (businessId: string): string => `${biz(businessId)}#tokens`,
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
   record: (businessId: string, kind: RecordKind, id: string): Key => ({
     PK: `${biz(businessId)}#${kind}#${id}`,

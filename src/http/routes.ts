@@ -1,13 +1,15 @@
 /**
  * The route table: the single source for the CDK stack (one function per row),
- * the local server (same handlers, same matching) and the OpenAPI document.
+ * the local server (same handlers, same matching), the OpenAPI document and
+ * each route's token scope (contract §15).
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
- * Kept free of runtime imports (only the import-free API prefix and the table's
- * index names) so CDK synth, the local server and the OpenAPI builder can load it
+ * Kept free of runtime imports (only the import-free API prefix, the scope names
+ * and the table's index names) so CDK synth, the local server and the OpenAPI builder can load it
  * without pulling runtime code.
  */
 import { API_PREFIX } from '../domain/api-paths';
+import type { Scope } from '../domain/scopes';
 import type { IndexName } from '../data/table-definition';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -15,15 +17,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Whether the function uses the table and may write; the exact IAM grant is TABLE_GRANTS below. */
 export type TableAccess = 'none' | 'read' | 'write';
 
-export interface RouteDefinition {
+interface RouteFields {
   /** verb-noun, also the handler file name: functions/<name>.ts */
   readonly name: string;
   readonly method: HttpMethod;
   /** API Gateway path syntax: {param} */
   readonly path: string;
   readonly access: TableAccess;
-  /** false only for the self-description routes */
-  readonly auth: boolean;
   readonly summary: string;
   readonly tag: string;
   /** Names of schemas in src/schemas (see schema registry) used by the OpenAPI document. */
@@ -41,6 +41,14 @@ export interface RouteDefinition {
   readonly bundleFiles?: readonly string[];
 }
 
+/**
+ * A route needs a bearer token with its `scope` (contract §15), or, only the
+ * self-description routes, no token at all. The scope lives here alone: the
+ * auth middleware, the OpenAPI document and the scope tests read it from this row.
+ */
+export type RouteDefinition = RouteFields &
+  ({ readonly auth: true; readonly scope: Scope } | { readonly auth: false; readonly scope?: undefined });
+
 /** The docs renderer get-docs inlines into its page (see src/openapi/docs-page.ts). */
 export const REDOC_PACKAGE_FILE = 'redoc/bundles/redoc.standalone.js';
 
@@ -53,6 +61,7 @@ export const ROUTES = [
     path: p('/employees'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employees',
     summary: 'Create an employee',
     request: 'EmployeeCreate',
@@ -64,6 +73,7 @@ export const ROUTES = [
     path: p('/employees'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employees',
     summary: 'List employees',
     response: 'Employee',
@@ -76,6 +86,7 @@ export const ROUTES = [
     path: p('/employees/{id}'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employees',
     summary: 'Show an employee',
     response: 'Employee',
@@ -86,6 +97,7 @@ export const ROUTES = [
     path: p('/employees/{id}'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employees',
     summary: 'Update an employee (partial)',
     request: 'EmployeeUpdate',
@@ -97,6 +109,7 @@ export const ROUTES = [
     path: p('/employee_jobs'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employee jobs',
     summary: 'Create an employee job',
     request: 'EmployeeJobCreate',
@@ -109,6 +122,7 @@ export const ROUTES = [
     path: p('/employee_jobs'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employee jobs',
     summary: 'List employee jobs',
     response: 'EmployeeJob',
@@ -121,6 +135,7 @@ export const ROUTES = [
     path: p('/employee_jobs/{id}'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employee jobs',
     summary: 'Show an employee job',
     response: 'EmployeeJob',
@@ -131,6 +146,7 @@ export const ROUTES = [
     path: p('/employee_payout_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List payout field definitions',
     response: 'PayoutField',
@@ -143,6 +159,7 @@ export const ROUTES = [
     path: p('/employee_payout_fields/{id}'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'Show a payout field definition',
     response: 'PayoutField',
@@ -153,6 +170,7 @@ export const ROUTES = [
     path: p('/locations'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List locations',
     response: 'Location',
@@ -165,6 +183,7 @@ export const ROUTES = [
     path: p('/locations/{id}'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'Show a location',
     response: 'Location',
@@ -175,6 +194,7 @@ export const ROUTES = [
     path: p('/employee_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom employee field definitions',
     response: 'CustomField',
@@ -187,6 +207,7 @@ export const ROUTES = [
     path: p('/employee_job_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom employee job field definitions',
     response: 'CustomField',
@@ -199,6 +220,7 @@ export const ROUTES = [
     path: p('/application_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom application field definitions',
     response: 'CustomField',
@@ -211,6 +233,7 @@ export const ROUTES = [
     path: p('/applications'),
     access: 'write',
     auth: true,
+    scope: 'applications:write',
     tag: 'Applications',
     summary: 'Create an application',
     request: 'ApplicationCreate',
@@ -222,6 +245,7 @@ export const ROUTES = [
     path: p('/applications'),
     access: 'read',
     auth: true,
+    scope: 'applications:read',
     tag: 'Applications',
     summary: 'List applications',
     response: 'Application',
@@ -234,6 +258,7 @@ export const ROUTES = [
     path: p('/applications/{id}'),
     access: 'read',
     auth: true,
+    scope: 'applications:read',
     tag: 'Applications',
     summary: 'Show an application',
     response: 'Application',
@@ -244,6 +269,7 @@ export const ROUTES = [
     path: p('/applications/{id}'),
     access: 'write',
     auth: true,
+    scope: 'applications:write',
     tag: 'Applications',
     summary: 'Update an application (partial)',
     request: 'ApplicationUpdate',
@@ -255,6 +281,7 @@ export const ROUTES = [
     path: p('/applications/{id}'),
     access: 'write',
     auth: true,
+    scope: 'applications:write',
     tag: 'Applications',
     summary: 'Erase an application',
   },
