@@ -377,7 +377,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: ['list', 'sublist', 'statuslist', 'updated', 'updatedlist'],
+    indexes: ['list', 'sublist', 'statuslist', 'updatedlist'],
   },
   'get-application': READ_ONE,
   // record Put (version condition), counter and position map Updates

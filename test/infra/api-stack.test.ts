@@ -302,7 +302,7 @@ describe('IAM least privilege', () => {
     [
       'list-applications',
       ['BatchGetItem', 'GetItem', 'Query'],
-      ['list', 'sublist', 'statuslist', 'updated', 'updatedlist'],
+      ['list', 'sublist', 'statuslist', 'updatedlist'],
     ],
     ['create-employee', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['update-employee', ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
