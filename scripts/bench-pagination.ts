@@ -13,7 +13,7 @@ import { putAll, seedItems, type StoredApplication } from '../src/data/applicati
 import { importBusiness } from '../src/data/business-store';
 import { dynamoStats, resetClient } from '../src/data/client';
 import { issueToken } from '../src/data/token-store';
-import { STATUS_BLOCK_SIZE } from '../src/domain/application-pages';
+import { MAP_SIZE } from '../src/domain/list-map';
 import { buildBusiness } from '../src/domain/fixture';
 import { parseFixture } from '../src/schemas/fixture';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
@@ -163,10 +163,10 @@ async function main(): Promise<void> {
 
     const apps = applications();
     const t0 = performance.now();
-    const items = seedItems(BUSINESS, apps);
+    const items = seedItems(BUSINESS, config, apps);
     await putAll(items);
     console.log(
-      `Seeded ${N} applications (${items.length} items incl. counters and ${Math.ceil(N / STATUS_BLOCK_SIZE)} status blocks, B = ${STATUS_BLOCK_SIZE}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+      `Seeded ${N} applications (${items.length} items incl. counters and position maps, ${MAP_SIZE} positions per map) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );
 
     const server = createLocalServer();

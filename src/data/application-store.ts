@@ -6,20 +6,24 @@
  *   L1 (list)       business list,        L1SK = position 1..n (dense)
  *   L2 (sublist)    its job opening list,  L2SK = position in that list (dense)
  *   L3 (statuslist) its status,            L3SK = business position
- *   T1 (created)    business list,         T1SK = created_at   (-> L1SK)
- *   T2 (subcreated) job opening list,      T2SK = created_at   (-> L2SK)
- *   T3 (updated)    business list,         T3SK = updated_at#id (-> L1SK, status, job, created_at)
+ *   T4 (updatedlist) order of writes,      T4SK = position of its last write 1..m (a write moves it to the end)
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
+import { jobListName } from '../domain/application-pages';
 import {
-  blockBounds,
-  blockOf,
-  jobListName,
-  statusBlocksOf,
-  statusCountAttribute,
-  type StatusBlock,
-} from '../domain/application-pages';
+  HOLE,
+  firstCreatedAttribute,
+  liveAttribute,
+  mapAttribute,
+  mapOf,
+  mapValue,
+  statusAttribute,
+  statusCode,
+  summaryOf,
+  superblockOf,
+  type ListSummary,
+} from '../domain/list-map';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { configOf } from './business-store';
 import { db } from './client';
@@ -30,16 +34,22 @@ import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } f
 
 const KIND = 'application' as const;
 export const BUSINESS_LIST = 'applications';
+/** The list of applications in the order of their last write (updated_at ascending). */
+export const UPDATED_LIST = 'applications-updated';
 
 /** Stored fields of an application (its response fields, custom values under `cf`). */
 export type StoredApplication = ApplicationRecord;
 
-/** Where an application sits in its lists; fixed at creation. */
+/** Where an application sits in its lists: fixed at creation but for the order of writes. */
 export interface ApplicationPositions {
   /** Position in the business list (1..n). */
   readonly position: number;
   /** Position in its job opening's (or the speculative) list. */
   readonly jobPosition: number;
+  /** Position in the order of writes (moves to the end on every write). */
+  readonly updatePosition: number;
+  /** Key of the idempotency record its create stored (erased with it), if any. */
+  readonly idempotencyPk?: string;
 }
 
 const CAPACITY = { ReturnConsumedCapacity: 'TOTAL' } as const;
@@ -51,8 +61,12 @@ export const jobListPartition = (businessId: string, jobId: string | null): stri
 export const statusPartition = (businessId: string, statusId: string): string =>
   lists.applicationsWithStatus(businessId, statusId);
 export const businessCounterKey = (businessId: string): Key => keys.counter(businessId, BUSINESS_LIST);
+export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, UPDATED_LIST);
+export const updatedListPartition = (businessId: string): string => lists.applicationsByUpdate(businessId);
 export const jobCounterKey = (businessId: string, jobId: string | null): Key =>
   keys.counter(businessId, jobListName(jobId));
+const mapKey = (businessId: string, list: string, position: number): Key =>
+  keys.listMap(businessId, list, superblockOf(position));
 
 /** The full item of an application: its fields plus every list key. Also used by the benchmark seeder. */
 export function applicationItem(businessId: string, app: StoredApplication, at: ApplicationPositions): Item {
@@ -69,12 +83,9 @@ export function applicationItem(businessId: string, app: StoredApplication, at: 
     L2SK: at.jobPosition,
     L3PK: statusPartition(businessId, app.application_status_id),
     L3SK: at.position,
-    T1PK: all,
-    T1SK: app.created_at,
-    T2PK: jobList,
-    T2SK: app.created_at,
-    T3PK: all,
-    T3SK: `${app.updated_at}#${app.id}`,
+    T4PK: updatedListPartition(businessId),
+    T4SK: at.updatePosition,
+    ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
   };
 }
 
@@ -104,23 +115,43 @@ export function storedOf(item: Item): StoredApplication {
 export const positionsOf = (item: Item): ApplicationPositions => ({
   position: Number(item.L1SK),
   jobPosition: Number(item.L2SK),
+  updatePosition: Number(item.T4SK ?? 0),
+  ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
 });
 
 // ---------------------------------------------------------------- writes
 
-/** Counter of a dense list moved from `current` to `current + 1`, only if nobody else moved it. */
-function counterStep(key: Key, current: number, extra: Record<string, unknown> = {}): TxWrite {
+/**
+ * A list counter moved from `current` to `current + 1` (only if nobody else
+ * moved it: positions stay dense) with the new entry counted in its
+ * superblock's summary.
+ */
+function counterStep(
+  key: Key,
+  current: number,
+  code: number,
+  createdAt: string,
+  extra: Record<string, unknown> = {},
+): TxWrite {
   const names = Object.keys(extra);
+  const sb = superblockOf(current + 1);
   return {
     item: {
       Update: {
         Key: key,
-        UpdateExpression: `SET n = :next${names.map((n, i) => `, #x${i} = :x${i}`).join('')}`,
+        UpdateExpression: `SET n = :next, #f = if_not_exists(#f, :created)${names.map((n, i) => `, #x${i} = :x${i}`).join('')} ADD #l :one, #s :one`,
         ConditionExpression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-        ...(names.length ? { ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#x${i}`, n])) } : {}),
+        ExpressionAttributeNames: {
+          '#l': liveAttribute(sb),
+          '#s': statusAttribute(sb, code),
+          '#f': firstCreatedAttribute(sb),
+          ...Object.fromEntries(names.map((n, i) => [`#x${i}`, n])),
+        },
         ExpressionAttributeValues: {
           ':next': current + 1,
           ':current': current,
+          ':one': 1,
+          ':created': Date.parse(createdAt),
           ...Object.fromEntries(names.map((n, i) => [`:x${i}`, extra[n]])),
         },
       },
@@ -130,39 +161,122 @@ function counterStep(key: Key, current: number, extra: Record<string, unknown> =
   };
 }
 
-/** Moves status counts of one block (ADD creates the item and attributes as needed). */
-function blockCounts(
-  businessId: string,
-  position: number,
-  deltas: Record<string, number>,
-  createdAt?: string,
-): TxWrite {
-  const block = blockOf(position);
-  const entries = Object.entries(deltas).filter(([, d]) => d !== 0);
-  const names: Record<string, string> = { '#block': 'block' };
-  const values: Record<string, unknown> = { ':block': block };
-  const adds = entries.map(([status, delta], i) => {
-    names[`#s${i}`] = statusCountAttribute(status);
+/** Moves the summary counts of one entry: status `from` -> `to` (undefined = not counted / not live). */
+function summaryMove(key: Key, position: number, from: number | undefined, to: number | undefined): TxWrite {
+  const sb = superblockOf(position);
+  const adds: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const add = (attr: string, delta: number): void => {
+    const i = adds.length;
+    names[`#a${i}`] = attr;
     values[`:d${i}`] = delta;
-    return `#s${i} :d${i}`;
-  });
-  const sets = ['#block = :block'];
-  if (createdAt) {
-    names['#first'] = 'first_created_at';
-    values[':first'] = createdAt;
-    sets.push('#first = if_not_exists(#first, :first)');
-  }
+    adds.push(`#a${i} :d${i}`);
+  };
+  if (from === undefined && to !== undefined) add(liveAttribute(sb), 1);
+  if (from !== undefined && to === undefined) add(liveAttribute(sb), -1);
+  if (from !== undefined) add(statusAttribute(sb, from), -1);
+  if (to !== undefined) add(statusAttribute(sb, to), 1);
   return {
     item: {
       Update: {
-        Key: keys.statusBlock(businessId, block),
-        UpdateExpression: `SET ${sets.join(', ')}${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
+        Key: key,
+        UpdateExpression: `ADD ${adds.join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
     },
   };
 }
+
+/** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
+function mapWrite(businessId: string, list: string, position: number, value: number): TxWrite {
+  return {
+    item: {
+      Update: {
+        Key: mapKey(businessId, list, position),
+        UpdateExpression: 'SET #p = :c',
+        ExpressionAttributeNames: { '#p': mapAttribute(position) },
+        ExpressionAttributeValues: { ':c': value },
+      },
+    },
+  };
+}
+
+/**
+ * The order of writes: every create or update takes the next position of the
+ * updated list (conditioned on the counter read, like creates on the business
+ * list, so updated_at order = position order) and leaves a hole where the
+ * application was. Summary deltas of both positions go into the one counter
+ * Update; both map positions into one Update when they share a superblock.
+ */
+function updatedListMove(
+  businessId: string,
+  state: WriteOrder,
+  from: { position: number; code: number } | undefined,
+  code: number,
+  updatedAt: string,
+): TxWrite[] {
+  const position = state.count + 1;
+  const ms = Date.parse(updatedAt);
+  const sb = superblockOf(position);
+  const deltas = new Map<string, number>();
+  const add = (attr: string, d: number): void => void deltas.set(attr, (deltas.get(attr) ?? 0) + d);
+  add(liveAttribute(sb), 1);
+  add(statusAttribute(sb, code), 1);
+  if (from) {
+    add(liveAttribute(superblockOf(from.position)), -1);
+    add(statusAttribute(superblockOf(from.position), from.code), -1);
+  }
+  const changed = [...deltas].filter(([, d]) => d !== 0);
+  const names: Record<string, string> = { '#f': firstCreatedAttribute(sb), '#t': 'last_updated_at' };
+  const values: Record<string, unknown> = { ':next': position, ':current': state.count, ':ms': ms, ':t': updatedAt };
+  changed.forEach(([attr, d], i) => {
+    names[`#a${i}`] = attr;
+    values[`:d${i}`] = d;
+  });
+  const counter: TxWrite = {
+    item: {
+      Update: {
+        Key: updatedCounterKey(businessId),
+        UpdateExpression:
+          'SET n = :next, #f = if_not_exists(#f, :ms), #t = :t' +
+          (changed.length ? ` ADD ${changed.map((_, i) => `#a${i} :d${i}`).join(', ')}` : ''),
+        ConditionExpression: state.count === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+  const sets = new Map<number, [string, number][]>();
+  const set = (p: number, v: number): void =>
+    void sets.set(superblockOf(p), [...(sets.get(superblockOf(p)) ?? []), [mapAttribute(p), v]]);
+  set(position, mapValue(ms, code));
+  if (from) set(from.position, HOLE);
+  const maps: TxWrite[] = [...sets].map(([superblock, pairs]) => ({
+    item: {
+      Update: {
+        Key: keys.listMap(businessId, UPDATED_LIST, superblock),
+        UpdateExpression: `SET ${pairs.map((_, i) => `#p${i} = :v${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(pairs.map(([attr], i) => [`#p${i}`, attr])),
+        ExpressionAttributeValues: Object.fromEntries(pairs.map(([, v], i) => [`:v${i}`, v])),
+      },
+    },
+  }));
+  return [counter, ...maps];
+}
+
+/** Length of the updated list and updated_at of its last write (the updated list counter). */
+export interface WriteOrder {
+  readonly count: number;
+  readonly lastUpdatedAt: string | null;
+}
+
+const writeOrderOf = (counter: Item | undefined): WriteOrder => ({
+  count: Number(counter?.n ?? 0),
+  lastUpdatedAt: typeof counter?.last_updated_at === 'string' ? counter.last_updated_at : null,
+});
 
 export interface CreateState {
   readonly config: BusinessConfig | undefined;
@@ -171,6 +285,7 @@ export interface CreateState {
   readonly lastCreatedAt: string | null;
   /** Length of the job opening's list. */
   readonly jobCount: number;
+  readonly writeOrder: WriteOrder;
   readonly idempotency: Item | undefined;
   /** The new application's lane of the change feed, appended to in the same transaction. */
   readonly feed: FeedLaneState;
@@ -183,10 +298,11 @@ export async function readCreateState(
   id: string,
   idempotencyKey?: Key,
 ): Promise<CreateState> {
-  const [config, counter, jobCounter, feed, idem] = await batchGet([
+  const [config, counter, jobCounter, updated, feed, idem] = await batchGet([
     keys.business(businessId),
     businessCounterKey(businessId),
     jobCounterKey(businessId, jobId),
+    updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
@@ -196,45 +312,66 @@ export async function readCreateState(
     count: Number(counter?.n ?? 0),
     lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
     jobCount: Number(jobCounter?.n ?? 0),
+    writeOrder: writeOrderOf(updated),
     idempotency: idempotencyKey ? idem : undefined,
   };
 }
 
+const codeOf = (config: BusinessConfig, statusId: string): number =>
+  statusCode(config.application_status_ids, statusId);
+
 /**
  * The writes of a create: the item, both counters (conditioned on the values
- * read, so positions stay dense under concurrency), the status block count.
- * The caller adds the idempotency record and commits them in one transaction.
+ * read, so positions stay dense under concurrency) with their summaries, and
+ * the new position in both maps. The caller adds the idempotency record and
+ * commits them in one transaction.
  */
-export function createWrites(businessId: string, app: StoredApplication, state: CreateState): TxWrite[] {
-  const at = { position: state.count + 1, jobPosition: state.jobCount + 1 };
+export function createWrites(
+  businessId: string,
+  config: BusinessConfig,
+  app: StoredApplication,
+  state: CreateState,
+  idempotencyKey?: Key,
+): TxWrite[] {
+  const at = {
+    position: state.count + 1,
+    jobPosition: state.jobCount + 1,
+    updatePosition: state.writeOrder.count + 1,
+    ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
+  };
+  const code = codeOf(config, app.application_status_id);
   return [
     {
       item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: 'attribute_not_exists(PK)' } },
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    counterStep(businessCounterKey(businessId), state.count, { last_created_at: app.created_at }),
-    counterStep(jobCounterKey(businessId, app.job_id), state.jobCount),
-    blockCounts(businessId, at.position, { [app.application_status_id]: 1 }, app.created_at),
+    counterStep(businessCounterKey(businessId), state.count, code, app.created_at, { last_created_at: app.created_at }),
+    counterStep(jobCounterKey(businessId, app.job_id), state.jobCount, code, app.created_at),
+    mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(app.created_at), code)),
+    mapWrite(businessId, jobListName(app.job_id), at.jobPosition, mapValue(Date.parse(app.created_at), code)),
+    ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
   ];
 }
 
 /**
  * The writes of an update: the whole item replaced if nobody wrote it since
- * it was read (`version`), and, when the status changes, its block's counts
- * moved in the same transaction.
+ * it was read (`version`), and, when the status changes, both lists' summary
+ * counts and map entries moved in the same transaction.
  */
 export function updateWrites(
   businessId: string,
+  config: BusinessConfig,
   before: StoredApplication,
   after: StoredApplication,
   at: ApplicationPositions,
+  writeOrder: WriteOrder,
 ): TxWrite[] {
   const writes: TxWrite[] = [
     {
       item: {
         Put: {
-          Item: applicationItem(businessId, after, at),
+          Item: applicationItem(businessId, after, { ...at, updatePosition: writeOrder.count + 1 }),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': before.version },
         },
@@ -243,12 +380,59 @@ export function updateWrites(
       confirms: carries(after.version, after.updated_at),
     },
   ];
-  if (before.application_status_id !== after.application_status_id) {
+  const from = codeOf(config, before.application_status_id);
+  const to = codeOf(config, after.application_status_id);
+  writes.push(
+    ...updatedListMove(businessId, writeOrder, { position: at.updatePosition, code: from }, to, after.updated_at),
+  );
+  if (from !== to) {
+    const jobList = jobListName(after.job_id);
     writes.push(
-      blockCounts(businessId, at.position, { [before.application_status_id]: -1, [after.application_status_id]: 1 }),
+      summaryMove(businessCounterKey(businessId), at.position, from, to),
+      summaryMove(jobCounterKey(businessId, after.job_id), at.jobPosition, from, to),
+      mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(after.created_at), to)),
+      mapWrite(businessId, jobList, at.jobPosition, mapValue(Date.parse(after.created_at), to)),
     );
   }
   return writes;
+}
+
+/**
+ * The writes of an erasure: the item deleted if nobody wrote it since it was
+ * read (a racing PUT makes the erasure re-run from the read, so it never
+ * counts a status twice), both summaries and maps get a hole at its
+ * positions, and the idempotency record holding its first response goes too.
+ */
+export function deleteWrites(
+  businessId: string,
+  config: BusinessConfig,
+  app: StoredApplication,
+  at: ApplicationPositions,
+): TxWrite[] {
+  const code = codeOf(config, app.application_status_id);
+  return [
+    {
+      item: {
+        Delete: {
+          Key: applicationKey(businessId, app.id),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': app.version },
+        },
+      },
+      onConditionFailed: () => 'retry',
+      // Witness of an erasure whose answer was lost: the record is gone.
+      confirms: (stored) => stored === undefined,
+    },
+    summaryMove(businessCounterKey(businessId), at.position, code, undefined),
+    summaryMove(jobCounterKey(businessId, app.job_id), at.jobPosition, code, undefined),
+    mapWrite(businessId, BUSINESS_LIST, at.position, HOLE),
+    mapWrite(businessId, jobListName(app.job_id), at.jobPosition, HOLE),
+    summaryMove(updatedCounterKey(businessId), at.updatePosition, code, undefined),
+    mapWrite(businessId, UPDATED_LIST, at.updatePosition, HOLE),
+    ...(at.idempotencyPk
+      ? [{ item: { Delete: { Key: { PK: at.idempotencyPk, SK: keys.idempotency('', '').SK } } } }]
+      : []),
+  ];
 }
 
 // ---------------------------------------------------------------- reads
@@ -262,122 +446,84 @@ export async function readApplication(
   return { config: configOf(config), item };
 }
 
-/** What an update reads: the application, the business config and the feed lane, one BatchGetItem. */
-export async function readForUpdate(
+/** What a write of an application decides on: config, the item, the order of writes, its feed lane; one BatchGetItem. */
+export async function readForWrite(
   businessId: string,
   id: string,
-): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; feed: FeedLaneState }> {
-  const [config, item, feed] = await batchGet([
+): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; writeOrder: WriteOrder; feed: FeedLaneState }> {
+  const [config, item, updated, feed] = await batchGet([
     keys.business(businessId),
     applicationKey(businessId, id),
+    updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
   ]);
-  return { config: configOf(config), item, feed: feedLaneStateOf('application', id, feed) };
+  return {
+    config: configOf(config),
+    item,
+    writeOrder: writeOrderOf(updated),
+    feed: feedLaneStateOf('application', id, feed),
+  };
 }
 
-/** The business config and list counters (absent = 0), one BatchGetItem. */
-export async function readConfigAndCounters(
+/** The business config and list summaries (counter items), one BatchGetItem. */
+export async function readConfigAndSummaries(
   businessId: string,
   counterKeys: readonly Key[],
-): Promise<{ config: BusinessConfig | undefined; counts: number[] }> {
+): Promise<{ config: BusinessConfig | undefined; summaries: ListSummary[] }> {
   const [config, ...counters] = await batchGet([keys.business(businessId), ...counterKeys]);
-  return { config: configOf(config), counts: counters.map((c) => Number(c?.n ?? 0)) };
+  return { config: configOf(config), summaries: counters.map(summaryOf) };
 }
 
-/** The business config and some applications by id, one BatchGetItem (in the order of `ids`). */
-export async function readConfigAndApplications(
+/** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
+export async function readMaps(
   businessId: string,
-  ids: readonly string[],
-): Promise<{ config: BusinessConfig | undefined; items: Item[] }> {
-  const [config, ...items] = await batchGet([
-    keys.business(businessId),
-    ...ids.map((id) => applicationKey(businessId, id)),
-  ]);
-  return { config: configOf(config), items: items.filter((i): i is Item => i !== undefined) };
+  list: string,
+  superblocks: readonly number[],
+): Promise<Map<number, number[]>> {
+  const items = await batchGet(superblocks.map((sb) => keys.listMap(businessId, list, sb)));
+  return new Map(superblocks.map((sb, i) => [sb, mapOf(items[i])]));
 }
 
-/** Entries first..last of a dense list: one Query whose key range is the page. */
-export async function readPositionRange(
-  index: 'list' | 'sublist',
+/** `limit` entries of a list index partition from position `from` on (holes are not in the index). */
+const LIST_KEYS = {
+  list: ['L1PK', 'L1SK'],
+  sublist: ['L2PK', 'L2SK'],
+  statuslist: ['L3PK', 'L3SK'],
+  updatedlist: ['T4PK', 'T4SK'],
+} as const;
+
+export async function readFrom(
+  index: keyof typeof LIST_KEYS,
   partition: string,
-  first: number,
-  last: number,
-): Promise<Item[]> {
-  const [pk, sk] = index === 'list' ? ['L1PK', 'L1SK'] : ['L2PK', 'L2SK'];
-  return query({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
-    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
-    ExpressionAttributeValues: { ':p': partition, ':a': first, ':b': last },
-    ...CAPACITY,
-  });
-}
-
-/** Position of the first entry created at or after `since` (Limit 1 on T1/T2); undefined = none. */
-export async function firstPositionSince(
-  index: 'created' | 'subcreated',
-  partition: string,
-  since: string,
-): Promise<number | undefined> {
-  const [pk, sk, pos] = index === 'created' ? ['T1PK', 'T1SK', 'L1SK'] : ['T2PK', 'T2SK', 'L2SK'];
-  const [first] = await query({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :p AND #sk >= :since',
-    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
-    ExpressionAttributeValues: { ':p': partition, ':since': since },
-    Limit: 1,
-    ...CAPACITY,
-  });
-  return first ? Number(first[pos]) : undefined;
-}
-
-/** Every status block of the business (consistent: the counts match committed writes). */
-export async function readStatusBlocks(businessId: string): Promise<StatusBlock[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :p',
-    ExpressionAttributeValues: { ':p': keys.statusBlocks(businessId) },
-    ConsistentRead: true,
-    ...CAPACITY,
-  });
-  return statusBlocksOf(items);
-}
-
-/** How many applications of a status in one block were created at or after `since` (Select COUNT). */
-export async function countStatusInBlockSince(
-  businessId: string,
-  statusId: string,
-  block: number,
-  since: string,
-): Promise<number> {
-  const { first, last } = blockBounds(block);
-  const items = await queryAll({
-    IndexName: 'statuslist',
-    KeyConditionExpression: 'L3PK = :p AND L3SK BETWEEN :a AND :b',
-    FilterExpression: 'created_at >= :since',
-    ExpressionAttributeValues: {
-      ':p': statusPartition(businessId, statusId),
-      ':a': first,
-      ':b': last,
-      ':since': since,
-    },
-    ProjectionExpression: 'L3SK',
-    ...CAPACITY,
-  });
-  return items.length;
-}
-
-/** `limit` entries of a status from business position `from` on. */
-export async function readStatusFrom(
-  businessId: string,
-  statusId: string,
   from: number,
   limit: number,
 ): Promise<Item[]> {
+  const [pk, sk] = LIST_KEYS[index];
   return query({
-    IndexName: 'statuslist',
-    KeyConditionExpression: 'L3PK = :p AND L3SK >= :a',
-    ExpressionAttributeValues: { ':p': statusPartition(businessId, statusId), ':a': from },
+    IndexName: index,
+    KeyConditionExpression: '#pk = :p AND #sk >= :a',
+    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+    ExpressionAttributeValues: { ':p': partition, ':a': from },
     Limit: limit,
+    ...CAPACITY,
+  });
+}
+
+/** Entries of a list between two positions whose status is `statusId` (FilterExpression). */
+export async function readRangeOfStatus(
+  index: 'sublist' | 'updatedlist',
+  partition: string,
+  first: number,
+  last: number,
+  statusId: string,
+): Promise<Item[]> {
+  const [pk, sk] = LIST_KEYS[index];
+  return queryAll({
+    IndexName: index,
+    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
+    FilterExpression: 'application_status_id = :s',
+    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+    ExpressionAttributeValues: { ':p': partition, ':a': first, ':b': last, ':s': statusId },
     ...CAPACITY,
   });
 }
@@ -404,19 +550,24 @@ export async function readPartitionFiltered(
   });
 }
 
-/** Index rows (position, status, job, created_at, key) of applications updated at or after `since`. */
+/**
+ * Applications written at or after `since` from position `from` of the order
+ * of writes on, with the other filters applied by DynamoDB (the O(matches)
+ * path of updated_at_since with job_id or created_at_since), in updated_at order.
+ */
 export async function readUpdatedSince(
   businessId: string,
+  from: number,
   since: string,
   filter: { statusId?: string; jobId?: string | null; createdSince?: string },
 ): Promise<Item[]> {
   const { expression, names, values } = filterExpression(filter);
   return queryAll({
-    IndexName: 'updated',
-    KeyConditionExpression: 'T3PK = :p AND T3SK >= :since',
-    ...(expression ? { FilterExpression: expression } : {}),
-    ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-    ExpressionAttributeValues: { ':p': businessListPartition(businessId), ':since': since, ...values },
+    IndexName: 'updatedlist',
+    KeyConditionExpression: 'T4PK = :p AND T4SK >= :from',
+    FilterExpression: ['#fu >= :since', ...(expression ? [expression] : [])].join(' AND '),
+    ExpressionAttributeNames: { '#fu': 'updated_at', ...names },
+    ExpressionAttributeValues: { ':p': updatedListPartition(businessId), ':from': from, ':since': since, ...values },
     ...CAPACITY,
   });
 }
@@ -456,29 +607,47 @@ function filterExpression(filter: { statusId?: string; jobId?: string | null; cr
  * creation order. Used by the benchmark to seed thousands of applications
  * without thousands of transactions; the result is what the API would write.
  */
-export function seedItems(businessId: string, apps: readonly StoredApplication[]): Item[] {
+export function seedItems(businessId: string, config: BusinessConfig, apps: readonly StoredApplication[]): Item[] {
   const items: Item[] = [];
-  const jobCounts = new Map<string | null, number>();
-  const blocks = new Map<number, Item>();
-  apps.forEach((app, i) => {
-    const position = i + 1;
-    const jobPosition = (jobCounts.get(app.job_id) ?? 0) + 1;
-    jobCounts.set(app.job_id, jobPosition);
-    items.push(applicationItem(businessId, app, { position, jobPosition }));
-    const b = blockOf(position);
-    const block = blocks.get(b) ?? { ...keys.statusBlock(businessId, b), block: b, first_created_at: app.created_at };
-    const attr = statusCountAttribute(app.application_status_id);
-    block[attr] = Number(block[attr] ?? 0) + 1;
-    blocks.set(b, block);
-  });
+  const counters = new Map<string, Item>();
+  const maps = new Map<string, Item>();
+  const append = (counterKey: Key, list: string, code: number, createdAt: string): number => {
+    const id = counterKey.PK;
+    const counter = counters.get(id) ?? { ...counterKey, n: 0 };
+    const position = Number(counter.n) + 1;
+    const sb = superblockOf(position);
+    counter.n = position;
+    for (const attr of [liveAttribute(sb), statusAttribute(sb, code)]) counter[attr] = Number(counter[attr] ?? 0) + 1;
+    counter[firstCreatedAttribute(sb)] ??= Date.parse(createdAt);
+    counters.set(id, counter);
+    const mk = keys.listMap(businessId, list, sb);
+    const map = maps.get(mk.PK + mk.SK) ?? { ...mk };
+    map[mapAttribute(position)] = mapValue(Date.parse(createdAt), code);
+    maps.set(mk.PK + mk.SK, map);
+    return position;
+  };
+  const byUpdate = [...apps].sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
+  const updatePositions = new Map<string, number>();
+  for (const app of byUpdate)
+    updatePositions.set(
+      app.id,
+      append(updatedCounterKey(businessId), UPDATED_LIST, codeOf(config, app.application_status_id), app.updated_at),
+    );
+  for (const app of apps) {
+    const code = codeOf(config, app.application_status_id);
+    const position = append(businessCounterKey(businessId), BUSINESS_LIST, code, app.created_at);
+    const jobPosition = append(jobCounterKey(businessId, app.job_id), jobListName(app.job_id), code, app.created_at);
+    items.push(
+      applicationItem(businessId, app, { position, jobPosition, updatePosition: updatePositions.get(app.id)! }),
+    );
+  }
   const last = apps[apps.length - 1];
-  items.push({
-    ...businessCounterKey(businessId),
-    n: apps.length,
-    ...(last ? { last_created_at: last.created_at } : {}),
-  });
-  for (const [jobId, n] of jobCounts) items.push({ ...jobCounterKey(businessId, jobId), n });
-  items.push(...blocks.values());
+  const business = counters.get(businessCounterKey(businessId).PK);
+  if (business && last) business.last_created_at = last.created_at;
+  const updated = counters.get(updatedCounterKey(businessId).PK);
+  const lastWrite = byUpdate[byUpdate.length - 1];
+  if (updated && lastWrite) updated.last_updated_at = lastWrite.updated_at;
+  items.push(...counters.values(), ...maps.values());
   return items;
 }
 

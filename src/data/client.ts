@@ -153,7 +153,8 @@ function createClient(): DynamoDBDocumentClient {
     const left = remainingMs();
     if (left === Infinity) return send(command, options);
     if (left <= 0) return Promise.reject(serviceUnavailable());
-    return send(command, { abortSignal: AbortSignal.timeout(left), ...options });
+    // AbortSignal.timeout takes whole milliseconds only (a reserve of a third of the time left is fractional).
+    return send(command, { abortSignal: AbortSignal.timeout(Math.max(1, Math.floor(left))), ...options });
   };
   return doc;
 }

@@ -40,11 +40,10 @@ export const keys = {
     SK: 'U',
   }),
   idempotency: (businessId: string, key: string): Key => ({ PK: `${biz(businessId)}#idem#${key}`, SK: 'I' }),
-  /** Per-block status counts of the application list: one partition, one item per block. */
-  statusBlocks: (businessId: string): string => `${biz(businessId)}#application-status-blocks`,
-  statusBlock: (businessId: string, block: number): Key => ({
-    PK: `${biz(businessId)}#application-status-blocks`,
-    SK: String(block).padStart(8, '0'),
+  /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
+  listMap: (businessId: string, list: string, superblock: number): Key => ({
+    PK: `${biz(businessId)}#map#${list}`,
+    SK: String(superblock).padStart(8, '0'),
   }),
   /** One lane of the change feed (docs/change-feed.md): its entries by zero-padded sequence, and its counter. */
   feedEntry: (businessId: string, lane: number | string, seq: number | string): Key => ({
@@ -63,6 +62,8 @@ export const lists = {
   jobsOfEmployee: (businessId: string, employeeId: string): string => `${biz(businessId)}#employee#${employeeId}#jobs`,
   applicationsOfJob: (businessId: string, jobId: string | null): string =>
     `${biz(businessId)}#job-opening#${jobId ?? '\u0000speculative'}#applications`,
+  /** Applications in the order of their last write (updated_at), positions handed out per write. */
+  applicationsByUpdate: (businessId: string): string => `${biz(businessId)}#applications#by-update`,
   applicationsWithStatus: (businessId: string, statusId: string): string =>
     `${biz(businessId)}#application-status#${statusId}#applications`,
 };

@@ -9,7 +9,11 @@
  * - `statuslist` applications of one status, sorted by their position in the business list
  * - `created`   first position at or after a created_at, business list
  * - `subcreated` first position at or after a created_at, sub list
- * - `updated`   applications by updated_at (the one filter without a dense order)
+ * - `updated`   applications by updated_at, projected (O(matches) fallback for updated_at_since with job_id
+ *               or created_at_since)
+ * - `updatedlist` applications by their position in the order of writes (updated_at_since pages)
+ * `created` and `subcreated` are no longer written (position maps replaced them); a table update can
+ * delete one GSI at a time, so they go in a later deploy.
  */
 export type KeyType = 'S' | 'N';
 
@@ -37,6 +41,7 @@ export const TABLE = {
       sortKey: { name: 'T3SK', type: 'S' },
       include: ['L1SK', 'application_status_id', 'job_id', 'created_at'],
     },
+    { name: 'updatedlist', partitionKey: 'T4PK', sortKey: { name: 'T4SK', type: 'N' } },
   ] as const satisfies readonly IndexDefinition[],
 } as const;
 

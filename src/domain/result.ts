@@ -13,6 +13,9 @@ export const created = (body: unknown, location: string, headers: Record<string,
   headers: { Location: location, ...headers },
 });
 
+/** 204: done, nothing to say (an empty body). */
+export const noContent = (): ApiResult => ({ status: 204, body: '' });
+
 /** A strong ETag from a record's id and its write version; changes with every write. */
 export const etagOf = (id: string, version: number): string =>
   `"${Buffer.from(`${id}:${version}`).toString('base64url')}"`;

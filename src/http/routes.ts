@@ -12,7 +12,7 @@ import { API_PREFIX } from '../domain/api-paths';
 import type { Scope } from '../domain/scopes';
 import type { IndexName } from '../data/table-definition';
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** Whether the function uses the table and may write; the exact IAM grant is TABLE_GRANTS below. */
 export type TableAccess = 'none' | 'read' | 'write';
@@ -292,6 +292,16 @@ export const ROUTES = [
     extraStatuses: [410],
   },
   {
+    name: 'delete-application',
+    method: 'DELETE',
+    path: p('/applications/{id}'),
+    access: 'write',
+    auth: true,
+    scope: 'applications:write',
+    tag: 'Applications',
+    summary: 'Erase an application',
+  },
+  {
     name: 'get-openapi',
     method: 'GET',
     path: p('/openapi.json'),
@@ -378,18 +388,21 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-employee-fields': REFERENCE_PAGE,
   'list-employee-job-fields': REFERENCE_PAGE,
   'list-application-fields': REFERENCE_PAGE,
-  // record/idempotency Put, counters and status block Update
+  // record/idempotency Put, counter and position map Updates
   'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  // every filter's access path (docs/pagination.md); status blocks are a Query on the table itself
+  // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: ['list', 'sublist', 'statuslist', 'created', 'subcreated', 'updated'],
+    indexes: ['list', 'sublist', 'statuslist', 'updatedlist'],
   },
   'get-application': READ_ONE,
-  // record Put (version condition), status block Update when the status changes
+  // record Put (version condition), counter and position map Updates
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
   'list-changes': READ_ONE,
+  // record Delete (version condition), counter and position map Updates, idempotency record Delete,
+  // the feed's application.deleted entry Put and lane counter Update
+  'delete-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,

@@ -213,8 +213,10 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'A page of the custom application field definitions: the `cf_{id}` keys applications accept.',
   'create-application':
     'Creates an application, for a job opening or speculative (no `job_id`). `accept_terms_and_conditions` must be `true`.',
+  'delete-application':
+    'Erases an application and every trace of the applicant (contract §17): afterwards the id answers 404, lists and their totals no longer count it, and no stored item (idempotency records included) keeps its name, email, phone, free text, campaign or custom field values. Erasing an id that is unknown or already erased answers 404.',
   'list-applications':
-    'A page of applications, filtered by status, job opening (`null` = speculative) and creation or update time.',
+    'A page of applications, filtered by status, job opening (`null` = speculative) and creation or update time. Oldest first by `created_at`; with `updated_at_since` the page is ordered by `updated_at` ascending (contract §7), so a record written while you page moves to the end: to sync without missing a change, follow the change feed (`GET /services/api/v1/changes`) instead.',
   'get-application': 'One application.',
   'update-application':
     'Changes the keys sent and leaves the others alone; `job_id` and `accept_terms_and_conditions` are fixed at creation. Send `If-Match` to update only the version you read.',
@@ -355,6 +357,7 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
 }
 
 function successOf(route: RouteDefinition, response_: string | undefined): [string, OpenApiResponse] {
+  if (route.method === 'DELETE') return ['204', response('Erased; the id is unknown from now on (404)')];
   if (route.responseMediaType) {
     return ['200', response(route.summary, { [route.responseMediaType]: { schema: { type: 'string' } } })];
   }

@@ -11,26 +11,27 @@
 import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import {
+  BUSINESS_LIST,
   businessCounterKey,
   businessListPartition,
-  countStatusInBlockSince,
   createWrites,
-  firstPositionSince,
+  deleteWrites,
   jobCounterKey,
   jobListPartition,
   positionsOf,
   readApplication,
-  readForUpdate,
-  readConfigAndApplications,
-  readConfigAndCounters,
+  readForWrite,
+  readConfigAndSummaries,
   readCreateState,
-  readPartitionFiltered,
-  readPositionRange,
-  readStatusBlocks,
-  readStatusFrom,
+  readFrom,
+  readRangeOfStatus,
+  readMaps,
   readUpdatedSince,
   statusPartition,
   storedOf,
+  UPDATED_LIST,
+  updatedCounterKey,
+  updatedListPartition,
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
@@ -38,16 +39,26 @@ import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
-  countsOfStatus,
-  matchingRows,
+  jobListName,
   nextCreatedAt,
   nextUpdatedAt,
   sinceOf,
-  statusPagePlan,
-  statusSequence,
-  straddlingBlock,
   type ApplicationFilters,
 } from '../domain/application-pages';
+import {
+  candidateSuperblocks,
+  countBefore,
+  countsOf,
+  isFull,
+  locate,
+  pageSuperblocks,
+  positionInMap,
+  positionOf,
+  countOlderInMap,
+  statusCode,
+  straddlingSuperblock,
+  totalOf,
+} from '../domain/list-map';
 import {
   fieldsForCreate,
   fieldsForUpdate,
@@ -59,7 +70,7 @@ import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
-import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
+import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
 
@@ -106,7 +117,8 @@ export async function createApplication(
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
 
-      const createdAt = nextCreatedAt(Date.now(), state.lastCreatedAt);
+      // After the last create (position order) and the last write (order of writes): both orders follow time.
+      const createdAt = nextCreatedAt(Date.now(), latest(state.lastCreatedAt, state.writeOrder.lastUpdatedAt));
       const app: ApplicationRecord = {
         id,
         ...fields,
@@ -118,7 +130,7 @@ export async function createApplication(
         ETag: etagOf(app.id, app.version),
       });
       const writes = [
-        ...createWrites(businessId, app, state),
+        ...createWrites(businessId, config, app, state, idem?.key),
         ...feedAppendWrites(businessId, state.feed, [
           { type: 'application.created', id: app.id, occurred_at: app.created_at, data: result.body },
         ]),
@@ -136,6 +148,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
   const app = storedOf(item);
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
+
+/** The later of two stored timestamps (same format, so string order is time order). */
+const latest = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
 
 /** Stored values compared as JSON. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -155,7 +170,7 @@ export async function updateApplication(
   ifMatch: string | undefined,
 ): Promise<ApiResult> {
   return withRetries(async () => {
-    const { config: maybeConfig, item, feed } = await readForUpdate(businessId, id);
+    const { config: maybeConfig, item, writeOrder, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
@@ -170,18 +185,42 @@ export async function updateApplication(
     const after: ApplicationRecord = {
       ...before,
       ...fields,
-      updated_at: nextUpdatedAt(Date.now(), before.updated_at),
+      updated_at: nextUpdatedAt(Date.now(), latest(before.updated_at, writeOrder.lastUpdatedAt)),
       version: before.version + 1,
     };
     const rendered = renderApplication(config, after);
     await transactWrite([
-      ...updateWrites(businessId, before, after, positionsOf(item)),
+      ...updateWrites(businessId, config, before, after, positionsOf(item), writeOrder),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.updated', id: after.id, occurred_at: after.updated_at, data: rendered },
       ]),
     ]);
     return ok(rendered, { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
+}
+
+/**
+ * DELETE /applications/{id} (contract §17): read (record + config + order of
+ * writes), one transaction deleting the record if its version is still the
+ * one read, with holes in every list's summary and map and the idempotency
+ * record of its create. A racing PUT makes it re-run from the read (so it
+ * erases the updated record and uncounts its current status); a PUT that
+ * loses finds no record (404): never resurrected, never counted twice.
+ */
+export async function deleteApplication(businessId: string, id: string): Promise<ApiResult> {
+  return withRetries(async () => {
+    const { config, item, feed } = await readForWrite(businessId, id);
+    if (!item) throw notFound('application', id);
+    const c = requireConfig(config, businessId);
+    await transactWrite([
+      ...deleteWrites(businessId, c, storedOf(item), positionsOf(item)),
+      ...feedAppendWrites(businessId, feed, [
+        { type: 'application.deleted', id, occurred_at: new Date().toISOString(), data: null },
+      ]),
+    ]);
+    return noContent();
+    // Erasures touch the business's shared counters and maps like creates do: the same retry budget.
+  }, CREATE_ATTEMPTS);
 }
 
 // ---------------------------------------------------------------------------
@@ -229,127 +268,74 @@ export interface ListPage {
 /** GET /applications: picks the access path for the filters given (docs/pagination.md). */
 export async function listApplications(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
   if (filters.updatedSince !== undefined) return pageOfUpdatedSince(businessId, filters, filters.updatedSince, page);
-  if (filters.statusId !== undefined && filters.jobId !== undefined)
-    return pageOfStatusAndJob(businessId, filters.statusId, filters.jobId, filters.createdSince, page);
-  if (filters.statusId !== undefined) return pageOfStatus(businessId, filters.statusId, filters.createdSince, page);
-  return pageOfDenseList(businessId, filters.jobId, filters.createdSince, page);
+  return pageOfList(businessId, filters, page);
 }
 
 /**
- * No filter, job_id, and either with created_at_since: a dense list
- * (business list on L1, the job's list on L2). Without `since` the counter
- * and the page's key range are read at once (2 calls); with it, the first
- * position at/after `since` comes from one Limit-1 Query on T1/T2 alongside
- * the counter, then the range (3 calls). O(per_page) items on every page.
+ * Every filter but updated_at_since: one list (the business list, or the job
+ * opening's list for job_id), counted by status code when
+ * application_status_id is given. Its summary (in the counter item, read
+ * with the config) gives the exact total and the superblock of the page's
+ * first entry; that superblock's map gives its exact position; one Query
+ * from there reads exactly the page (erased entries are not in the index).
+ * With created_at_since, the summary names the one superblock straddling
+ * `since`; its map (read with the maps that may hold the page) says how many
+ * matches precede the cut. At most 4 calls incl. auth, the same on every page.
  */
-async function pageOfDenseList(
-  businessId: string,
-  jobId: string | null | undefined,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
+async function pageOfList(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
+  const { jobId, statusId, createdSince } = filters;
   const ofJob = jobId !== undefined;
-  const index = ofJob ? 'sublist' : 'list';
+  const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
   const partition = ofJob ? jobListPartition(businessId, jobId) : businessListPartition(businessId);
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
-  if (createdSince === undefined) {
-    const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
-    const [{ config, counts }, items] = await Promise.all([
-      readConfigAndCounters(businessId, [counter]),
-      range ? readPositionRange(index, partition, range.first, range.last) : Promise.resolve([]),
-    ]);
-    const c = requireConfig(config, businessId);
-    return { entries: items.map((i) => view(c, i)), total: counts[0] ?? 0 };
-  }
-
-  const [{ config, counts }, first] = await Promise.all([
-    readConfigAndCounters(businessId, [counter]),
-    firstPositionSince(ofJob ? 'subcreated' : 'created', partition, createdSince),
-  ]);
+  const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
   const c = requireConfig(config, businessId);
-  const n = counts[0] ?? 0;
-  const total = first === undefined ? 0 : Math.max(0, n - first + 1);
-  const range = pagePositions(page, total, (first ?? 1) - 1);
-  const items = range ? await readPositionRange(index, partition, range.first, range.last) : [];
-  return { entries: items.map((i) => view(c, i)), total };
+  const summary = summaries[0]!;
+  const code = statusId === undefined ? undefined : statusCode(c.application_status_ids, statusId);
+  if (code === -1) return { entries: [], total: 0 };
+  const counts = countsOf(summary, code);
+  const skipped = (page.page - 1) * page.perPage;
+
+  let maps = new Map<number, number[]>();
+  let before = 0;
+  const sinceMs = createdSince === undefined ? undefined : Date.parse(createdSince);
+  const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
+  if (sinceMs !== undefined && straddling >= 0) {
+    maps = await readMaps(businessId, list, candidateSuperblocks(counts, straddling, skipped, page.perPage));
+    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
+  }
+  const total = totalOf(counts) - before;
+  if (skipped >= total) return { entries: [], total };
+  const take = Math.min(page.perPage, total - skipped);
+  const k = before + skipped + 1;
+  const needed = ofJob && code !== undefined ? pageSuperblocks(counts, k, take) : pageSuperblocks(counts, k, 1);
+  const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
+  const at = (rank: number): number => {
+    const loc = locate(counts, rank)!;
+    return exactWithoutMap
+      ? positionOf(loc.superblock, loc.rank - 1)
+      : positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
+  };
+  const first = at(k);
+
+  let items: Item[];
+  if (ofJob && code !== undefined)
+    items = await readRangeOfStatus('sublist', partition, first, at(k + take - 1), statusId!);
+  else if (code !== undefined)
+    items = await readFrom('statuslist', statusPartition(businessId, statusId!), first, take);
+  else items = await readFrom(ofJob ? 'sublist' : 'list', partition, first, take);
+  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
 /**
- * application_status_id (± created_at_since): the business's status blocks
- * (N/B small items, one consistent Query) give the exact total and, by prefix
- * sums, the block holding the page's first entry and how many of the
- * status's entries in it precede the page; one Query on the status partition
- * from that block's first position reads skip + per_page entries (skip < B).
- * With created_at_since, only the block straddling `since` needs a COUNT
- * Query (<= B entries); blocks after it are entirely newer.
- */
-async function pageOfStatus(
-  businessId: string,
-  statusId: string,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
-  const [{ config }, blocks] = await Promise.all([readConfigAndCounters(businessId, []), readStatusBlocks(businessId)]);
-  const c = requireConfig(config, businessId);
-
-  let since: { block: number; matchingInStraddling: number } | undefined;
-  if (createdSince !== undefined) {
-    const block = straddlingBlock(blocks, createdSince);
-    const inBlock = block >= 0 ? (countsOfStatus(blocks, statusId, block)[0] ?? 0) : 0;
-    const matchingInStraddling =
-      inBlock > 0 ? await countStatusInBlockSince(businessId, statusId, block, createdSince) : 0;
-    since = { block, matchingInStraddling };
-  }
-  const { total, read } = statusPagePlan(statusSequence(blocks, statusId, since), page);
-  if (!read) return { entries: [], total };
-  const items = await readStatusFrom(businessId, statusId, read.from, read.skip + read.take);
-  return { entries: items.slice(read.skip, read.skip + read.take).map((i) => view(c, i)), total };
-}
-
-/**
- * application_status_id + job_id (± created_at_since): no dense order of
- * its own. The smaller of the two partitions (job list size from its
- * counter, status size from the blocks) is read with the other filters
- * applied by DynamoDB: O(min(|job|, |status|)) entries, the same on every page.
- */
-async function pageOfStatusAndJob(
-  businessId: string,
-  statusId: string,
-  jobId: string | null,
-  createdSince: string | undefined,
-  page: PageRequest,
-): Promise<ListPage> {
-  const [{ config, counts }, blocks] = await Promise.all([
-    readConfigAndCounters(businessId, [jobCounterKey(businessId, jobId)]),
-    readStatusBlocks(businessId),
-  ]);
-  const c = requireConfig(config, businessId);
-  const jobSize = counts[0] ?? 0;
-  const statusSize = countsOfStatus(blocks, statusId).reduce((a, b) => a + b, 0);
-  let items: Item[] = [];
-  if (jobSize > 0 && statusSize > 0) {
-    items =
-      jobSize <= statusSize
-        ? await readPartitionFiltered('sublist', jobListPartition(businessId, jobId), { statusId, createdSince })
-        : await readPartitionFiltered('statuslist', statusPartition(businessId, statusId), { jobId, createdSince });
-  }
-  const rows = matchingRows(
-    items.map((item) => ({ item, ...rowOf(item) })),
-    { statusId, jobId, ...(createdSince !== undefined ? { createdSince } : {}) },
-  );
-  const range = pagePositions(page, rows.length);
-  const entries = range ? rows.slice(range.first - 1, range.last).map((r) => view(c, r.item)) : [];
-  return { entries, total: rows.length };
-}
-
-/**
- * updated_at_since (with anything): updated_at has no dense order, so the
- * `updated` index (T3SK = updated_at#id, projecting position, status, job,
- * created_at) is read from `since` on with the other filters applied; the
- * matches are ordered by position, counted, and only the page's records are
- * read (one BatchGetItem, together with the config). O(matches) small index
- * entries + per_page records, the same on every page.
+ * updated_at_since, alone or with application_status_id: ordered by
+ * updated_at (contract §7's exception). The order of writes is a list like
+ * the others (every write takes the next position and leaves a hole where
+ * the application was), so its summary and maps locate the cut and the page
+ * exactly: at most 4 calls and per_page entries, whatever the number of matches.
  */
 async function pageOfUpdatedSince(
   businessId: string,
@@ -357,23 +343,59 @@ async function pageOfUpdatedSince(
   updatedSince: string,
   page: PageRequest,
 ): Promise<ListPage> {
-  const indexRows = await readUpdatedSince(businessId, updatedSince, filters);
-  const rows = matchingRows(
-    indexRows.map((r) => ({ ...rowOf(r), id: String(r.T3SK).slice(String(r.T3SK).indexOf('#') + 1) })),
-    filters,
-  );
-  const range = pagePositions(page, rows.length);
-  const ids = range ? rows.slice(range.first - 1, range.last).map((r) => r.id) : [];
-  const { config, items } = await readConfigAndApplications(businessId, ids);
+  if (filters.jobId !== undefined || filters.createdSince !== undefined)
+    return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
+  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const c = requireConfig(config, businessId);
-  return { entries: items.map((i) => view(c, i)), total: rows.length };
+  const summary = summaries[0]!;
+  const code = filters.statusId === undefined ? undefined : statusCode(c.application_status_ids, filters.statusId);
+  if (code === -1) return { entries: [], total: 0 };
+  const counts = countsOf(summary, code);
+  const skipped = (page.page - 1) * page.perPage;
+  const sinceMs = Date.parse(updatedSince);
+  const straddling = straddlingSuperblock(summary, sinceMs);
+  let maps = new Map<number, number[]>();
+  let before = 0;
+  if (straddling >= 0) {
+    maps = await readMaps(businessId, UPDATED_LIST, candidateSuperblocks(counts, straddling, skipped, page.perPage));
+    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
+  }
+  const total = totalOf(counts) - before;
+  if (skipped >= total) return { entries: [], total };
+  const take = Math.min(page.perPage, total - skipped);
+  const k = before + skipped + 1;
+  // With a status, the page is the range between its first and last entry (other statuses filtered out).
+  const missing = pageSuperblocks(counts, k, code === undefined ? 1 : take).filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, UPDATED_LIST, missing)) maps.set(sb, m);
+  const at = (rank: number): number => {
+    const loc = locate(counts, rank)!;
+    return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
+  };
+  const partition = updatedListPartition(businessId);
+  const items =
+    code === undefined
+      ? await readFrom('updatedlist', partition, at(k), take)
+      : await readRangeOfStatus('updatedlist', partition, at(k), at(k + take - 1), filters.statusId!);
+  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
-function rowOf(item: Item) {
-  return {
-    position: Number(item.L1SK),
-    application_status_id: String(item.application_status_id),
-    job_id: typeof item.job_id === 'string' ? item.job_id : null,
-    created_at: String(item.created_at),
-  };
+/**
+ * updated_at_since with job_id or created_at_since: no order of its own. The
+ * order of writes is read from the superblock straddling `since` on, the
+ * filters applied by DynamoDB: O(writes since the cut) entries, the same on
+ * every page, exact totals.
+ */
+async function pageOfUpdatedSinceScan(
+  businessId: string,
+  filters: ListFilters,
+  updatedSince: string,
+  page: PageRequest,
+): Promise<ListPage> {
+  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
+  const c = requireConfig(config, businessId);
+  const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
+  const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
+  const range = pagePositions(page, items.length);
+  const entries = range ? items.slice(range.first - 1, range.last).map((i) => view(c, i)) : [];
+  return { entries, total: items.length };
 }

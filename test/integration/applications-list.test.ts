@@ -5,8 +5,14 @@
  * under concurrent creates, and status changes moving the status counts.
  */
 import demo from '../../fixtures/demo.json';
-import { businessListPartition, jobListPartition, readPositionRange } from '../../src/data/application-store';
-import { readStatusBlocks } from '../../src/data/application-store';
+import {
+  businessCounterKey,
+  businessListPartition,
+  jobListPartition,
+  readFrom,
+} from '../../src/data/application-store';
+import { getItem } from '../../src/data/table-io';
+import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 
 const fixture = {
@@ -103,7 +109,7 @@ interface Filters {
 
 const ms = (iso: string): number => Date.parse(iso);
 
-/** The expected list: filters ANDed, created_at ascending, ties by id. */
+/** The expected list: filters ANDed, created_at ascending (updated_at with updated_at_since, contract §7), ties by id. */
 function expected(f: Filters): string[] {
   return model
     .filter(
@@ -113,7 +119,11 @@ function expected(f: Filters): string[] {
         (f.created_at_since === undefined || ms(m.created_at) >= ms(f.created_at_since)) &&
         (f.updated_at_since === undefined || ms(m.updated_at) >= ms(f.updated_at_since)),
     )
-    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .sort((a, b) =>
+      f.updated_at_since !== undefined
+        ? a.updated_at.localeCompare(b.updated_at) || a.id.localeCompare(b.id)
+        : a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id),
+    )
     .map((m) => m.id);
 }
 
@@ -330,12 +340,12 @@ describe('cost of a page (DynamoDB calls, authentication included)', () => {
     expect(page1.calls).toBeLessThanOrEqual(bound);
   });
 
-  it('status + created_at_since inside a block: one extra COUNT call, 4 round trips, same on every page', async () => {
+  it('status + created_at_since: 4 calls (auth, config+summary, maps, page), same on every page', async () => {
     const f = { application_status_id: 'a', created_at_since: at(40) };
     const page1 = await countCalls(() => list(qs(f, { page: 1, per_page: 5 })));
     const late = await countCalls(() => list(qs(f, { page: lastPage(f, 5), per_page: 5 })));
     expect(late.calls).toBe(page1.calls);
-    expect(page1.calls).toBeLessThanOrEqual(5);
+    expect(page1.calls).toBeLessThanOrEqual(4);
   });
 
   it('items read on a late page of the unfiltered list are those of the page (no walking)', async () => {
@@ -377,11 +387,9 @@ describe('positions and counts under concurrency', () => {
     const n = before + 12;
     const { env } = process;
     expect(env.TABLE_NAME).toBeTruthy();
-    const positions = (await readPositionRange('list', businessListPartition('listco'), 1, 10_000)).map((i) =>
-      Number(i.L1SK),
-    );
+    const positions = (await readFrom('list', businessListPartition('listco'), 1, 10_000)).map((i) => Number(i.L1SK));
     expect(positions).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-    const jobPositions = (await readPositionRange('sublist', jobListPartition('listco', 'j3'), 1, 10_000)).map((i) =>
+    const jobPositions = (await readFrom('sublist', jobListPartition('listco', 'j3'), 1, 10_000)).map((i) =>
       Number(i.L2SK),
     );
     expect(jobPositions).toEqual(Array.from({ length: jobBefore + 6 }, (_, i) => i + 1));
@@ -401,7 +409,7 @@ describe('positions and counts under concurrency', () => {
     await checkAllPages({ job_id: 'null', application_status_id: 'empty' }, 4);
   });
 
-  it('status changes (also concurrent ones) move the block counts; totals stay exact', async () => {
+  it('status changes (also concurrent ones) move the summary counts and map entries; totals stay exact', async () => {
     const targets = model.slice(0, 10);
     await Promise.all(
       targets.map(async (m, i) => {
@@ -415,11 +423,10 @@ describe('positions and counts under concurrency', () => {
         m.updated_at = res.body.updated_at;
       }),
     );
-    const blocks = await readStatusBlocks('listco');
-    const sums: Record<string, number> = {};
-    for (const b of blocks) for (const [s, c] of Object.entries(b.counts)) sums[s] = (sums[s] ?? 0) + c;
-    for (const s of ['a', 'b', 'c', 'empty'])
-      expect(sums[s] ?? 0).toBe(model.filter((m) => m.application_status_id === s).length);
+    const summary = summaryOf(await getItem(businessCounterKey('listco')));
+    ['a', 'b', 'c', 'empty'].forEach((s, code) =>
+      expect(totalOf(countsOf(summary, code))).toBe(model.filter((m) => m.application_status_id === s).length),
+    );
     for (const s of ['a', 'b', 'empty']) await checkAllPages({ application_status_id: s }, 16);
     await checkAllPages({ application_status_id: 'b', created_at_since: at(5) }, 3);
   });

@@ -136,6 +136,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
     email: 'bo@example.com',
   };
   const application = await post('/applications', applicant);
+  const erasable = await post('/applications', applicant);
 
   const requests: { name: string; event: APIGatewayProxyEventV2; expect: number; sameAsSources?: boolean }[] = [];
   const add = (name: string, expect: number, options: Parameters<typeof event>[2] = {}, sameAsSources = true) => {
@@ -147,6 +148,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('create-application', 201, { body: applicant }, false);
   add('update-employee', 200, { params: { id: employee }, body: { last_name: 'Bundled' } }, false);
   add('update-application', 200, { params: { id: application }, body: { last_name: 'Bundled' } }, false);
+  add('delete-application', 204, { params: { id: erasable } }, false);
   add('list-employees', 200);
   add('get-employee', 200, { params: { id: employee } });
   add('list-employee-jobs', 200, { query: { employee_id: employee } });

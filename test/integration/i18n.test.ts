@@ -160,6 +160,7 @@ function casesOf(): Case[] {
         'get-employee-job': 'employee_job',
         'get-application': 'application',
         'update-application': 'application',
+        'delete-application': 'application',
         'get-location': 'location',
         'get-employee-payout-field': 'payout_field',
       } as const;

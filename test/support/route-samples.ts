@@ -11,6 +11,8 @@ export interface SampleIds {
   readonly employee: string;
   readonly job: string;
   readonly application: string;
+  /** An application the DELETE sample erases (the first DELETE answers 204, later ones 404). */
+  readonly erasable: string;
 }
 
 export interface SampleRequest {
@@ -71,6 +73,7 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     path: `${API}/applications/${ids.application}`,
     body: { phone: `+39 ${Math.floor(Math.random() * 1e9)}` },
   }),
+  'delete-application': (ids) => ({ method: 'DELETE', path: `${API}/applications/${ids.erasable}` }),
 };
 
 /** Every route that needs a token, with its scope, from the route table. */
@@ -98,5 +101,11 @@ export async function createSampleRecords(api: TestApi, token: string): Promise<
     accept_terms_and_conditions: true,
     job_id: null,
   });
-  return { employee, job, application };
+  const erasable = await post('/applications', {
+    first_name: 'Er',
+    last_name: 'Asable',
+    email: 'er@example.com',
+    accept_terms_and_conditions: true,
+  });
+  return { employee, job, application, erasable };
 }

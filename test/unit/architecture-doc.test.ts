@@ -28,8 +28,8 @@ const built: Record<string, Key> = {
   'list counter': keys.counter('<bid>', '<list>'),
   'unique value': keys.unique('<bid>', '<field>', '<value>'),
   idempotency: keys.idempotency('<bid>', '<key>'),
-  // The block number is zero-padded so blocks sort numerically; the doc names it <block>.
-  'status block': { ...keys.statusBlock('<bid>', 0), SK: '<block>' },
+  // The superblock number is zero-padded so maps sort numerically; the doc names it <superblock>.
+  'list map': { ...keys.listMap('<bid>', '<list>', 0), SK: '<superblock>' },
   // Sequences are zero-padded; the doc names them <seq>.
   'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
   'feed counter': keys.feedCounter('<bid>', '<lane>'),
@@ -44,9 +44,9 @@ describe('docs/architecture.md matches the key design', () => {
     expect(documented.get(item)).toEqual(key);
   });
 
-  test('status blocks share one partition', () => {
-    expect(keys.statusBlock('b', 7).PK).toBe(keys.statusBlocks('b'));
-    expect(keys.statusBlock('b', 7).SK).toBe('00000007');
+  test('the maps of one list share one partition', () => {
+    expect(keys.listMap('b', 'l', 7).PK).toBe(keys.listMap('b', 'l', 0).PK);
+    expect(keys.listMap('b', 'l', 7).SK).toBe('00000007');
   });
 
   test('the GSI table lists exactly the indexes of the table definition', () => {
