@@ -131,6 +131,18 @@ describe('what the feed records', () => {
     expect(res.body).toEqual({ entries: [], next_cursor: after });
   });
 
+  it('an erasure appends application.deleted without data; a failed one appends nothing', async () => {
+    const from = (await drain(start)).cursor;
+    const app = await send('POST', '/applications', applicant('erased'));
+    expect((await send('DELETE', `/applications/${app.body.id}`, undefined)).status).toBe(204);
+    expect((await send('DELETE', `/applications/${app.body.id}`, undefined)).status).toBe(404);
+    const { entries } = await drain(from);
+    expect(entries.map((e) => [e.type, e.id, e.type === 'application.deleted' ? e.data : 'data'])).toEqual([
+      ['application.created', app.body.id, 'data'],
+      ['application.deleted', app.body.id, null],
+    ]);
+  });
+
   it('types filters; next_cursor moves past skipped entries', async () => {
     const from = (await drain(start)).cursor;
     await send('POST', '/employees', { first_name: 'T', last_name: 'One' });
