@@ -3,6 +3,7 @@
  * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
  * and every route of src/http/routes.ts served through the deployed handlers.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
@@ -12,9 +13,20 @@ import { businessOfToken, issueToken } from '../src/data/token-store';
 import { announceEndpoint, connect, DATA_DIR } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
+import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
+import '../src/services/feed-wiring';
 
 const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
+const WEBHOOK_KEY_FILE = join(DATA_DIR, 'webhook-key');
+
+/** The AES key that seals webhook secrets locally (src/data/secret-box.ts): made once, owner-only. */
+function webhookSecretKey(): string {
+  if (!existsSync(WEBHOOK_KEY_FILE)) {
+    writeFileSync(WEBHOOK_KEY_FILE, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+  }
+  return readFileSync(WEBHOOK_KEY_FILE, 'utf8').trim();
+}
 
 async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
@@ -36,6 +48,10 @@ async function main(): Promise<void> {
   const { endpoint, embedded } = await connect({ allowAws: false });
   if (embedded && endpoint) announceEndpoint(endpoint);
   const { businessId, token } = await demoToken();
+  // Contract §14: the local server also delivers to loopback http receivers.
+  process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_SECRET_KEY ??= webhookSecretKey();
+  const stopDispatcher = startLocalDispatcher();
   const port = Number(process.env.PORT ?? 3000);
   const server = createLocalServer();
   await new Promise<void>((resolve, reject) => {
@@ -55,6 +71,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.close();
+    await stopDispatcher();
     await embedded?.stop();
     process.exit(0);
   };

@@ -35,6 +35,12 @@ export const keys = {
   idempotency: (businessId: string, key: string): Key => ({ PK: `${biz(businessId)}#idem#${key}`, SK: 'I' }),
   /** Per-block status counts of the application list: one partition, one item per block. */
   statusBlocks: (businessId: string): string => `${biz(businessId)}#application-status-blocks`,
+  /** All webhook subscriptions of a business share one partition (see webhook-store). */
+  webhookSubscriptions: (businessId: string): string => `${biz(businessId)}#webhook-subscriptions`,
+  webhookSubscription: (businessId: string, id: string): Key => ({
+    PK: `${biz(businessId)}#webhook-subscriptions`,
+    SK: id,
+  }),
   statusBlock: (businessId: string, block: number): Key => ({
     PK: `${biz(businessId)}#application-status-blocks`,
     SK: String(block).padStart(8, '0'),

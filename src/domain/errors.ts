@@ -37,6 +37,7 @@ export const MESSAGES = {
   accepted: 'must be accepted',
   toBeforeFrom: 'must be on or after from',
   unknownField: 'is not a known field',
+  notAllowed: 'is not allowed',
 } as const;
 
 export const notFound = (message: string): HttpError => new HttpError(404, 'not_found', message);

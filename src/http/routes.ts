@@ -6,7 +6,7 @@
  * Kept free of imports so CDK synth, the local server and the OpenAPI builder
  * can load it without pulling runtime code.
  */
-export type HttpMethod = 'GET' | 'POST' | 'PUT';
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** What the function may do to the table; drives the IAM grant per function. */
 export type TableAccess = 'none' | 'read' | 'write';
@@ -239,6 +239,48 @@ export const ROUTES = [
     summary: 'Update an application (partial)',
     request: 'ApplicationUpdate',
     response: 'Application',
+  },
+  {
+    name: 'create-webhook-subscription',
+    method: 'POST',
+    path: p('/webhook_subscriptions'),
+    access: 'write',
+    auth: true,
+    tag: 'Webhooks',
+    summary: 'Subscribe a URL to changes (the signing secret is in this response only)',
+    request: 'WebhookSubscriptionCreate',
+    response: 'WebhookSubscriptionCreated',
+  },
+  {
+    name: 'list-webhook-subscriptions',
+    method: 'GET',
+    path: p('/webhook_subscriptions'),
+    access: 'read',
+    auth: true,
+    tag: 'Webhooks',
+    summary: 'List webhook subscriptions',
+    response: 'WebhookSubscription',
+    list: true,
+    query: 'PageQuery',
+  },
+  {
+    name: 'get-webhook-subscription',
+    method: 'GET',
+    path: p('/webhook_subscriptions/{id}'),
+    access: 'read',
+    auth: true,
+    tag: 'Webhooks',
+    summary: 'Show a webhook subscription (status, last delivery error; never the secret)',
+    response: 'WebhookSubscription',
+  },
+  {
+    name: 'delete-webhook-subscription',
+    method: 'DELETE',
+    path: p('/webhook_subscriptions/{id}'),
+    access: 'write',
+    auth: true,
+    tag: 'Webhooks',
+    summary: 'Delete a webhook subscription; nothing more is delivered to it once this answers',
   },
   {
     name: 'get-openapi',

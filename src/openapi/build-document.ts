@@ -61,6 +61,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Applications: 'Job applications, including speculative ones (no job opening).',
   'Reference data': 'Locations, payout field definitions and custom field definitions of the business (read-only).',
   Meta: 'This document and its HTML rendering; no token needed.',
+  Webhooks:
+    'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
 };
 
 const DESCRIPTION = `HR and recruiting API: employees, employee jobs, applications and the reference data of one business.
@@ -232,6 +234,7 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
       response('The HTML API reference (Redoc), self-contained.', { 'text/html': { schema: { type: 'string' } } }),
     ];
   }
+  if (route.method === 'DELETE') return ['204', { description: 'Deleted; the id is unknown from now on' }];
   if (!response_) {
     return [
       '200',

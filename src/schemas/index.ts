@@ -9,6 +9,7 @@ import {
   EmployeeJobQuery,
   EmployeeUpdate,
 } from './employees';
+import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the
@@ -32,4 +33,7 @@ export const SCHEMAS: Record<string, object> = {
   EmployeeJobCreate,
   EmployeeJob,
   EmployeeJobQuery,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionCreated,
+  WebhookSubscription,
 };
