@@ -9,6 +9,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { isIP } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -36,6 +37,7 @@ export const urlPolicy = (): UrlPolicy => ({ local: process.env.WEBHOOKS_ALLOW_L
 
 function resolveAll(host: string): Promise<string[]> {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  if (isIP(bare) !== 0) return Promise.resolve([bare]);
   return new Promise((resolve) => {
     lookupImpl(bare, { all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
       resolve(error ? [] : addresses.map((a) => a.address));
