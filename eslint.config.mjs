@@ -1,7 +1,47 @@
 import tseslint from 'typescript-eslint';
 
+/**
+ * Layers point one way (docs/architecture.md):
+ *   domain <- schemas <- data <- services <- http (+ openapi) <- functions; lib/ and scripts/ on top.
+ * Each folder lists the layers above it; importing one of them fails `npm run lint`.
+ * The regexes match relative specifiers at any depth (`../http/x`, `../../src/http/x`).
+ */
+const layer = (...names) => `^(\\.\\./)+(src/)?(${names.join('|')})(/|$)`;
+const OUTSIDE_RUNTIME = layer('lib', 'scripts', 'bin', 'test', 'functions');
+const rule = (files, regexes, extra = []) => ({
+  files,
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          ...regexes.map((regex) => ({ regex, message: 'Layers point one way: see docs/architecture.md.' })),
+          ...extra,
+        ],
+      },
+    ],
+  },
+});
+
+export const LAYER_RULES = [
+  rule(
+    ['src/domain/**/*.ts'],
+    ['^\\.\\./'],
+    [{ regex: '^(@aws-sdk|@middy|ajv|aws-lambda)', message: 'domain/ is pure logic: no I/O, schema compiler or HTTP types.' }],
+  ),
+  // Errors are data every layer may throw: the module imports nothing at all.
+  rule(['src/domain/errors.ts'], ['.'], []),
+  rule(['src/schemas/**/*.ts'], [layer('data', 'services', 'http', 'openapi'), OUTSIDE_RUNTIME]),
+  rule(['src/data/**/*.ts'], [layer('services', 'http', 'openapi'), OUTSIDE_RUNTIME]),
+  rule(['src/services/**/*.ts'], [layer('http', 'openapi'), OUTSIDE_RUNTIME]),
+  rule(['src/http/**/*.ts'], [layer('openapi'), OUTSIDE_RUNTIME]),
+  rule(['src/openapi/**/*.ts'], [layer('data', 'services'), OUTSIDE_RUNTIME]),
+  rule(['functions/**/*.ts'], [layer('lib', 'scripts', 'bin', 'test')]),
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.dynamodb/', '.cache/', 'jest.config.js', 'src/schemas/generated/'] },
   ...tseslint.configs.recommended,
   { rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] } },
+  ...LAYER_RULES,
 );

@@ -1,4 +1,5 @@
 import { apiHandler } from '../src/http/handler';
+import { idempotencyKeyOf } from '../src/http/idempotency-key';
 import { bodyValidator } from '../src/http/validation';
 import { createSubscription, type SubscriptionBody } from '../src/services/webhook-subscriptions';
 import validateWebhookSubscriptionCreate from '../src/schemas/generated/validate-webhook-subscription-create';
@@ -9,5 +10,5 @@ const body = bodyValidator<SubscriptionBody>(validateWebhookSubscriptionCreate, 
 });
 
 export const handler = apiHandler({ route: 'create-webhook-subscription', body }, (req) =>
-  createSubscription(req.auth.businessId, req.body, req.fieldErrors, req.headers),
+  createSubscription(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers)),
 );

@@ -7,7 +7,7 @@
  */
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { requireEnv } from '../src/data/env';
+import { webhookRetryQueueUrl } from '../src/data/config';
 import { pumpDue, pumpSubscription, type PumpResult } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 
@@ -18,7 +18,7 @@ async function wakeLater(businessId: string, id: string, dueAt: number): Promise
   const delay = Math.min(MAX_SQS_DELAY_SECONDS, Math.max(0, Math.ceil((dueAt - Date.now()) / 1000)));
   await (sqs ??= new SQSClient({ maxAttempts: 3 })).send(
     new SendMessageCommand({
-      QueueUrl: requireEnv('WEBHOOK_RETRY_QUEUE_URL'),
+      QueueUrl: webhookRetryQueueUrl(),
       MessageBody: JSON.stringify({ business_id: businessId, id }),
       DelaySeconds: delay,
     }),

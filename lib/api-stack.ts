@@ -13,7 +13,7 @@ import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { Construct, IConstruct } from 'constructs';
 import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
-import { FALLBACK_ROUTE, ROUTES, type TableAccess } from '../src/http/routes';
+import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type TableAccess } from '../src/http/routes';
 import { TABLE } from '../src/data/table-definition';
 
 /** The repository root (this file lives in lib/). */
@@ -27,13 +27,12 @@ export const DEFAULT_FUNCTIONS_DIR = path.join(REPO_ROOT, 'functions');
  * esbuild cannot inline a file as text for one function only, so the file is
  * copied next to the handler, where src/openapi/docs-page.ts reads it.
  */
-const REDOC_NEXT_TO_HANDLER = {
+const shipNextToHandler = (files: readonly string[]) => ({
   beforeBundling: (): string[] => [],
   beforeInstall: (): string[] => [],
-  afterBundling: (inputDir: string, outputDir: string): string[] => [
-    `cp "${inputDir}/node_modules/redoc/bundles/redoc.standalone.js" "${outputDir}/redoc.standalone.js"`,
-  ],
-};
+  afterBundling: (inputDir: string, outputDir: string): string[] =>
+    files.map((file) => `cp "${inputDir}/node_modules/${file}" "${outputDir}/${path.posix.basename(file)}"`),
+});
 
 /** The DynamoDB operations the functions use; alarms watch exactly these. */
 const TABLE_OPERATIONS = [
@@ -209,7 +208,12 @@ export class ApiStack extends Stack {
 
     // ---- Functions ---------------------------------------------------------
     const functions: Record<string, ApiFunction> = {};
-    const makeFunction = (name: string, access: TableAccess, description: string): ApiFunction => {
+    const makeFunction = (
+      name: string,
+      access: TableAccess,
+      description: string,
+      bundleFiles: readonly string[] = [],
+    ): ApiFunction => {
       const fn = new ApiFunction(this, `Fn-${name}`, {
         entry: handlerEntry(functionsDir, name),
         projectRoot: REPO_ROOT,
@@ -221,7 +225,7 @@ export class ApiStack extends Stack {
           POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
           ...(access === 'none' ? {} : { TABLE_NAME: this.table.tableName }),
         },
-        ...(name === 'get-docs' ? { commandHooks: REDOC_NEXT_TO_HANDLER } : {}),
+        ...(bundleFiles.length > 0 ? { commandHooks: shipNextToHandler(bundleFiles) } : {}),
       });
       const actions = TABLE_ACTIONS[access];
       // Table ARN and `<table ARN>/index/*` (the table has GSIs), exactly these actions.
@@ -246,7 +250,12 @@ export class ApiStack extends Stack {
     });
 
     for (const route of ROUTES) {
-      const fn = makeFunction(route.name, route.access, `${SERVICE_NAME} ${route.name}: ${route.method} ${route.path}`);
+      const fn = makeFunction(
+        route.name,
+        route.access,
+        `${SERVICE_NAME} ${route.name}: ${route.method} ${route.path}`,
+        (route as RouteDefinition).bundleFiles,
+      );
       this.api.addRoutes({
         path: route.path,
         methods: [apigw.HttpMethod[route.method]],

@@ -14,7 +14,8 @@ import { importBusiness } from '../src/data/business-store';
 import { dynamoStats, resetClient } from '../src/data/client';
 import { issueToken } from '../src/data/token-store';
 import { STATUS_BLOCK_SIZE } from '../src/domain/application-pages';
-import { buildBusiness, parseFixture } from '../src/domain/fixture';
+import { buildBusiness } from '../src/domain/fixture';
+import { parseFixture } from '../src/schemas/fixture';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
 

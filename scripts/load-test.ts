@@ -10,7 +10,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
-import { buildBusiness, parseFixture } from '../src/domain/fixture';
+import { buildBusiness } from '../src/domain/fixture';
+import { parseFixture } from '../src/schemas/fixture';
 import { importBusiness } from '../src/data/business-store';
 import { issueToken } from '../src/data/token-store';
 

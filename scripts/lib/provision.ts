@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { importBusiness, type ImportSummary } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
-import { buildBusiness, parseFixture } from '../../src/domain/fixture';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
 
 export class FixtureRejected extends Error {
   constructor(readonly problems: string[]) {

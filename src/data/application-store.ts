@@ -23,7 +23,7 @@ import {
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { configOf } from './business-store';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import { keys, lists, type Key } from './keys';
 import { batchGet, query, queryAll, type Item, type TxWrite } from './table-io';
 

@@ -2,7 +2,7 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import { keys, lists } from './keys';
 import { batchGet, queryAll, type Item } from './table-io';
 
@@ -28,6 +28,16 @@ export const referenceRecordOf = (item: Item): Record<string, unknown> =>
 
 export const configOf = (item: Item | undefined): BusinessConfig | undefined =>
   item?.config as BusinessConfig | undefined;
+
+/**
+ * The config of an authenticated business. Tokens are issued only after an
+ * import wrote the config (it is written last), so a missing one is a broken
+ * invariant on our side, never the client's fault: 500, the same everywhere.
+ */
+export function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
+  if (!config) throw new Error(`business config missing for ${businessId}`);
+  return config;
+}
 
 export interface ImportSummary {
   created: boolean;

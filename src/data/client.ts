@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsRegion, dynamodbEndpoint } from './config';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -37,12 +38,12 @@ function itemsIn(output: OutputShape): number {
 }
 
 function createClient(): DynamoDBDocumentClient {
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const endpoint = dynamodbEndpoint();
   const base = new DynamoDBClient({
     ...(endpoint
       ? {
           endpoint,
-          region: process.env.AWS_REGION ?? 'local',
+          region: awsRegion() ?? 'local',
           // DynamoDB Local accepts any credentials; fixed ones keep one shared database.
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         }

@@ -16,8 +16,7 @@
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
-import { badRequest } from '../domain/errors';
-import { configOf } from './business-store';
+import { configOf, requireConfig } from './business-store';
 import { keys, lists, type Key } from './keys';
 import { readPositions } from './list-store';
 import { batchGet, type Item, type TxWrite } from './table-io';
@@ -57,13 +56,6 @@ function advanceCounter(businessId: string, list: string, counter: CounterState,
     },
     onConditionFailed: () => 'retry',
   };
-}
-
-function requireConfig(item: Item | undefined): BusinessConfig {
-  const config = configOf(item);
-  // A token of a business whose import never finished: nothing to serve yet.
-  if (!config) throw badRequest('The business of this token is not set up');
-  return config;
 }
 
 // ---------------------------------------------------------------------------
@@ -110,7 +102,7 @@ export async function readForEmployeeWrite(
   const items = await batchGet(Object.values(slots));
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
   return {
-    config: requireConfig(got('config')),
+    config: requireConfig(configOf(got('config')), businessId),
     employee: got('employee'),
     numberOwner: got('unique'),
     supervisor: got('supervisor'),
@@ -126,7 +118,7 @@ export async function readRecordWithConfig(
   id: string,
 ): Promise<{ config: BusinessConfig; record: Item | undefined }> {
   const [config, record] = await batchGet([keys.business(businessId), keys.record(businessId, kind, id)]);
-  return { config: requireConfig(config), record };
+  return { config: requireConfig(configOf(config), businessId), record };
 }
 
 /**
@@ -153,7 +145,7 @@ export async function readListPage(
   ]);
   // An employee's job list is as long as its job_count; the business lists have counters.
   const total = 'kind' in list ? counterStateOf(countItem).n : Number(countItem?.job_count ?? 0);
-  return { config: requireConfig(config), total, items };
+  return { config: requireConfig(configOf(config), businessId), total, items };
 }
 
 // ---------------------------------------------------------------------------

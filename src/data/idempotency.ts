@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { badRequest, idempotencyKeyReused } from '../domain/errors';
+import { idempotencyKeyReused } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
@@ -12,20 +12,13 @@ export interface Idempotency {
   readonly requestHash: string;
 }
 
-/** Reads and checks the Idempotency-Key header; absent = no idempotency. */
-export function idempotencyOf(
-  businessId: string,
-  headers: Record<string, string | undefined>,
-  body: unknown,
-): Idempotency | undefined {
-  const value = headers['idempotency-key'];
-  if (value === undefined) return undefined;
-  if (!/^[\x21-\x7e](?:[\x20-\x7e]{0,253}[\x21-\x7e])?$/.test(value))
-    throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
+/** The record key and body hash of a create; no key (header absent) = no idempotency. */
+export function idempotencyOf(businessId: string, key: string | undefined, body: unknown): Idempotency | undefined {
+  if (key === undefined) return undefined;
   const requestHash = createHash('sha256')
     .update(JSON.stringify(body ?? null))
     .digest('hex');
-  return { key: keys.idempotency(businessId, value), requestHash };
+  return { key: keys.idempotency(businessId, key), requestHash };
 }
 
 /** Thrown when the key was already used: carries the first response, or 409 for another body. */

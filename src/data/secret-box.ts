@@ -9,12 +9,13 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
+import { webhookKmsKeyId, webhookSecretKey } from './config';
 
 let kms: KMSClient | undefined;
 const kmsClient = (): KMSClient => (kms ??= new KMSClient({ maxAttempts: 3 }));
 
 function localKey(): Buffer {
-  const raw = process.env.WEBHOOK_SECRET_KEY;
+  const raw = webhookSecretKey();
   const key = raw ? Buffer.from(raw, 'base64') : undefined;
   if (!key || key.length !== 32)
     throw new Error('WEBHOOK_KMS_KEY_ID or WEBHOOK_SECRET_KEY (base64 of 32 bytes) is required for webhook secrets');
@@ -25,7 +26,7 @@ function localKey(): Buffer {
 const aad = (subscriptionKey: string): Buffer => Buffer.from(subscriptionKey, 'utf8');
 
 export async function seal(secret: string, subscriptionKey: string): Promise<string> {
-  const kmsKeyId = process.env.WEBHOOK_KMS_KEY_ID;
+  const kmsKeyId = webhookKmsKeyId();
   if (kmsKeyId) {
     const out = await kmsClient().send(
       new EncryptCommand({

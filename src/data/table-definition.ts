@@ -1,6 +1,6 @@
 /**
  * The one definition of the DynamoDB table. The CDK stack and the local/test
- * setup (scripts/local-dynamodb.ts) both build the table from this object, so a
+ * setup (scripts/lib/dynamodb-local.ts) both build the table from this object, so a
  * key or index exists locally exactly when it exists on AWS.
  *
  * Index names say what they serve:

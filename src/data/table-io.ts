@@ -9,7 +9,7 @@ import {
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 

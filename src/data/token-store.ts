@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import { keys } from './keys';
 import { getItem } from './table-io';
 

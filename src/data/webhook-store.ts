@@ -15,7 +15,7 @@
 import type { DeliveryState, SubscriptionStatus } from '../domain/webhooks';
 import { keys, type Key } from './keys';
 import { db } from './client';
-import { tableName } from './env';
+import { tableName } from './config';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, isStorableKey, query, queryAll, type Item, type TxWrite } from './table-io';
 

@@ -173,11 +173,3 @@ export function renderApplication(config: BusinessConfig, app: ApplicationRecord
     updated_at: app.updated_at,
   };
 }
-
-/** RFC 9110 If-Match: `*` or a list of strong ETags; a weak tag never matches. */
-export function ifMatchAllows(header: string, current: string): boolean {
-  return header
-    .split(',')
-    .map((t) => t.trim())
-    .some((t) => t === '*' || t === current);
-}

@@ -1,7 +1,10 @@
 /**
- * Every error a client can see is one of these. Handlers and services throw
- * them; the error middleware (src/http/middleware.ts) is the only place that
- * turns them into responses, so status codes and bodies cannot drift per route.
+ * Errors as data: every error a client can see is one of these, carrying its
+ * HTTP meaning (status, code, headers, whether the message may be shown) the
+ * way middy's http-error-handler expects. Any layer may throw them; this module
+ * has no imports so domain, data, services and http can all use it. Only
+ * src/http (toHttpError in middleware.ts) turns them into responses, so status
+ * codes and bodies cannot drift per route.
  */
 export type FieldMessages = Record<string, string[]>;
 
@@ -15,6 +18,16 @@ export class HttpError extends Error {
     super(message);
     this.name = 'HttpError';
   }
+
+  /** middy/http-errors spelling of `status`. */
+  get statusCode(): number {
+    return this.status;
+  }
+
+  /** Client errors say what went wrong; a server error's message stays in the log. */
+  get expose(): boolean {
+    return this.status < 500;
+  }
 }
 
 /** 422 (body) or 400 (query): the spec's field-keyed body, every failing field at once. */
@@ -26,6 +39,12 @@ export class FieldError extends Error {
     super(`invalid fields: ${Object.keys(fields).join(', ')}`);
     this.name = 'FieldError';
   }
+
+  get statusCode(): number {
+    return this.status;
+  }
+
+  readonly expose = true;
 }
 
 export const MESSAGES = {

@@ -1,8 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import { logLevel, serviceName } from '../data/config';
 
 /** One structured JSON logger per process; request and business ids are appended per request. */
 export const logger = new Logger({
-  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api',
-  logLevel:
-    (process.env.POWERTOOLS_LOG_LEVEL as 'INFO' | undefined) ?? (process.env.NODE_ENV === 'test' ? 'SILENT' : 'INFO'),
+  serviceName: serviceName(),
+  logLevel: logLevel(),
 });

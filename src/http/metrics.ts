@@ -1,4 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import { metricsEnabled, serviceName } from '../data/config';
 
 /**
  * Per-request EMF metrics (Powertools): Requests and Latency by route and
@@ -7,12 +8,9 @@ import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
  */
 let metrics: Metrics | undefined;
 
-const enabled = (): boolean =>
-  Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) && process.env.POWERTOOLS_METRICS_DISABLED !== 'true';
-
 export function recordRequest(route: string, status: number, startedAt: number): void {
-  if (!enabled()) return;
-  metrics ??= new Metrics({ namespace: 'HrApi', serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api' });
+  if (!metricsEnabled()) return;
+  metrics ??= new Metrics({ namespace: 'HrApi', serviceName: serviceName() });
   metrics.addDimensions({ route, status_class: `${Math.floor(status / 100)}xx` });
   metrics.addMetric('Requests', MetricUnit.Count, 1);
   metrics.addMetric('Latency', MetricUnit.Milliseconds, Date.now() - startedAt);

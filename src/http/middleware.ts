@@ -60,7 +60,32 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-/** The error as the client sees it; anything we did not anticipate is a 500 without internals. */
+const INTERNAL_MESSAGE = 'An unexpected error occurred; it has been logged';
+
+/** An error from elsewhere that declares its HTTP meaning the http-errors way (statusCode or status, expose). */
+interface DeclaredHttpError {
+  statusCode?: unknown;
+  status?: unknown;
+  expose?: unknown;
+  code?: unknown;
+  message?: unknown;
+  headers?: unknown;
+}
+
+function fromDeclared(e: DeclaredHttpError): HttpError | undefined {
+  const status = typeof e.statusCode === 'number' ? e.statusCode : e.status;
+  if (typeof e.expose !== 'boolean' || typeof status !== 'number' || status < 400 || status > 599) return undefined;
+  const code = typeof e.code === 'string' ? e.code : status < 500 ? 'bad_request' : 'internal_error';
+  if (!e.expose) return new HttpError(status, code, INTERNAL_MESSAGE);
+  const headers = typeof e.headers === 'object' && e.headers !== null ? (e.headers as Record<string, string>) : {};
+  return new HttpError(status, code, String(e.message ?? ''), headers);
+}
+
+/**
+ * The error as the client sees it: our errors as they are, any error that
+ * declares statusCode/expose as declared, DynamoDB and network faults as 503;
+ * anything we did not anticipate is a 500 without internals.
+ */
 export function toHttpError(error: unknown): HttpError | FieldError {
   if (error instanceof HttpError || error instanceof FieldError) return error;
   const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: { package?: string } };
@@ -68,7 +93,7 @@ export function toHttpError(error: unknown): HttpError | FieldError {
   if (e?.name && DYNAMO_UNAVAILABLE.has(e.name)) return serviceUnavailable();
   if (e?.code && NETWORK_CODES.has(e.code)) return serviceUnavailable();
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return serviceUnavailable();
-  return new HttpError(500, 'internal_error', 'An unexpected error occurred; it has been logged');
+  return (e && fromDeclared(e as DeclaredHttpError)) ?? new HttpError(500, 'internal_error', INTERNAL_MESSAGE);
 }
 
 export function errorResponse(error: unknown, requestId: string): Result {

@@ -3,9 +3,11 @@
  * the local server (same handlers, same matching) and the OpenAPI document.
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
- * Kept free of imports so CDK synth, the local server and the OpenAPI builder
- * can load it without pulling runtime code.
+ * Kept free of runtime imports (only the import-free API prefix) so CDK synth,
+ * the local server and the OpenAPI builder can load it without pulling runtime code.
  */
+import { API_PREFIX } from '../domain/api-paths';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 /** What the function may do to the table; drives the IAM grant per function. */
@@ -31,9 +33,14 @@ export interface RouteDefinition {
   readonly query?: string;
   /** Extra documented statuses beyond the ones implied by auth/access/body. */
   readonly extraStatuses?: readonly number[];
+  /** Media type of a success body that is not JSON (documented as a string). */
+  readonly responseMediaType?: string;
+  /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
+  readonly bundleFiles?: readonly string[];
 }
 
-export const API_PREFIX = '/services/api/v1';
+/** The docs renderer get-docs inlines into its page (see src/openapi/docs-page.ts). */
+export const REDOC_PACKAGE_FILE = 'redoc/bundles/redoc.standalone.js';
 
 const p = (path: string): string => `${API_PREFIX}${path}`;
 
@@ -299,6 +306,8 @@ export const ROUTES = [
     auth: false,
     tag: 'Meta',
     summary: 'HTML API reference',
+    responseMediaType: 'text/html',
+    bundleFiles: [REDOC_PACKAGE_FILE],
   },
 ] as const satisfies readonly RouteDefinition[];
 

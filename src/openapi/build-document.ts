@@ -1,4 +1,6 @@
-import { API_PREFIX, ROUTES, type RouteDefinition } from '../http/routes';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
+import { MAX_BODY_BYTES } from '../http/middleware';
+import { ROUTES, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 
@@ -51,7 +53,8 @@ export interface OpenApiDocument {
   };
 }
 
-export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+/** The body limit the runtime enforces, as the document states it. */
+const MAX_BODY_MIB = MAX_BODY_BYTES / (1024 * 1024);
 export const BEARER_SCHEME = 'bearerAuth';
 const API_VERSION = '1.0.0';
 
@@ -73,7 +76,7 @@ records of other businesses are invisible (404). Missing, malformed, unknown or 
 \`WWW-Authenticate: Bearer\`.
 
 ## Formats
-JSON in and out (UTF-8). Requests with a body must send \`Content-Type: application/json\` (else \`415\`), at most 1 MiB
+JSON in and out (UTF-8). Requests with a body must send \`Content-Type: application/json\` (else \`415\`), at most ${MAX_BODY_MIB} MiB
 (else \`413\`). Dates are \`YYYY-MM-DD\`; timestamps in responses are UTC with milliseconds. \`{locale}\` fields appear
 once per locale of the business. Every response carries \`X-Request-Id\`; error bodies repeat it as \`request_id\`.
 
@@ -212,7 +215,7 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
       required: false,
       description:
         'Makes the POST safe to retry: the same key with the same body within 24 hours returns the first response and creates nothing new; the same key with a different body answers 409.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+      schema: { type: 'string', minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH, pattern: IDEMPOTENCY_KEY_PATTERN },
     });
   }
   if (route.method === 'PUT') {
@@ -228,11 +231,8 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
 }
 
 function successOf(route: RouteDefinition, response_: string | undefined): [string, OpenApiResponse] {
-  if (route.name === 'get-docs') {
-    return [
-      '200',
-      response('The HTML API reference (Redoc), self-contained.', { 'text/html': { schema: { type: 'string' } } }),
-    ];
+  if (route.responseMediaType) {
+    return ['200', response(route.summary, { [route.responseMediaType]: { schema: { type: 'string' } } })];
   }
   if (route.method === 'DELETE') return ['204', { description: 'Deleted; the id is unknown from now on' }];
   if (!response_) {
@@ -322,7 +322,10 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     );
   }
   if (hasBody) {
-    responses['413'] = errorResponse('Body larger than 1 MiB (`payload_too_large`)', 'payload_too_large');
+    responses['413'] = errorResponse(
+      `Body larger than ${MAX_BODY_MIB} MiB (\`payload_too_large\`)`,
+      'payload_too_large',
+    );
     responses['415'] = errorResponse(
       'Body not sent as `Content-Type: application/json` (`unsupported_media_type`)',
       'unsupported_media_type',

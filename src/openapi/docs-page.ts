@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { REDOC_PACKAGE_FILE } from '../http/routes';
 
 /**
  * The HTML API reference (`GET /docs`, contract §12): Redoc rendering the
@@ -29,9 +30,9 @@ import * as path from 'node:path';
  * of leaking a request from the reader's browser.
  */
 
-/** The package file, and the name under which the Lambda bundle carries it. */
-export const REDOC_PACKAGE_FILE = 'redoc/bundles/redoc.standalone.js';
-export const REDOC_BUNDLE_FILE = 'redoc.standalone.js';
+/** The package file (declared on the get-docs route row), and the name under which the Lambda bundle carries it. */
+export { REDOC_PACKAGE_FILE };
+export const REDOC_BUNDLE_FILE = path.basename(REDOC_PACKAGE_FILE);
 
 export function loadRedocBundle(candidates: readonly string[] = [path.join(__dirname, REDOC_BUNDLE_FILE)]): string {
   for (const file of candidates) {

@@ -8,7 +8,7 @@
  * at most one dependent count, the page itself).
  */
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   businessCounterKey,
   businessListPartition,
@@ -31,6 +31,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
+import { requireConfig } from '../data/business-store';
 import { idempotencyOf, idempotentCreate } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
@@ -69,12 +70,6 @@ const UPDATE_ATTEMPTS = 16;
 
 export const applicationLocation = (id: string): string => `${API_PREFIX}/applications/${encodeURIComponent(id)}`;
 
-function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
-  // A token exists only for an imported business; a missing config is a broken invariant (500).
-  if (!config) throw new Error(`business config missing for ${businessId}`);
-  return config;
-}
-
 const inputContext = (config: BusinessConfig, fieldErrors: FieldErrorCollector): InputContext => ({
   config,
   today: todayIn(config.timezone),
@@ -93,13 +88,13 @@ export async function createApplication(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   return idempotentCreate(
     idem,
-    (idempotencyKey) => readCreateState(businessId, jobId, idempotencyKey),
+    (recordKey) => readCreateState(businessId, jobId, recordKey),
     (state) => {
       const config = requireConfig(state.config, businessId);
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
@@ -131,6 +126,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
 
+/** Stored values compared as JSON. */
+const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
 /**
  * PUT /applications/{id}: read (record + config), If-Match, checks, one
  * transaction replacing the record if its version is still the one read
@@ -138,9 +136,6 @@ export async function showApplication(businessId: string, id: string): Promise<A
  * concurrent writer makes it re-run from the read, so changes to different
  * fields all survive; with If-Match the re-run answers 412.
  */
-/** Stored values compared as JSON. */
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
 export async function updateApplication(
   businessId: string,
   id: string,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_JOB_LIST,
   createEmployeeJobWrites,
@@ -97,9 +97,9 @@ export async function createEmployeeJob(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body);
   const employeeId =
     typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
   const supervisorId =
@@ -108,11 +108,11 @@ export async function createEmployeeJob(
       : undefined;
   return idempotentCreate(
     idem,
-    (idempotencyKey) =>
+    (recordKey) =>
       readForEmployeeWrite(businessId, {
         employeeId,
         supervisorId,
-        idempotencyKey: idempotencyKey,
+        idempotencyKey: recordKey,
         counter: EMPLOYEE_JOB_LIST,
       }),
     (ctx) => {

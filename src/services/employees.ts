@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_LIST,
   createEmployeeWrites,
@@ -162,16 +162,16 @@ export async function createEmployee(
   businessId: string,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return idempotentCreate(
     idem,
-    (idempotencyKey) =>
+    (recordKey) =>
       readForEmployeeWrite(businessId, {
         employeeNumber: number ?? undefined,
-        idempotencyKey: idempotencyKey,
+        idempotencyKey: recordKey,
         counter: EMPLOYEE_LIST,
       }),
     (ctx) => {

@@ -12,6 +12,7 @@ import * as https from 'node:https';
 import { isIP } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { Webhook } from 'standardwebhooks';
+import { webhooksAllowLoopback } from '../data/config';
 import {
   agentAllowList,
   DELIVERY_TIMEOUT_MS,
@@ -33,7 +34,7 @@ export function useLookup(next: Lookup | undefined): void {
 }
 
 /** Local mode: the local server (`npm start`, tests) sets WEBHOOKS_ALLOW_LOOPBACK=1; never deployed. */
-export const urlPolicy = (): UrlPolicy => ({ local: process.env.WEBHOOKS_ALLOW_LOOPBACK === '1' });
+export const urlPolicy = (): UrlPolicy => ({ local: webhooksAllowLoopback() });
 
 function resolveAll(host: string): Promise<string[]> {
   const bare = host.startsWith('[') ? host.slice(1, -1) : host;

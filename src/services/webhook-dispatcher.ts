@@ -22,6 +22,7 @@ import {
   webhookIdOf,
   type DeliveryOutcome,
 } from '../domain/webhooks';
+import { webhookRetryDelaysRaw } from '../data/config';
 import { open } from '../data/secret-box';
 import {
   claimLease,
@@ -59,7 +60,7 @@ async function secretOf(sub: StoredSubscription): Promise<string> {
 
 export const defaultDeps = (): DispatchDeps => ({
   now: Date.now,
-  retryDelays: parseRetryDelays(process.env.WEBHOOK_RETRY_DELAYS),
+  retryDelays: parseRetryDelays(webhookRetryDelaysRaw()),
   send: (sub, entry, secret) =>
     deliver({
       url: sub.url,

@@ -3,7 +3,7 @@
  * dispatcher's (webhook-dispatcher.ts); this module creates, shows and deletes.
  */
 import { randomBytes } from 'node:crypto';
-import { API_PREFIX } from '../http/routes';
+import { API_PREFIX } from '../domain/api-paths';
 import { idempotencyOf, idempotentCreate } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
 import {
@@ -55,9 +55,9 @@ export async function createSubscription(
   businessId: string,
   body: SubscriptionBody,
   fieldErrors: FieldErrorCollector,
-  headers: Record<string, string | undefined>,
+  idempotencyKey: string | undefined,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, headers, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body);
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();
 

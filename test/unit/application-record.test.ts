@@ -1,7 +1,6 @@
 import {
   fieldsForCreate,
   fieldsForUpdate,
-  ifMatchAllows,
   languageOf,
   renderApplication,
   type ApplicationRecord,
@@ -181,15 +180,5 @@ describe('rendering', () => {
     ]);
     expect(out.cf_5).toBeNull();
     expect(out.cf_6).toBe('x');
-  });
-});
-
-describe('If-Match', () => {
-  it('matches *, the current tag, or a list containing it; weak tags never', () => {
-    expect(ifMatchAllows('*', '"a"')).toBe(true);
-    expect(ifMatchAllows('"a"', '"a"')).toBe(true);
-    expect(ifMatchAllows('"b", "a"', '"a"')).toBe(true);
-    expect(ifMatchAllows('W/"a"', '"a"')).toBe(false);
-    expect(ifMatchAllows('"b"', '"a"')).toBe(false);
   });
 });

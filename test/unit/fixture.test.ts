@@ -1,5 +1,6 @@
 import demo from '../../fixtures/demo.json';
-import { buildBusiness, parseFixture } from '../../src/domain/fixture';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
 
 const base = { business: { id: 'b', name: 'B', locales: ['de', 'en'], timezone: 'Europe/Vienna' } };
 

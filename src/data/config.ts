@@ -1,0 +1,42 @@
+/**
+ * Every environment variable the runtime reads, in one place. Each value is
+ * read at every call, not once at load: the reads cost nothing next to a
+ * request, and tests and scripts set or change them after import (each jest
+ * file gets its own TABLE_NAME; the local server sets DYNAMODB_ENDPOINT before
+ * the first request). Where a value is used once per process (the DynamoDB
+ * client, the logger, the metrics object) the caller keeps what it built, so
+ * in effect it is read once there.
+ */
+export function requireEnv(name: string): string {
+  const value = process.env[name];
+  // Fail loudly: a function without its table must not start serving.
+  if (!value) throw new Error(`Environment variable ${name} is required`);
+  return value;
+}
+
+/** Per call (see above): the table of this function; set by CDK, by the test harness per test file. */
+export const tableName = (): string => requireEnv('TABLE_NAME');
+
+/** Read when the DynamoDB client is created (once per process): DynamoDB Local's URL; unset on AWS. */
+export const dynamodbEndpoint = (): string | undefined => process.env.DYNAMODB_ENDPOINT || undefined;
+export const awsRegion = (): string | undefined => process.env.AWS_REGION;
+
+/** Read when the logger and metrics are created (once per process). */
+export const serviceName = (): string => process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api';
+export const logLevel = (): 'INFO' | 'SILENT' =>
+  (process.env.POWERTOOLS_LOG_LEVEL as 'INFO' | undefined) ?? (process.env.NODE_ENV === 'test' ? 'SILENT' : 'INFO');
+
+/** Per request: EMF metrics only inside Lambda (locally and in tests they would be noise on stdout). */
+export const metricsEnabled = (): boolean =>
+  Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) && process.env.POWERTOOLS_METRICS_DISABLED !== 'true';
+
+/** Webhooks (contract §14). Per call: tests change them between cases. */
+export const webhookRetryDelaysRaw = (): string | undefined => process.env.WEBHOOK_RETRY_DELAYS;
+/** Set by the local server (`npm start`) only: loopback http receivers are allowed. Never deployed. */
+export const webhooksAllowLoopback = (): boolean => process.env.WEBHOOKS_ALLOW_LOOPBACK === '1';
+/** Deployed: the KMS key that seals webhook secrets. */
+export const webhookKmsKeyId = (): string | undefined => process.env.WEBHOOK_KMS_KEY_ID || undefined;
+/** Local and tests: base64 AES-256 key that seals webhook secrets (the local server keeps it in .dynamodb/webhook-key). */
+export const webhookSecretKey = (): string | undefined => process.env.WEBHOOK_SECRET_KEY || undefined;
+/** Deployed dispatcher: the SQS queue of delayed retries. */
+export const webhookRetryQueueUrl = (): string => requireEnv('WEBHOOK_RETRY_QUEUE_URL');

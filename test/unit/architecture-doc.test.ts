@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { TABLE } from '../../src/data/table-definition';
+import { keys, type Key, type RecordKind } from '../../src/data/keys';
+
+/**
+ * docs/architecture.md's "Table items" table and GSI list must say what the
+ * code builds: keys come from the builders called with the placeholders the
+ * doc uses, so changing a key without the doc (or the reverse) fails here.
+ */
+const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
+const section = doc.slice(doc.indexOf('## Table items'));
+const [itemsPart = '', indexPart = ''] = section.split('GSIs (');
+
+const documented = new Map(
+  itemsPart
+    .split('\n')
+    .filter((line) => /^\| [a-z]/.test(line) && !line.startsWith('| item '))
+    .map((line) => line.split('|').map((c) => c.trim().replace(/^`|`$/g, '')))
+    .map(([, item, pk, sk]) => [item ?? '', { PK: pk ?? '', SK: sk ?? '' }]),
+);
+
+const built: Record<string, Key> = {
+  token: keys.token('<sha256>'),
+  'business config': keys.business('<bid>'),
+  record: keys.record('<bid>', '<kind>' as RecordKind, '<id>'),
+  'list counter': keys.counter('<bid>', '<list>'),
+  'unique value': keys.unique('<bid>', '<field>', '<value>'),
+  idempotency: keys.idempotency('<bid>', '<key>'),
+  // The block number is zero-padded so blocks sort numerically; the doc names it <block>.
+  'status block': { ...keys.statusBlock('<bid>', 0), SK: '<block>' },
+  'webhook subscription': keys.webhookSubscription('<bid>', '<id>'),
+};
+
+describe('docs/architecture.md matches the key design', () => {
+  test('every documented item is built by the code, and every built item is documented', () => {
+    expect([...documented.keys()].sort()).toEqual(Object.keys(built).sort());
+  });
+
+  test.each(Object.entries(built))('%s keys', (item, key) => {
+    expect(documented.get(item)).toEqual(key);
+  });
+
+  test('status blocks share one partition', () => {
+    expect(keys.statusBlock('b', 7).PK).toBe(keys.statusBlocks('b'));
+    expect(keys.statusBlock('b', 7).SK).toBe('00000007');
+  });
+
+  test('the GSI table lists exactly the indexes of the table definition', () => {
+    const rows = indexPart
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) =>
+        line
+          .split('|')
+          .slice(1, 4)
+          .map((c) => c.trim().replace(/`/g, '')),
+      );
+    expect(rows).toEqual(TABLE.indexes.map((i) => [i.name, i.partitionKey, i.sortKey.name]));
+  });
+});

@@ -1,0 +1,54 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
+/**
+ * The import-direction rule in eslint.config.mjs, run on source strings as if
+ * they were files of each layer: a wrong import fails `npm run lint`.
+ * (ESLint runs in a child process: its flat config is an ES module, which
+ * jest's CommonJS runtime cannot load.)
+ */
+const root = join(__dirname, '..', '..');
+
+/** Lints every case in one child process (ESLint's API, one config load); rule ids per case. */
+function lintAll(cases: readonly (readonly [string, string, boolean])[]): string[][] {
+  const script = `
+    const { ESLint } = require('eslint');
+    const cases = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
+    const eslint = new ESLint({ cwd: process.cwd() });
+    Promise.all(cases.map(([filePath, code]) => eslint.lintText(code, { filePath }))).then((results) =>
+      process.stdout.write(JSON.stringify(results.map((r) => r.flatMap((x) => x.messages.map((m) => m.ruleId ?? 'fatal'))))),
+    );`;
+  const out = execFileSync(process.execPath, ['-e', script], {
+    cwd: root,
+    input: JSON.stringify(cases),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as string[][];
+}
+
+const cases: [file: string, source: string, allowed: boolean][] = [
+  ['src/data/x.ts', "export { notFound } from '../domain/errors';", true],
+  ['src/data/x.ts', "export { toHttpError } from '../http/middleware';", false],
+  ['src/data/entities/x.ts', "export { routeOf } from '../../http/handler';", false],
+  ['src/domain/x.ts', "export { keys } from '../data/keys';", false],
+  ['src/domain/x.ts', "import Ajv from 'ajv';\nexport const a = Ajv;", false],
+  ['src/domain/errors.ts', "export { LOCALES } from './business';", false],
+  ['src/schemas/x.ts', "export { getItem } from '../data/table-io';", false],
+  ['src/services/x.ts', "export { ROUTES } from '../http/routes';", false],
+  ['src/services/x.ts', "export { getItem } from '../data/table-io';", true],
+  ['src/http/x.ts', "export { createEmployee } from '../services/employees';", true],
+  ['src/http/x.ts', "export { ApiStack } from '../../lib/api-stack';", false],
+  ['src/openapi/x.ts', "export { ROUTES } from '../http/routes';", true],
+  ['src/openapi/x.ts', "export { getItem } from '../data/table-io';", false],
+  ['functions/x.ts', "export { TABLE } from '../lib/api-stack';", false],
+  ['lib/x.ts', "export { ROUTES } from '../src/http/routes';", true],
+];
+
+describe('layer import rule (eslint no-restricted-imports)', () => {
+  const results = lintAll(cases);
+  test.each(cases.map((c, i) => [...c, i] as const))('%s: %s -> allowed %s', (_file, _source, allowed, i) => {
+    const problems = results[i];
+    if (allowed) expect(problems).toEqual([]);
+    else expect(problems).toContain('no-restricted-imports');
+  });
+});
