@@ -15,6 +15,7 @@ import type { IConstruct } from 'constructs';
 import {
   ApiStack,
   DEFAULT_FUNCTIONS_DIR,
+  DISPATCHER,
   REPO_ROOT,
   apiStackPropsFromContext,
   handlerEntry,
@@ -41,7 +42,11 @@ const CONTEXT = {
   logRetentionDays: 14,
 };
 
-const ALL_FUNCTIONS = [...ROUTES.map((r) => ({ name: r.name, access: r.access as string })), FALLBACK_ROUTE];
+const ALL_FUNCTIONS = [
+  ...ROUTES.map((r) => ({ name: r.name, access: r.access as string })),
+  FALLBACK_ROUTE,
+  { name: DISPATCHER.name, access: 'dispatcher' },
+];
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -96,8 +101,8 @@ afterAll(() => {
 });
 
 describe('functions', () => {
-  test('one Lambda function per route row plus the fallback, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 1);
+  test('one Lambda function per route row plus the fallback and the webhook dispatcher, and no other (no CDK helper functions)', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 2);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -114,13 +119,13 @@ describe('functions', () => {
     );
   });
 
-  test('runtime nodejs22.x on arm64, 512 MB, 10 s, tracing from context, Powertools service name', () => {
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+  test('runtime nodejs22.x on arm64, 512 MB, 10 s (the dispatcher 120 s), tracing from context, Powertools service name', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: 10,
+        Timeout: id === functionId(DISPATCHER.name) ? 120 : 10,
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('hr-api');
@@ -392,8 +397,67 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::*]',
         `AwsSolutions-IAM5[Resource::<${tableId}.Arn>/index/*]`,
         'AwsSolutions-L1',
+        'AwsSolutions-SQS3',
       ].sort(),
     );
     for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(20);
+  });
+});
+
+describe('webhook dispatcher', () => {
+  test('may read and update the table (no Put, Delete or Scan), decrypt secrets with its key and queue retries', () => {
+    expect(dynamoActionsOf(DISPATCHER.name).sort()).toEqual(
+      ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+    );
+    const statements = statementsOf(DISPATCHER.name);
+    const actions = statements.flatMap((s) => asArray(s.Action));
+    const keyId = stack.getLogicalId(stack.webhooks.key.node.defaultChild as CfnResource);
+    const queueId = stack.getLogicalId(stack.webhooks.retryQueue.node.defaultChild as CfnResource);
+    const kmsStatements = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('kms:')));
+    expect(kmsStatements.flatMap((s) => asArray(s.Action))).toEqual(['kms:Decrypt']);
+    expect(kmsStatements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions.filter((a) => a.startsWith('sqs:')).every((a) => !a.includes('*'))).toBe(true);
+    for (const s of statements.filter((st) => asArray(st.Action).some((a) => a.startsWith('sqs:'))))
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+  });
+
+  test('only the create route and the dispatcher may use the secrets key, the create route Encrypt+Decrypt', () => {
+    const kmsUsers = ALL_FUNCTIONS.map((f) => f.name).filter((name) =>
+      statementsOf(name).some((s) => asArray(s.Action).some((a) => a.startsWith('kms:'))),
+    );
+    expect(kmsUsers.sort()).toEqual(['create-webhook-subscription', DISPATCHER.name].sort());
+    const createKms = statementsOf('create-webhook-subscription')
+      .flatMap((s) => asArray(s.Action))
+      .filter((a) => a.startsWith('kms:'));
+    expect(createKms.sort()).toEqual(['kms:Decrypt', 'kms:Encrypt']);
+    const keyProps = resources[stack.getLogicalId(stack.webhooks.key.node.defaultChild as CfnResource)]!.Properties;
+    expect(keyProps.EnableKeyRotation).toBe(true);
+  });
+
+  test('runs every minute and on the retry queue, whose dead letters and backlog raise alarms to the topic', () => {
+    const fnArn = { 'Fn::GetAtt': [functionId(DISPATCHER.name), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: fnArn })]),
+    });
+    const queueId = stack.getLogicalId(stack.webhooks.retryQueue.node.defaultChild as CfnResource);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: functionId(DISPATCHER.name) },
+    });
+    const dlqId = stack.getLogicalId(stack.webhooks.deadLetters.node.defaultChild as CfnResource);
+    expect(resources[queueId]!.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({
+      'Fn::GetAtt': [dlqId, 'Arn'],
+    });
+    const fn = stack.functions[DISPATCHER.name]!;
+    const alarmIds = [...stack.webhooks.alarms, fn.errorsAlarm, fn.throttlesAlarm].map((a) =>
+      stack.getLogicalId(a.node.defaultChild as CfnResource),
+    );
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    for (const id of alarmIds) expect(resources[id]!.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(
+      resources[stack.getLogicalId(stack.webhooks.alarms[0]!.node.defaultChild as CfnResource)]!.Properties.Dimensions,
+    ).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }]);
   });
 });
