@@ -121,5 +121,9 @@ export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
   return policy.local && range === 'loopback';
 }
 
-/** Address lists for request-filtering-agent that express the same local exception. */
-export const agentAllowList = (policy: UrlPolicy): string[] => (policy.local ? ['127.0.0.0/8', '::1/128'] : []);
+/**
+ * The local exception for request-filtering-agent: the two loopback addresses the
+ * contract's local hosts resolve to (exact addresses: its CIDR matching warns
+ * across IPv4/IPv6).
+ */
+export const agentAllowList = (policy: UrlPolicy): string[] => (policy.local ? ['127.0.0.1', '::1'] : []);

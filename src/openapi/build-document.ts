@@ -234,7 +234,7 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
   if (route.responseMediaType) {
     return ['200', response(route.summary, { [route.responseMediaType]: { schema: { type: 'string' } } })];
   }
-  if (route.method === 'DELETE') return ['204', { description: 'Deleted; the id is unknown from now on' }];
+  if (route.method === 'DELETE') return ['204', response('Deleted; the id is unknown from now on')];
   if (!response_) {
     return [
       '200',

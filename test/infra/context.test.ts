@@ -7,7 +7,14 @@ import * as path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ApiStack, CONTEXT_DEFAULTS, REPO_ROOT, apiStackPropsFromContext, handlerEntry } from '../../lib/api-stack';
+import {
+  ApiStack,
+  CONTEXT_DEFAULTS,
+  DISPATCHER,
+  REPO_ROOT,
+  apiStackPropsFromContext,
+  handlerEntry,
+} from '../../lib/api-stack';
 import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 
 const propsFor = (context: Record<string, unknown>) => apiStackPropsFromContext(new App({ context }));
@@ -70,7 +77,7 @@ describe('a stack synthesized with tracing off', () => {
   beforeAll(() => {
     fs.mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
     stubDir = fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'infra-test-handlers-'));
-    for (const name of [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name]) {
+    for (const name of [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name]) {
       fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
     }
     const app = new App({
