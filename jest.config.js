@@ -21,6 +21,7 @@ module.exports = {
       transform,
       transformIgnorePatterns,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFilesAfterEnv: ['<rootDir>/test/support/record-calls.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
     { displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns },

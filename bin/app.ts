@@ -1,17 +1,25 @@
 #!/usr/bin/env node
 /**
  * CDK app: one ApiStack per stage, settings from context (cdk.json defaults,
- * override with `-c stage=staging -c throttlingRateLimit=50 ...`), cdk-nag's
+ * override with `-c stage=prod -c alarmEmail=ops@example.com ...`), cdk-nag's
  * AwsSolutions rules on everything. cdk-nag v3 is a CDK policy-validation
  * plugin: unacknowledged findings fail `cdk synth` / `cdk deploy` and are listed
  * in cdk.out/validation-report.json. Acknowledgments live in lib/api-stack.ts.
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ApiStack, apiStackPropsFromContext } from '../lib/api-stack';
+import { ApiStack, ContextError, apiStackPropsFromContext, type ApiStackProps } from '../lib/api-stack';
 
 const app = new App();
-const props = apiStackPropsFromContext(app);
+let props: ApiStackProps;
+try {
+  props = apiStackPropsFromContext(app);
+} catch (error) {
+  // A wrong or missing `-c` value: one line that names the key, not a stack trace.
+  if (!(error instanceof ContextError)) throw error;
+  console.error(`Error: ${error.message}`);
+  process.exit(1);
+}
 
 new ApiStack(app, `HrApi-${props.stage}`, {
   ...props,

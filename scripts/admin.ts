@@ -2,9 +2,10 @@
  * Provisioning tool (contract §10):
  *   npm run admin -- import FILE   import a business fixture (idempotent), print {"business_id","token"}
  *   npm run admin -- revoke TOKEN  revoke an API token
+ * Every command first prints its target on stderr (table and endpoint, or AWS region and account).
  */
 import { revokeToken } from '../src/data/token-store';
-import { connect } from './lib/environment';
+import { connect, describeTarget } from './lib/environment';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
 const USAGE = 'usage: npm run admin -- import FILE | revoke TOKEN';
@@ -17,6 +18,8 @@ async function main(argv: string[]): Promise<number> {
   }
   const { embedded } = await connect({ allowAws: true });
   try {
+    // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
+    console.error(await describeTarget());
     if (command === 'import') {
       const { business_id, token, summary } = await provisionFromFile(arg);
       console.error(

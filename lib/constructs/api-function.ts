@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { functionAlarms } from './monitoring';
 
 /** The settings every API function shares; one place to change them. */
 export const FUNCTION_DEFAULTS = {
@@ -43,7 +44,7 @@ export interface ApiFunctionProps {
   readonly logRetention: logs.RetentionDays;
   /** X-Ray active tracing. */
   readonly tracing: boolean;
-  /** Where the function's Errors/Throttles alarms notify; none = alarms only in the console. */
+  /** Where the function's alarms notify; none = alarms only in the console. */
   readonly alarmAction?: cloudwatch.IAlarmAction;
   readonly memorySize?: number;
   readonly timeout?: Duration;
@@ -58,7 +59,7 @@ export interface ApiFunctionProps {
  * - its own role that may only write to that log group (no AWSLambdaBasicExecutionRole,
  *   table permissions are granted by the caller),
  * - the AWS SDK bundled (no reliance on the runtime's copy),
- * - an Errors and a Throttles alarm.
+ * - an Errors, a Throttles and a p99 Duration alarm (lib/constructs/monitoring.ts).
  */
 export class ApiFunction extends Construct {
   readonly function: NodejsFunction;
@@ -66,6 +67,7 @@ export class ApiFunction extends Construct {
   readonly role: iam.Role;
   readonly errorsAlarm: cloudwatch.Alarm;
   readonly throttlesAlarm: cloudwatch.Alarm;
+  readonly durationAlarm: cloudwatch.Alarm;
 
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     super(scope, id);
@@ -100,25 +102,13 @@ export class ApiFunction extends Construct {
       bundling: { ...BUNDLING, ...(props.commandHooks ? { commandHooks: props.commandHooks } : {}) },
     });
 
-    this.errorsAlarm = new cloudwatch.Alarm(this, 'ErrorsAlarm', {
-      alarmDescription: `Unhandled errors or timeouts in ${props.description}`,
-      metric: this.function.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
-    this.throttlesAlarm = new cloudwatch.Alarm(this, 'ThrottlesAlarm', {
-      alarmDescription: `Lambda throttles (concurrency limit) in ${props.description}`,
-      metric: this.function.metricThrottles({ period: Duration.minutes(5), statistic: 'Sum' }),
-      threshold: 1,
-      evaluationPeriods: 1,
-      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-    });
+    const timeout = props.timeout ?? FUNCTION_DEFAULTS.timeout;
+    const alarms = functionAlarms(this, this.function, timeout, props.description);
+    this.errorsAlarm = alarms.errors;
+    this.throttlesAlarm = alarms.throttles;
+    this.durationAlarm = alarms.duration;
     if (props.alarmAction) {
-      this.errorsAlarm.addAlarmAction(props.alarmAction);
-      this.throttlesAlarm.addAlarmAction(props.alarmAction);
+      for (const alarm of Object.values(alarms)) alarm.addAlarmAction(props.alarmAction);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
+import { db } from '../../src/data/client';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
 
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
@@ -49,3 +50,28 @@ export async function connect(options: {
 }
 
 export const announceEndpoint = (endpoint: string): void => writeFileSync(ENDPOINT_FILE, endpoint);
+
+/** Where a tool writes, as one line: the table and its endpoint, or AWS region and account. */
+export function targetLine(target: { table: string; endpoint?: string; region?: string; account?: string }): string {
+  if (target.endpoint) return `Target: table ${target.table} at ${target.endpoint}`;
+  return `Target: table ${target.table} in AWS region ${target.region ?? 'unknown'}, account ${target.account ?? 'unknown'}`;
+}
+
+/**
+ * The target of the DynamoDB client the tools use (after `connect`). On AWS the
+ * region comes from the environment or profile; the account from the resolved
+ * credentials when they carry it (AWS_ACCOUNT_ID, a profile's aws_account_id,
+ * SSO): no STS call just to print it.
+ */
+export async function describeTarget(): Promise<string> {
+  const table = process.env.TABLE_NAME ?? DEFAULT_TABLE_NAME;
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  if (endpoint) return targetLine({ table, endpoint });
+  const config = db().config;
+  const region = await config.region().catch(() => undefined);
+  const account = await config
+    .credentials()
+    .then((c) => c.accountId)
+    .catch(() => undefined);
+  return targetLine({ table, region, account });
+}

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { recordCall } from './call-scope';
 import { awsRegion, dynamodbEndpoint } from './config';
 
 /**
@@ -54,6 +55,8 @@ function createClient(): DynamoDBDocumentClient {
   });
   base.middlewareStack.add(
     (next, context) => async (args) => {
+      // Before sending: a call that fails still needed its permission.
+      recordCall(context.commandName ?? 'unknown', args.input);
       const result = await next(args);
       const output = result.output as OutputShape;
       dynamoStats.calls += 1;

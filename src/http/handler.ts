@@ -3,6 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, type RouteDefinition, type RouteName } from './routes';
+import { inCallScope } from '../data/call-scope';
 import { FieldErrorCollector } from '../domain/errors';
 import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
 import type { ApiResult } from '../domain/result';
@@ -86,5 +87,6 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body: isText ? (result.body as string) : JSON.stringify(result.body),
       };
     });
-  return handler as unknown as LambdaHandler;
+  // DynamoDB calls are attributed to this route (its IAM grant is checked against them in the tests).
+  return ((event, context) => inCallScope(route.name, () => handler(event, context))) as LambdaHandler;
 }

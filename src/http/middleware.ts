@@ -117,10 +117,19 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
   // Per request, not per middleware: the local server runs requests of one handler concurrently.
   const startedAt = (request: { internal: object }): number =>
     Number((request.internal as { startedAt?: number }).startedAt ?? Date.now());
+  const finish = (request: { internal: object }, status: number): void => {
+    const started = startedAt(request);
+    recordRequest(route, status, started);
+    logger.debug('request done', { status, duration_ms: Date.now() - started });
+    // Keys appended for this request (business, route, request id) must not label the next one's logs.
+    logger.resetKeys();
+  };
   return {
     before: (request) => {
       (request.internal as { startedAt?: number }).startedAt = Date.now();
       const event = request.event as Event;
+      // A warm container's logger still holds the keys of the previous request if it ended abruptly.
+      logger.resetKeys();
       logger.addContext(request.context as never);
       logger.appendKeys({ request_id: requestIdOf(event), route: event.routeKey });
     },
@@ -128,12 +137,12 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
       const requestId = requestIdOf(request.event as Event);
       const response = request.response as Result;
       request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
-      recordRequest(route, response.statusCode ?? 200, startedAt(request));
+      finish(request, response.statusCode ?? 200);
     },
     onError: (request) => {
       const response = errorResponse(request.error, requestIdOf(request.event as Event));
       request.response = response;
-      recordRequest(route, response.statusCode ?? 500, startedAt(request));
+      finish(request, response.statusCode ?? 500);
     },
   };
 };

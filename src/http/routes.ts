@@ -3,14 +3,16 @@
  * the local server (same handlers, same matching) and the OpenAPI document.
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
- * Kept free of runtime imports (only the import-free API prefix) so CDK synth,
- * the local server and the OpenAPI builder can load it without pulling runtime code.
+ * Kept free of runtime imports (only the import-free API prefix and the table's
+ * index names) so CDK synth, the local server and the OpenAPI builder can load it
+ * without pulling runtime code.
  */
 import { API_PREFIX } from '../domain/api-paths';
+import type { IndexName } from '../data/table-definition';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** What the function may do to the table; drives the IAM grant per function. */
+/** Whether the function uses the table and may write; the exact IAM grant is TABLE_GRANTS below. */
 export type TableAccess = 'none' | 'read' | 'write';
 
 export interface RouteDefinition {
@@ -315,6 +317,87 @@ export type RouteName = (typeof ROUTES)[number]['name'];
 
 /** Handles every request no row matches (404, or 405 with Allow); API Gateway's $default route. */
 export const FALLBACK_ROUTE = { name: 'route-not-found', access: 'none' } as const;
+
+/**
+ * A DynamoDB action a function may call (IAM name without `dynamodb:`).
+ * TransactWriteItems has no IAM action of its own: it is authorized by the
+ * item actions it contains (Put -> PutItem, Update -> UpdateItem, Delete ->
+ * DeleteItem, ConditionCheck -> ConditionCheckItem).
+ */
+export type TableAction =
+  | 'GetItem'
+  | 'BatchGetItem'
+  | 'Query'
+  | 'PutItem'
+  | 'UpdateItem'
+  | 'DeleteItem'
+  | 'ConditionCheckItem'
+  | 'BatchWriteItem';
+
+/** What one function's code path sends to the table; CDK grants exactly this (table ARN + these index ARNs). */
+export interface TableGrant {
+  readonly actions: readonly TableAction[];
+  /** GSIs the function queries; Query on the table itself needs none. */
+  readonly indexes: readonly IndexName[];
+}
+
+const NO_TABLE: TableGrant = { actions: [], indexes: [] };
+// Every authenticated route reads its token with one GetItem (src/data/token-store.ts).
+/** token GetItem + business config and record in one BatchGetItem */
+const READ_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: [] };
+/** token GetItem + the pre-rendered record's GetItem */
+const REFERENCE_ONE: TableGrant = { actions: ['GetItem'], indexes: [] };
+/** token GetItem + counter BatchGetItem + one Query of the page's positions */
+const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] };
+
+/**
+ * Per route (and the fallback): the DynamoDB actions and indexes its code
+ * path uses, derived from the code, checked against the calls the integration
+ * tests observe (test/support/dynamo-calls.ts) and granted one to one by the
+ * CDK stack. A new route does not compile without its row here.
+ */
+export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.name, TableGrant>> = {
+  // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put
+  'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] },
+  'get-employee': READ_ONE,
+  // a changed employee_number releases (Delete) the old unique item and claims (Put) the new one
+  'update-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
+  // + ConditionCheck that the supervisor exists
+  'create-employee-job': {
+    actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    indexes: [],
+  },
+  // business list, or one employee's jobs
+  'list-employee-jobs': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list', 'sublist'] },
+  'get-employee-job': READ_ONE,
+  'list-employee-payout-fields': REFERENCE_PAGE,
+  'get-employee-payout-field': REFERENCE_ONE,
+  'list-locations': REFERENCE_PAGE,
+  'get-location': REFERENCE_ONE,
+  'list-employee-fields': REFERENCE_PAGE,
+  'list-employee-job-fields': REFERENCE_PAGE,
+  'list-application-fields': REFERENCE_PAGE,
+  // record/idempotency Put, counters and status block Update
+  'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // every filter's access path (docs/pagination.md); status blocks are a Query on the table itself
+  'list-applications': {
+    actions: ['GetItem', 'BatchGetItem', 'Query'],
+    indexes: ['list', 'sublist', 'statuslist', 'created', 'subcreated', 'updated'],
+  },
+  'get-application': READ_ONE,
+  // record Put (version condition), status block Update when the status changes
+  'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // subscription + idempotency Put in one transaction; Query: the change feed's current end (feed store)
+  'create-webhook-subscription': { actions: ['GetItem', 'Query', 'PutItem'], indexes: [] },
+  // the business's subscription partition
+  'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
+  'get-webhook-subscription': REFERENCE_ONE,
+  'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem'], indexes: [] },
+  'get-openapi': NO_TABLE,
+  'get-docs': NO_TABLE,
+  'route-not-found': NO_TABLE,
+};
 
 export interface RouteMatch {
   readonly route: RouteDefinition;

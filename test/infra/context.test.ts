@@ -2,10 +2,12 @@
  * Stack settings from CDK context: defaults, `-c key=value` strings, validation,
  * and one synthesized variant (tracing off, other stage) to see the settings land.
  */
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
-import { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { App, CfnResource } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import {
   ApiStack,
@@ -20,9 +22,9 @@ import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 const propsFor = (context: Record<string, unknown>) => apiStackPropsFromContext(new App({ context }));
 
 describe('apiStackPropsFromContext', () => {
-  test('defaults when the context is empty', () => {
+  test('defaults when the context is empty: stage dev, which needs no alarm email', () => {
     expect(propsFor({})).toEqual({
-      stage: 'prod',
+      stage: 'dev',
       throttlingRateLimit: 100,
       throttlingBurstLimit: 200,
       tracing: true,
@@ -64,12 +66,44 @@ describe('apiStackPropsFromContext', () => {
     [{ throttlingBurstLimit: '2.5' }, /throttlingBurstLimit/],
     [{ tracing: 'maybe' }, /tracing/],
     [{ logRetentionDays: '10' }, /logRetentionDays/],
+    [{ stage: 'prod' }, /^Stage prod needs an address for its alarms: add -c alarmEmail=ADDRESS/],
+    [{ stage: 'staging', alarmEmail: '' }, /alarmEmail=ADDRESS/],
+    [{ stage: 'prod', alarmEmail: 'oncall' }, /alarmEmail must be an email address/],
   ])('rejects %j', (context, message) => {
     expect(() => propsFor(context)).toThrow(message);
   });
+
+  test('dev may have an alarm email too', () => {
+    expect(propsFor({ alarmEmail: 'me@example.com' })).toMatchObject({ stage: 'dev', alarmEmail: 'me@example.com' });
+  });
 });
 
-describe('a stack synthesized with tracing off', () => {
+describe('cdk synth of a stage without alarmEmail', () => {
+  test('fails with one line naming alarmEmail, before anything is built', async () => {
+    // The app as `cdk synth -c stage=prod` runs it: the CLI hands the context over in CDK_CONTEXT_JSON.
+    const { code, stderr } = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      execFile(
+        path.join(REPO_ROOT, 'node_modules', '.bin', 'tsx'),
+        [path.join(REPO_ROOT, 'bin', 'app.ts')],
+        {
+          cwd: REPO_ROOT,
+          env: {
+            ...process.env,
+            CDK_CONTEXT_JSON: JSON.stringify({ stage: 'prod' }),
+            CDK_OUTDIR: fs.mkdtempSync(path.join(os.tmpdir(), 'cdk-out-')),
+          },
+        },
+        (error, _stdout, stderr) => resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
+      );
+    });
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toEqual([
+      'Error: Stage prod needs an address for its alarms: add -c alarmEmail=ADDRESS (only stage dev may go without alarmEmail)',
+    ]);
+  }, 60_000);
+});
+
+describe('the default stage (dev), synthesized with tracing off', () => {
   let stubDir: string;
   let template: Template;
   let stack: ApiStack;
@@ -83,13 +117,11 @@ describe('a stack synthesized with tracing off', () => {
     const app = new App({
       context: {
         'aws:cdk:bundling-stacks': [],
-        stage: 'staging',
         tracing: 'false',
         logRetentionDays: '7',
-        alarmEmail: 'ops@example.com',
       },
     });
-    stack = new ApiStack(app, 'HrApi-staging', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
+    stack = new ApiStack(app, 'HrApi-dev', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
     template = Template.fromStack(stack);
   });
 
@@ -104,11 +136,22 @@ describe('a stack synthesized with tracing off', () => {
     expect(JSON.stringify(template.findResources('AWS::IAM::Policy'))).not.toContain('xray:');
   });
 
-  test('stage name and retention from context; alarm email subscribed', () => {
-    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'hr-api-staging' });
+  test('stage dev names the API and the dashboard and tags the resources; retention from context', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'hr-api-dev', Tags: { stage: 'dev' } });
+    template.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'hr-api-dev' });
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      Tags: Match.arrayWith([{ Key: 'stage', Value: 'dev' }]),
+    });
     for (const lg of Object.values(template.findResources('AWS::Logs::LogGroup')))
       expect(lg.Properties.RetentionInDays).toBe(7);
-    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'ops@example.com' });
+  });
+
+  test('the same alarms on the topic, but nobody subscribed', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(3 * (ROUTES.length + 2) + 6 + 2);
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 
   test('cdk-nag AwsSolutions: no unacknowledged findings', () => {

@@ -18,10 +18,17 @@ afterAll(() => api.close());
 
 /** The admin tool as an operator runs it, against this test file's table. */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return adminWith({}, ...args);
+}
+
+async function adminWith(
+  env: Record<string, string | undefined>,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run('npx', ['tsx', 'scripts/admin.ts', ...args], {
       cwd: root,
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
+      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -29,6 +36,11 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
+
+/** npm prints its own warnings first; the tool's first line is the first one that is not npm's. */
+const firstLine = (stderr: string): string | undefined =>
+  stderr.split('\n').find((line) => line !== '' && !line.startsWith('npm warn'));
+const localTarget = (): string => `Target: table ${process.env.TABLE_NAME} at ${process.env.DYNAMODB_ENDPOINT}`;
 
 const fixtureFile = (name: string, content: unknown): string => {
   const file = join(dir, name);
@@ -41,6 +53,7 @@ describe('npm run admin -- import / revoke', () => {
     const file = fixtureFile('acme.json', { ...demo, business: { ...demo.business, id: 'acme' } });
     const first = await admin('import', file);
     expect(first.code).toBe(0);
+    expect(firstLine(first.stderr)).toBe(localTarget());
     const last = JSON.parse(first.stdout.trim().split('\n').pop() ?? '{}');
     expect(last).toEqual({ business_id: 'acme', token: expect.stringMatching(/^hr_/) });
     const before = await api.request('GET', `${API}/locations/hq`, { token: last.token });
@@ -55,6 +68,7 @@ describe('npm run admin -- import / revoke', () => {
 
     const revoked = await admin('revoke', last.token);
     expect(revoked.code).toBe(0);
+    expect(firstLine(revoked.stderr)).toBe(localTarget());
     expect((await api.request('GET', `${API}/locations/hq`, { token: last.token })).status).toBe(401);
   }, 60_000);
 
@@ -85,5 +99,28 @@ describe('npm run admin -- import / revoke', () => {
     expect(again.stderr).toContain('locations[2] (id "x"): duplicate id');
     expect(again.stderr).toContain('employee_payout_fields[1] (id "2"): payout type "gross" is already used');
     expect(again.stdout).not.toContain('token');
+  }, 60_000);
+
+  it('on AWS, says region and account first (account unknown unless the credentials carry it), without calling AWS', async () => {
+    // No endpoint: AWS. Static credentials from the environment need no network; the missing file fails before any call.
+    const aws = {
+      DYNAMODB_ENDPOINT: undefined,
+      AWS_PROFILE: undefined,
+      AWS_CONFIG_FILE: join(dir, 'no-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
+      AWS_REGION: 'eu-central-1',
+      AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+      AWS_SECRET_ACCESS_KEY: 'example',
+      TABLE_NAME: 'HrApi-prod-Table-X',
+    };
+    const withAccount = await adminWith({ ...aws, AWS_ACCOUNT_ID: '123456789012' }, 'import', join(dir, 'absent.json'));
+    expect(withAccount.code).toBe(1);
+    expect(firstLine(withAccount.stderr)).toBe(
+      'Target: table HrApi-prod-Table-X in AWS region eu-central-1, account 123456789012',
+    );
+    const withoutAccount = await adminWith({ ...aws, AWS_ACCOUNT_ID: undefined }, 'import', join(dir, 'absent.json'));
+    expect(firstLine(withoutAccount.stderr)).toBe(
+      'Target: table HrApi-prod-Table-X in AWS region eu-central-1, account unknown',
+    );
   }, 60_000);
 });

@@ -1,9 +1,13 @@
+import * as fs from 'node:fs';
 import { startDynamoLocal } from '../../scripts/lib/dynamodb-local';
+import { CALLS_DIR } from './dynamo-calls';
 
 /** One in-memory DynamoDB Local for the whole run; each test file creates its own table in it. */
 export default async function globalSetup(): Promise<void> {
   // The SDK warns that Node 20 support ends in 2027; Lambda runs nodejs22.x. Keep test output readable.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // Observed DynamoDB calls of this run only (checked against the IAM grants in globalTeardown).
+  fs.rmSync(CALLS_DIR, { recursive: true, force: true });
   if (process.env.DYNAMODB_ENDPOINT) return;
   const dynamo = await startDynamoLocal();
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;

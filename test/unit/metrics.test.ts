@@ -7,7 +7,7 @@ describe('request metrics (EMF)', () => {
     jest.restoreAllMocks();
   });
 
-  it('inside Lambda: one EMF document with Requests and Latency by route and status class', () => {
+  it('inside Lambda: Requests and Latency by route and status class, Latency by route group', () => {
     process.env.AWS_LAMBDA_FUNCTION_NAME = 'fn';
     delete process.env.POWERTOOLS_METRICS_DISABLED;
     const lines: string[] = [];
@@ -18,7 +18,7 @@ describe('request metrics (EMF)', () => {
     const log = jest.spyOn(console, 'log').mockImplementation((...args: unknown[]) => lines.push(args.join(' ')));
     recordRequest('get-location', 404, Date.now() - 5);
     log.mockRestore();
-    const emf = lines
+    const docs = lines
       .map((l) => {
         try {
           return JSON.parse(l);
@@ -26,10 +26,20 @@ describe('request metrics (EMF)', () => {
           return undefined;
         }
       })
-      .find((d) => d?._aws);
+      .filter((d) => d?._aws);
+    expect(docs).toHaveLength(2);
+    const [emf, group] = docs;
     expect(emf).toMatchObject({ route: 'get-location', status_class: '4xx', Requests: 1 });
     expect(emf._aws.CloudWatchMetrics[0].Namespace).toBe('HrApi');
     expect(typeof emf.Latency).toBe('number');
+    // The route group's latency (the route table's tag) is its own metric: percentiles do not add up across routes.
+    expect(group).toMatchObject({ route_group: 'Reference data', Latency: emf.Latency });
+    expect(group._aws.CloudWatchMetrics[0]).toMatchObject({
+      Namespace: 'HrApi',
+      Dimensions: [expect.arrayContaining(['service', 'route_group'])],
+    });
+    expect(group._aws.CloudWatchMetrics[0].Dimensions[0]).toHaveLength(2);
+    expect(group.Requests).toBeUndefined();
   });
 
   it('outside Lambda: nothing is written', () => {
