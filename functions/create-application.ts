@@ -8,5 +8,5 @@ import validateApplicationCreate from '../src/schemas/generated/validate-applica
 const body = bodyValidator<Body>(validateApplicationCreate, { ignore: APPLICATION_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-application', body }, (req) =>
-  createApplication(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers)),
+  createApplication(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
 );

@@ -8,5 +8,5 @@ import validateEmployeeJobCreate from '../src/schemas/generated/validate-employe
 const body = bodyValidator<Body>(validateEmployeeJobCreate, { ignore: EMPLOYEE_JOB_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-employee-job', body }, (req) =>
-  createEmployeeJob(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers)),
+  createEmployeeJob(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
 );

@@ -8,5 +8,5 @@ import validateEmployeeCreate from '../src/schemas/generated/validate-employee-c
 const body = bodyValidator<Body>(validateEmployeeCreate, { ignore: EMPLOYEE_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-employee', body }, (req) =>
-  createEmployee(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers)),
+  createEmployee(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
 );

@@ -1,3 +1,4 @@
+import { requireAcceptable } from '../src/http/content-negotiation';
 import { apiHandler } from '../src/http/handler';
 import { ok } from '../src/domain/result';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
@@ -10,7 +11,8 @@ let page: string | undefined;
  * (no CDN). How the Redoc bundle reaches the Lambda: see src/openapi/docs-page.ts.
  * Rendered on the first request of this process, then served as is.
  */
-export const handler = apiHandler({ route: 'get-docs' }, async () => {
+export const handler = apiHandler({ route: 'get-docs' }, async ({ headers }) => {
+  requireAcceptable(headers, 'text/html');
   page ??= renderDocsPage(buildOpenApiDocument(), loadRedocBundle());
   return ok(page, {
     'Content-Type': 'text/html; charset=utf-8',

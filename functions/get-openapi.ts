@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { requireAcceptable } from '../src/http/content-negotiation';
 import { apiHandler } from '../src/http/handler';
 import { ok } from '../src/domain/result';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
@@ -15,7 +16,8 @@ function documentJson(): { body: string; etag: string } {
 }
 
 /** GET /services/api/v1/openapi.json: the OpenAPI 3.1 document of every route (contract §12); no token. */
-export const handler = apiHandler({ route: 'get-openapi' }, async () => {
+export const handler = apiHandler({ route: 'get-openapi' }, async ({ headers }) => {
+  requireAcceptable(headers, 'application/json');
   const { body, etag } = documentJson();
   return ok(body, {
     'Content-Type': 'application/json; charset=utf-8',

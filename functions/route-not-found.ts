@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { FALLBACK_ROUTE, matchRoute } from '../src/http/routes';
-import { methodNotAllowed, notFound } from '../src/domain/errors';
+import { methodNotAllowed, routeNotFound } from '../src/domain/errors';
 import { responseMiddleware } from '../src/http/middleware';
 
 /** API Gateway's $default route: 405 with Allow for a known path, else 404, in the contract's body. */
@@ -10,5 +10,5 @@ export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
   .handler(async (event) => {
     const { allowed } = matchRoute(event.requestContext.http.method, event.rawPath);
     if (allowed.length > 0) throw methodNotAllowed(allowed);
-    throw notFound(`No route for ${event.requestContext.http.method} ${event.rawPath}`);
+    throw routeNotFound(event.requestContext.http.method, event.rawPath);
   });

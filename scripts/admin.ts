@@ -5,7 +5,8 @@
  * Every command first prints its target on stderr (table and endpoint, or AWS region and account).
  */
 import { revokeToken } from '../src/data/token-store';
-import { connect, describeTarget } from './lib/environment';
+import type { RunningDynamo } from './lib/dynamodb-local';
+import { connect, describeFailure, describeTarget } from './lib/environment';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
 const USAGE = 'usage: npm run admin -- import FILE | revoke TOKEN';
@@ -16,8 +17,9 @@ async function main(argv: string[]): Promise<number> {
     console.error(USAGE);
     return 2;
   }
-  const { embedded } = await connect({ allowAws: true });
+  let embedded: RunningDynamo | undefined;
   try {
+    ({ embedded } = await connect({ allowAws: true }));
     // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
     console.error(await describeTarget());
     if (command === 'import') {
@@ -33,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(JSON.stringify({ revoked: existed }));
     return existed ? 0 : 1;
   } catch (error) {
-    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${(error as Error).message}`);
+    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${describeFailure(error)}`);
     return 1;
   } finally {
     await embedded?.stop();
@@ -43,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error(error);
+    console.error(`admin failed: ${describeFailure(error)}`);
     process.exit(1);
   },
 );

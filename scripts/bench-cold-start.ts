@@ -24,15 +24,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { BUNDLING } from '../lib/constructs/api-function';
-import { FALLBACK_ROUTE, ROUTES, type RouteDefinition } from '../src/http/routes';
+import { ROUTES } from '../src/http/routes';
+import { esbuildOptionsOf, functionEntries, ROOT } from './lib/lambda-bundles';
 
-const ROOT = path.resolve(__dirname, '..');
 const OUT_DIR = path.join(ROOT, '.cache', 'bench-cold');
 const SIZE_TARGET_KB = 500;
 const RATIO_TARGET = 1.3;
 /** Routes that ship a package file (get-docs: the ~1 MB Redoc renderer it serves): exempt from the size target. */
 const SIZE_EXEMPT = new Set<string>(
-  ROUTES.filter((r) => ((r as RouteDefinition).bundleFiles ?? []).length > 0).map((r) => r.name),
+  functionEntries()
+    .found.filter((f) => f.bundleFiles.length > 0)
+    .map((f) => f.name),
 );
 const BASELINE = 'baseline';
 
@@ -56,50 +58,16 @@ const CHILD_ENV: NodeJS.ProcessEnv = {
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/**
- * CDK's BundlingOptions -> esbuild options, as aws-lambda-nodejs builds its
- * command line (`esbuild --bundle <entry> --target --platform=node --format
- * --minify ...`). An option this does not know fails loudly, so a new one in
- * BUNDLING cannot silently be left out of the measurement.
- */
-function esbuildOptionsOf(bundling: Record<string, unknown>): BuildOptions {
-  const options: BuildOptions = { bundle: true, platform: 'node', absWorkingDir: ROOT, logLevel: 'silent' };
-  for (const [key, value] of Object.entries(bundling)) {
-    switch (key) {
-      case 'minify':
-        options.minify = value as boolean;
-        break;
-      case 'sourceMap':
-        options.sourcemap = value as boolean;
-        break;
-      case 'target':
-        options.target = value as string;
-        break;
-      case 'format':
-        options.format = value as BuildOptions['format'];
-        break;
-      case 'mainFields':
-        options.mainFields = value as string[];
-        break;
-      case 'externalModules':
-        options.external = value as string[];
-        break;
-      case 'bundleAwsSDK':
-        // Only decides CDK's default externals; externalModules is given explicitly.
-        if (!('externalModules' in bundling) && value !== true) options.external = ['@aws-sdk/*'];
-        break;
-      default:
-        throw new Error(`bench-cold-start: BUNDLING.${key} has no esbuild mapping here; add one`);
-    }
-  }
-  return options;
-}
-
 interface Entry {
   readonly name: string;
   readonly file: string;
   /** Expected status of an unauthenticated GET (smoke check). */
   readonly expect: number;
+}
+
+function entries(): { found: Entry[]; missing: string[] } {
+  const { found, missing } = functionEntries();
+  return { found: found.map((f) => ({ ...f, expect: f.auth ? 401 : f.fallback ? 404 : 200 })), missing };
 }
 
 interface Bundle extends Entry {
@@ -118,21 +86,6 @@ const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
 export const handler = async () =>
   client.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'x', SK: 'x' } }));
 `;
-
-function entries(): { found: Entry[]; missing: string[] } {
-  const found: Entry[] = [];
-  const missing: string[] = [];
-  const all = [
-    ...ROUTES.map((r) => ({ name: r.name, expect: r.auth ? 401 : 200 })),
-    { name: FALLBACK_ROUTE.name, expect: 404 },
-  ];
-  for (const { name, expect } of all) {
-    const file = path.join(ROOT, 'functions', `${name}.ts`);
-    if (fs.existsSync(file)) found.push({ name, file, expect });
-    else missing.push(name);
-  }
-  return { found, missing };
-}
 
 async function bundle(entry: Entry, options: BuildOptions): Promise<Bundle> {
   const out = path.join(OUT_DIR, `${entry.name}.js`);

@@ -4,13 +4,13 @@
  * and every route of src/http/routes.ts served through the deployed handlers.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
 import { businessOfToken, issueToken } from '../src/data/token-store';
-import { announceEndpoint, connect, DATA_DIR } from './lib/environment';
+import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
@@ -19,12 +19,11 @@ import '../src/services/feed-wiring';
 const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
 const WEBHOOK_KEY_FILE = join(DATA_DIR, 'webhook-key');
+const saveToken = (token: string): void => writeLocalFile('demo-token', token);
 
 /** The AES key that seals webhook secrets locally (src/data/secret-box.ts): made once, owner-only. */
 function webhookSecretKey(): string {
-  if (!existsSync(WEBHOOK_KEY_FILE)) {
-    writeFileSync(WEBHOOK_KEY_FILE, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
-  }
+  if (!existsSync(WEBHOOK_KEY_FILE)) writeLocalFile('webhook-key', randomBytes(32).toString('base64'));
   return readFileSync(WEBHOOK_KEY_FILE, 'utf8').trim();
 }
 
@@ -32,14 +31,14 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
   if (!configOf(await getItem(keys.business(businessId)))) {
     const { token } = await provisionFromFile(DEMO_FIXTURE);
-    writeFileSync(TOKEN_FILE, token);
+    saveToken(token);
     console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
   if (saved && (await businessOfToken(saved)) === businessId) return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
-  writeFileSync(TOKEN_FILE, token);
+  saveToken(token);
   return { businessId, token };
 }
 
@@ -53,16 +52,19 @@ async function main(): Promise<void> {
   process.env.WEBHOOK_SECRET_KEY ??= webhookSecretKey();
   const stopDispatcher = startLocalDispatcher();
   const port = Number(process.env.PORT ?? 3000);
+  // Loopback unless HOST says otherwise (contract §10): the local stack is not for the network.
+  const host = process.env.HOST || '127.0.0.1';
   const server = createLocalServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
+    server.listen(port, host, resolve);
   });
-  const base = `http://localhost:${port}/services/api/v1`;
+  const shownHost = host === '127.0.0.1' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  const base = `http://${shownHost}:${port}/services/api/v1`;
   console.log(`DynamoDB: ${endpoint} (table ${process.env.TABLE_NAME})${embedded ? ', embedded DynamoDB Local' : ''}`);
   console.log(`Business: ${businessId}`);
   console.log(`Base URL: ${base}`);
-  console.log(`Docs:     http://localhost:${port}/docs`);
+  console.log(`Docs:     http://${shownHost}:${port}/docs`);
   console.log(`Token:    ${token}`);
   console.log(`Try:      curl -H "Authorization: Bearer ${token}" ${base}/locations`);
 
@@ -80,6 +82,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  console.error(`npm start failed: ${describeFailure(error)}`);
   process.exit(1);
 });

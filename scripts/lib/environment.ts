@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
 import { db } from '../../src/data/client';
@@ -7,7 +7,8 @@ import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-lo
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
-export const DATA_DIR = join(__dirname, '..', '..', '.dynamodb');
+/** The embedded DynamoDB Local's files and the demo token; LOCAL_DATA_DIR moves it (tests use a temp folder). */
+export const DATA_DIR = process.env.LOCAL_DATA_DIR || join(__dirname, '..', '..', '.dynamodb');
 const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');
 
 async function reachable(endpoint: string): Promise<boolean> {
@@ -29,6 +30,7 @@ export async function connect(options: {
   allowAws: boolean;
 }): Promise<{ endpoint?: string; embedded?: RunningDynamo }> {
   process.env.TABLE_NAME ??= DEFAULT_TABLE_NAME;
+  checkTableName(process.env.TABLE_NAME);
   const given = process.env.DYNAMODB_ENDPOINT;
   if (given) {
     await ensureTable(given, process.env.TABLE_NAME);
@@ -49,7 +51,50 @@ export async function connect(options: {
   return { endpoint: embedded.endpoint, embedded };
 }
 
-export const announceEndpoint = (endpoint: string): void => writeFileSync(ENDPOINT_FILE, endpoint);
+/** A mistake of whoever runs a local tool: reported as one line, without a stack trace. */
+export class OperatorError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OperatorError';
+  }
+}
+
+/** DynamoDB's naming rule, checked before any call so the operator reads it instead of an SDK error. */
+export function checkTableName(name: string): void {
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(name))
+    throw new OperatorError(
+      `TABLE_NAME "${name.slice(0, 80)}" is not a valid DynamoDB table name (3-255 characters: letters, digits, _ . -)`,
+    );
+}
+
+/**
+ * Writes a file of the local data folder (tokens, endpoint), creating the
+ * folder first: with DYNAMODB_ENDPOINT set no embedded DynamoDB Local made it.
+ * Only the owner may read either (contract §10), whatever they were before.
+ */
+export function writeLocalFile(name: string, content: string): void {
+  mkdirSync(DATA_DIR, { recursive: true, mode: 0o700 });
+  chmodSync(DATA_DIR, 0o700);
+  const path = join(DATA_DIR, name);
+  writeFileSync(path, content, { mode: 0o600 });
+  // The mode only applies to a new file; one left by an older version keeps its own.
+  chmodSync(path, 0o600);
+}
+
+/** One line for the operator: what failed, never a stack trace. */
+export function describeFailure(error: unknown): string {
+  const e = error as { name?: string; message?: string; code?: string; errors?: unknown[]; $metadata?: unknown };
+  if (error instanceof OperatorError) return error.message;
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const code = e?.code ?? (e?.errors?.[0] as { code?: string } | undefined)?.code;
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ECONNRESET')
+    return `cannot reach DynamoDB${endpoint ? ` at ${endpoint}` : ''} (${code}); is it running?`;
+  const message = (e?.message ?? String(error)).split('\n')[0]?.trim() || 'unknown error';
+  if (e?.$metadata) return `DynamoDB refused the request (${e.name ?? 'error'}): ${message}`;
+  return message;
+}
+
+export const announceEndpoint = (endpoint: string): void => writeLocalFile('endpoint', endpoint);
 
 /** Where a tool writes, as one line: the table and its endpoint, or AWS region and account. */
 export function targetLine(target: { table: string; endpoint?: string; region?: string; account?: string }): string {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FALLBACK_ROUTE, matchRoute, type RouteDefinition } from '../../src/http/routes';
 import type { LambdaHandler } from '../../src/http/handler';
+import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -81,8 +82,12 @@ export function toEvent(
   };
 }
 
-const lambdaContext = (name: string, requestId: string): Context =>
-  ({
+/** The deployed functions' timeout: what getRemainingTimeInMillis counts down from. */
+export const FUNCTION_TIMEOUT_MS = FUNCTION_DEFAULTS.timeout.toMilliseconds();
+
+const lambdaContext = (name: string, requestId: string, timeoutMs: number): Context => {
+  const endsAt = Date.now() + timeoutMs;
+  return {
     functionName: name,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${name}`,
@@ -91,11 +96,12 @@ const lambdaContext = (name: string, requestId: string): Context =>
     logGroupName: `/aws/lambda/${name}`,
     logStreamName: 'local',
     callbackWaitsForEmptyEventLoop: false,
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, endsAt - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
-  }) as Context;
+  } as Context;
+};
 
 function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): void {
   res.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
@@ -103,12 +109,16 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
 }
 
 /** Routes a request exactly as the HTTP API does: a matching row's function, else $default. */
-export async function dispatch(req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function dispatch(
+  req: IncomingMessage,
+  res: ServerResponse,
+  timeoutMs = FUNCTION_TIMEOUT_MS,
+): Promise<void> {
   const body = await readBody(req);
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (body === 'too-large') {
-    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8' });
+    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
     res.end(
       JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }),
     );
@@ -117,15 +127,17 @@ export async function dispatch(req: IncomingMessage, res: ServerResponse): Promi
   const { match } = matchRoute(method, url.pathname);
   const name = match?.route.name ?? FALLBACK_ROUTE.name;
   const event = toEvent(req, body, match?.route, match?.pathParameters ?? {});
-  const result = await handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId));
+  const result = await handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId, timeoutMs));
   send(res, result);
 }
 
-export function createLocalServer(): Server {
+/** `timeoutMs` stands in for the deployed function timeout (tests use a short one). */
+export function createLocalServer(options: { timeoutMs?: number } = {}): Server {
   return createServer((req, res) => {
-    dispatch(req, res).catch((error: unknown) => {
+    dispatch(req, res, options.timeoutMs).catch((error: unknown) => {
       console.error(error);
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8' });
+      if (!res.headersSent)
+        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
       res.end(JSON.stringify({ error: 'internal_error', message: 'Local server failure', request_id: 'local' }));
     });
   });

@@ -25,7 +25,7 @@ import { configOf } from './business-store';
 import { db } from './client';
 import { tableName } from './config';
 import { keys, lists, type Key } from './keys';
-import { batchGet, query, queryAll, type Item, type TxWrite } from './table-io';
+import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } from './table-io';
 
 const KIND = 'application' as const;
 export const BUSINESS_LIST = 'applications';
@@ -205,6 +205,7 @@ export function createWrites(businessId: string, app: StoredApplication, state: 
     {
       item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: 'attribute_not_exists(PK)' } },
       onConditionFailed: () => 'retry',
+      confirms: exists,
     },
     counterStep(businessCounterKey(businessId), state.count, { last_created_at: app.created_at }),
     counterStep(jobCounterKey(businessId, app.job_id), state.jobCount),
@@ -233,6 +234,7 @@ export function updateWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      confirms: carries(after.version, after.updated_at),
     },
   ];
   if (before.application_status_id !== after.application_status_id) {

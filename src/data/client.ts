@@ -1,7 +1,9 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { recordCall } from './call-scope';
-import { awsRegion, dynamodbEndpoint } from './config';
+import { dynamodbEndpoint } from './config';
+import { serviceUnavailable } from '../domain/errors';
+import { remainingMs } from './deadline';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -38,21 +40,36 @@ function itemsIn(output: OutputShape): number {
   return 0;
 }
 
+/**
+ * How every client of a local endpoint (DYNAMODB_ENDPOINT) connects: the data
+ * client here and the table setup in scripts/. DynamoDB Local started without
+ * -sharedDb keeps one database per access key and region, so all of them use
+ * the same fixed pair, whatever AWS_REGION or AWS credentials say.
+ */
+export const localEndpointConfig = (endpoint: string): DynamoDBClientConfig => ({
+  endpoint,
+  region: 'local',
+  credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+});
+
 function createClient(): DynamoDBDocumentClient {
   const endpoint = dynamodbEndpoint();
   const base = new DynamoDBClient({
-    ...(endpoint
-      ? {
-          endpoint,
-          region: awsRegion() ?? 'local',
-          // DynamoDB Local accepts any credentials; fixed ones keep one shared database.
-          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-        }
-      : {}),
-    // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts.
+    ...(endpoint ? localEndpointConfig(endpoint) : {}),
+    // Fail fast into a 503 instead of hanging until the Lambda timeout: 3 attempts, short timeouts
+    // (without throwOnRequestTimeout the SDK only logs a warning and keeps waiting), all within
+    // the request's deadline (see `send` below).
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
   });
+  // No attempt (first or retry) starts once the request's deadline has passed.
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      if (remainingMs() <= 0) throw serviceUnavailable();
+      return next(args);
+    },
+    { step: 'finalizeRequest', priority: 'low', name: 'requestDeadline' },
+  );
   base.middlewareStack.add(
     (next, context) => async (args) => {
       // Before sending: a call that fails still needed its permission.
@@ -71,9 +88,18 @@ function createClient(): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'roundTripStats' },
   );
-  return DynamoDBDocumentClient.from(base, {
+  const doc = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
+  // Every call of a request is aborted at its deadline, the attempt in flight included.
+  const send = doc.send.bind(doc) as (command: unknown, options?: object) => Promise<unknown>;
+  (doc as { send: typeof send }).send = (command, options) => {
+    const left = remainingMs();
+    if (left === Infinity) return send(command, options);
+    if (left <= 0) return Promise.reject(serviceUnavailable());
+    return send(command, { abortSignal: AbortSignal.timeout(left), ...options });
+  };
+  return doc;
 }
 
 let client: DynamoDBDocumentClient | undefined;

@@ -19,7 +19,7 @@ import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { keys, lists, type Key } from './keys';
 import { readPositions } from './list-store';
-import { batchGet, type Item, type TxWrite } from './table-io';
+import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
 export const EMPLOYEE_LIST = 'employees';
 export const EMPLOYEE_JOB_LIST = 'employee_jobs';
@@ -217,6 +217,7 @@ export function createEmployeeWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      confirms: exists,
     },
   ];
   if (employee.employeeNumber !== null)
@@ -256,6 +257,7 @@ export function updateEmployeeWrites(
         },
       },
       onConditionFailed: handlers.onStale,
+      confirms: carries(employee.version + 1, employee.updatedAt),
     },
   ];
   if (number && number.from !== number.to) {
@@ -330,6 +332,7 @@ export function createEmployeeJobWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      confirms: exists,
     },
   ];
   if (supervisor) {

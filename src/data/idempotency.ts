@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import stableStringify from 'fast-json-stable-stringify';
 import { idempotencyKeyReused } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
@@ -12,11 +13,27 @@ export interface Idempotency {
   readonly requestHash: string;
 }
 
-/** The record key and body hash of a create; no key (header absent) = no idempotency. */
-export function idempotencyOf(businessId: string, key: string | undefined, body: unknown): Idempotency | undefined {
+/** The request a key is bound to besides its body (contract §11). */
+export interface RequestTarget {
+  readonly method: string;
+  readonly path: string;
+}
+
+/**
+ * The record key and request hash of a create; no key (header absent) = no
+ * idempotency. The key is bound to method, path and body, the body compared as
+ * a JSON value (canonical JSON: sorted keys, no whitespace), so only the same
+ * request replays.
+ */
+export function idempotencyOf(
+  businessId: string,
+  key: string | undefined,
+  body: unknown,
+  target: RequestTarget,
+): Idempotency | undefined {
   if (key === undefined) return undefined;
   const requestHash = createHash('sha256')
-    .update(JSON.stringify(body ?? null))
+    .update(`${target.method.toUpperCase()} ${target.path}\n${stableStringify(body ?? null)}`)
     .digest('hex');
   return { key: keys.idempotency(businessId, key), requestHash };
 }

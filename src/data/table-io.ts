@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
   GetCommand,
@@ -12,6 +13,7 @@ import { db } from './client';
 import { tableName } from './config';
 import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
+import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 
 export type Item = Record<string, unknown>;
 
@@ -44,7 +46,7 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
   let pending: Key[] = unique;
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt >= 4) throw serviceUnavailable();
-    if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    if (attempt > 0) await sleepWithin(50 * 2 ** attempt);
     const chunk = pending.slice(0, 100);
     const rest = pending.slice(100);
     const out = await db().send(
@@ -91,7 +93,21 @@ export interface TxWrite {
   readonly item: TransactItem;
   /** Maps this item's failed condition (with the stored item, if any) to an error; 'retry' re-runs the whole operation. */
   readonly onConditionFailed?: (stored: Item | undefined) => Error | 'retry';
+  /**
+   * This item, read back consistently, tells whether the transaction was
+   * applied: how an answer DynamoDB lost (500, timeout, reset) is resolved.
+   */
+  readonly confirms?: (stored: Item | undefined) => boolean;
 }
+
+/** Witness of a create: the new item (its key holds a fresh id) exists. */
+export const exists = (stored: Item | undefined): boolean => stored !== undefined;
+
+/** Witness of a versioned update: the item carries exactly the version and timestamp this write set. */
+export const carries =
+  (version: number, updatedAt: string) =>
+  (stored: Item | undefined): boolean =>
+    Number(stored?.version) === version && stored?.updated_at === updatedAt;
 
 export class RetryOperation extends Error {
   constructor() {
@@ -109,27 +125,100 @@ interface CancellationReason {
  * All-or-nothing write of every item (TransactWriteItems). A failed condition
  * is mapped by the item that owns it; conflicts with a concurrent transaction
  * are retried by `withRetries`.
+ *
+ * When DynamoDB may have applied it without saying so (500, timeout, reset,
+ * deadline), the outcome is found out before anyone answers: the request
+ * carries a ClientRequestToken, so DynamoDB applies a re-send of it at most
+ * once (the SDK's own retries included), and the write marked `confirms` is
+ * read back consistently. Part of the request's time is kept for that.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
-  const TransactItems = writes.map((w) => withTable(w.item));
+  const input: TransactWriteCommandInput = {
+    TransactItems: writes.map((w) => withTable(w.item)),
+    ClientRequestToken: randomUUID(),
+  };
   try {
-    await db().send(new TransactWriteCommand({ TransactItems }));
+    await keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input)));
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
-    if ((error as Error).name !== 'TransactionCanceledException' || !reasons) throw error;
-    reasons.forEach((reason, i) => {
-      if (reason.Code !== 'ConditionalCheckFailed') return;
-      // The document client does not translate errors: the old item arrives in wire format.
-      const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
-      const mapped = writes[i]?.onConditionFailed?.(stored);
-      if (mapped === 'retry' || mapped === undefined) throw new RetryOperation();
-      throw mapped;
-    });
-    if (reasons.some((r) => r.Code === 'TransactionConflict')) throw new RetryOperation();
-    if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
-      throw serviceUnavailable();
-    throw error;
+    if (!outcomeUnknown(error)) throw cancellationError(error, writes);
+    await resolveOutcome(input, writes);
   }
+}
+
+/** A third of what is left, at most 1.5 s: enough for a few reads and one re-send. */
+const resolutionReserveMs = (): number => Math.min(1500, remainingMs() / 3);
+
+const DEFINITE_REJECTIONS = new Set([
+  'TransactionCanceledException',
+  'ConditionalCheckFailedException',
+  'ValidationException',
+  'IdempotentParameterMismatchException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ResourceNotFoundException',
+]);
+
+/**
+ * Whether the transaction may have been applied although this error came
+ * back. A definite rejection is definite only if it was the first attempt:
+ * an earlier SDK attempt may have been applied and its answer lost.
+ */
+function outcomeUnknown(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { attempts?: number } };
+  if (e?.name && DEFINITE_REJECTIONS.has(e.name)) return (e.$metadata?.attempts ?? 1) > 1;
+  return true;
+}
+
+async function resolveOutcome(input: TransactWriteCommandInput, writes: readonly TxWrite[]): Promise<void> {
+  const witness = writes.find((w) => w.confirms);
+  const applied = async (): Promise<boolean> => {
+    if (!witness?.confirms) return false;
+    try {
+      return witness.confirms(await getItem(keyOf(witness.item)));
+    } catch {
+      return false;
+    }
+  };
+  for (let round = 0; ; round++) {
+    if (remainingMs() <= 0) throw serviceUnavailable();
+    if (round > 0) await sleepWithin(25 * round);
+    if (await applied()) return;
+    try {
+      // Same token: DynamoDB applies it now if it never was, or answers success if it was (10-minute window).
+      await db().send(new TransactWriteCommand(input));
+      return;
+    } catch (error) {
+      if (outcomeUnknown(error) && !isCancellation(error)) continue;
+      // A definite refusal of the same request: nothing of it is in flight any more.
+      if (await applied()) return;
+      throw cancellationError(error, writes);
+    }
+  }
+}
+
+const isCancellation = (error: unknown): boolean => (error as Error)?.name === 'TransactionCanceledException';
+
+/** What a refused transaction means for the caller (RetryOperation re-runs it from the read). */
+function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown {
+  const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
+  if (!isCancellation(error) || !reasons) return error;
+  for (const [i, reason] of reasons.entries()) {
+    if (reason.Code !== 'ConditionalCheckFailed') continue;
+    // The document client does not translate errors: the old item arrives in wire format.
+    const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
+    const mapped = writes[i]?.onConditionFailed?.(stored);
+    return mapped === 'retry' || mapped === undefined ? new RetryOperation() : mapped;
+  }
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation();
+  if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
+    return serviceUnavailable();
+  return error;
+}
+
+function keyOf(item: TransactItem): Key {
+  const body = (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Item;
+  return { PK: String(body.PK), SK: String(body.SK) };
 }
 
 function withTable(item: TransactItem): RawTransactItem {
@@ -140,7 +229,8 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first. Bounded, jittered; then 503.
+ * when a concurrent writer got there first. Bounded in attempts and by the
+ * request's deadline, jittered; then 503.
  */
 export async function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
   for (let attempt = 0; ; attempt++) {
@@ -150,7 +240,8 @@ export async function withRetries<T>(operation: () => Promise<T>, attempts = 16)
       if (!(error instanceof RetryOperation)) throw error;
       if (attempt + 1 >= attempts) throw serviceUnavailable();
       // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
-      await new Promise((r) => setTimeout(r, Math.random() * 10 * 2 ** Math.min(attempt, 6)));
+      // Within the request's deadline: 503 + Retry-After rather than a function timeout.
+      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6));
     }
   }
 }

@@ -2,7 +2,9 @@
  * Custom field values (contract §9): the `cf_{id}` keys of employees, jobs
  * and applications, checked against the business's definitions.
  */
+import { MESSAGES } from './errors';
 import { isDate, parseTimestamp } from './formats';
+import { isStorableDecimal, isStorableInteger, MAX_DECIMAL_MAGNITUDE } from './numbers';
 
 export type CustomFieldType =
   | 'text'
@@ -54,10 +56,10 @@ export function isCustomKey(key: string): boolean {
 }
 
 export const CUSTOM_FIELD_MESSAGES = {
-  invalid: 'is invalid',
-  inclusion: 'is not included in the list',
-  blank: "can't be blank",
-  unknown: 'is not a known field',
+  invalid: MESSAGES.invalid,
+  inclusion: MESSAGES.inclusion,
+  blank: MESSAGES.blank,
+  unknown: MESSAGES.unknownField,
 } as const;
 
 export const MAX_TEXT_LENGTH = 10_000;
@@ -105,7 +107,9 @@ function characterCount(text: string): number {
 /**
  * Checks and normalizes one value for its definition. `null` always passes
  * (it clears the field); whether a required field may be cleared is decided by
- * validateCustomFields. Normal forms: currency rounded to cents, datetime as
+ * validateCustomFields. Numbers keep to the bounds of contract §2 (decimals:
+ * |x| < 10^15 with at most 6 places; integers: |n| <= 2^53 - 1; currency:
+ * |x| < 10^15). Normal forms: currency rounded to cents, datetime as
  * UTC with milliseconds, select_multiple in the order sent.
  */
 export function coerceCustomValue(def: CustomFieldDefinition, value: unknown): Coerced {
@@ -116,12 +120,16 @@ export function coerceCustomValue(def: CustomFieldDefinition, value: unknown): C
       if (typeof value !== 'string' || value.length > 2 * MAX_TEXT_LENGTH || characterCount(value) > MAX_TEXT_LENGTH)
         return invalid;
       return accept(value);
-    case 'currency':
-      return typeof value === 'number' && Number.isFinite(value) ? accept(roundCurrency(value)) : invalid;
+    case 'currency': {
+      // Bounds of contract §2, checked on the rounded value too (999999999999999.995 would round up to 10^15).
+      if (typeof value !== 'number' || !(Math.abs(value) < MAX_DECIMAL_MAGNITUDE)) return invalid;
+      const rounded = roundCurrency(value);
+      return Math.abs(rounded) < MAX_DECIMAL_MAGNITUDE ? accept(rounded) : invalid;
+    }
     case 'integer':
-      return Number.isSafeInteger(value) ? accept(value) : invalid;
+      return isStorableInteger(value) ? accept(value) : invalid;
     case 'float':
-      return typeof value === 'number' && Number.isFinite(value) ? accept(value) : invalid;
+      return isStorableDecimal(value) ? accept(value) : invalid;
     case 'select_single':
     case 'select_radio':
       if (typeof value !== 'string') return invalid;

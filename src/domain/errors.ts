@@ -5,18 +5,78 @@
  * has no imports so domain, data, services and http can all use it. Only
  * src/http (toHttpError in middleware.ts) turns them into responses, so status
  * codes and bodies cannot drift per route.
+ *
+ * Texts are chosen by key where the error is thrown and put into the client's
+ * language (contract §16) only at response time, from the catalogues in
+ * src/http/i18n/messages.ts: an HttpError carries a message key and its
+ * parameters; field messages are the Rails wording ids of MESSAGES.
  */
+
+/** A field message id: the Rails (en) wording, which the catalogues translate (contract §3, §16). */
+export type FieldMessage = (typeof MESSAGES)[keyof typeof MESSAGES];
 export type FieldMessages = Record<string, string[]>;
 
+/** A record a 404 can be about; the catalogues name it in each language. */
+export type RecordName =
+  | 'employee'
+  | 'employee_job'
+  | 'application'
+  | 'location'
+  | 'payout_field'
+  | 'employee_field'
+  | 'employee_job_field'
+  | 'application_field'
+  | 'webhook_subscription';
+
+/** Every `message` of an error body, by key, with the parameters its text needs. */
+export interface ErrorMessageParams {
+  invalid_json: Record<string, never>;
+  body_not_object: Record<string, never>;
+  body_too_deep: { levels: number };
+  body_too_wide: { keys: number };
+  idempotency_key_invalid: Record<string, never>;
+  business_not_set_up: Record<string, never>;
+  missing_authorization: Record<string, never>;
+  malformed_authorization: Record<string, never>;
+  unknown_token: Record<string, never>;
+  insufficient_scope: { scope: string };
+  record_not_found: { record: RecordName; id: string };
+  route_not_found: { method: string; path: string };
+  not_acceptable: { available: string };
+  method_not_allowed: { allowed: readonly string[] };
+  idempotency_key_reused: Record<string, never>;
+  precondition_failed: Record<string, never>;
+  payload_too_large: { limit: number };
+  unsupported_media_type: Record<string, never>;
+  too_many_requests: Record<string, never>;
+  internal_error: Record<string, never>;
+  service_unavailable: Record<string, never>;
+}
+export type ErrorMessageKey = keyof ErrorMessageParams;
+
+/** A message by key, with its parameters (discriminated by key, so parameters are checked). */
+export type LocalizedMessage = {
+  [K in ErrorMessageKey]: { readonly key: K; readonly params: ErrorMessageParams[K] };
+}[ErrorMessageKey];
+
+const NO_PARAMS: Record<string, never> = {};
+const byKey = <K extends ErrorMessageKey>(key: K, params: ErrorMessageParams[K]): LocalizedMessage =>
+  ({ key, params }) as LocalizedMessage;
+
 export class HttpError extends Error {
+  /** The message by key; absent only for texts that come from elsewhere (shown as they are). */
+  readonly localized: LocalizedMessage | undefined;
+
   constructor(
     readonly status: number,
     readonly code: string,
-    message: string,
+    message: string | LocalizedMessage,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    // The key and parameters go to the log; the client reads the catalogue's text.
+    super(typeof message === 'string' ? message : `${message.key} ${JSON.stringify(message.params)}`);
     this.name = 'HttpError';
+    this.localized = typeof message === 'string' ? undefined : message;
   }
 
   /** middy/http-errors spelling of `status`. */
@@ -59,28 +119,49 @@ export const MESSAGES = {
   notAllowed: 'is not allowed',
 } as const;
 
-export const notFound = (message: string): HttpError => new HttpError(404, 'not_found', message);
-export const badRequest = (message: string): HttpError => new HttpError(400, 'bad_request', message);
-export const unauthorized = (message: string): HttpError =>
-  new HttpError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer realm="api"' });
+export const notFound = (record: RecordName, id: string): HttpError =>
+  new HttpError(404, 'not_found', byKey('record_not_found', { record, id }));
+export const routeNotFound = (method: string, path: string): HttpError =>
+  new HttpError(404, 'not_found', byKey('route_not_found', { method, path }));
+export type BadRequestKey = 'invalid_json' | 'body_not_object' | 'idempotency_key_invalid' | 'business_not_set_up';
+export const badRequest = (key: BadRequestKey): HttpError => new HttpError(400, 'bad_request', byKey(key, NO_PARAMS));
+/** 400 for a body beyond the shape limits of contract §2 (nesting depth, keys in one object). */
+export const bodyTooComplex = (problem: { tooDeep: number } | { tooWide: number }): HttpError =>
+  new HttpError(
+    400,
+    'bad_request',
+    'tooDeep' in problem
+      ? byKey('body_too_deep', { levels: problem.tooDeep })
+      : byKey('body_too_wide', { keys: problem.tooWide }),
+  );
+export const unauthorized = (key: 'missing_authorization' | 'malformed_authorization' | 'unknown_token'): HttpError =>
+  new HttpError(401, 'unauthorized', byKey(key, NO_PARAMS), { 'WWW-Authenticate': 'Bearer realm="api"' });
+/** 403: the token lacks the scope the route needs. */
+export const forbidden = (scope: string): HttpError =>
+  new HttpError(403, 'forbidden', byKey('insufficient_scope', { scope }));
 export const methodNotAllowed = (allowed: readonly string[]): HttpError =>
-  new HttpError(405, 'method_not_allowed', `Method not allowed; this path allows ${allowed.join(', ')}`, {
+  new HttpError(405, 'method_not_allowed', byKey('method_not_allowed', { allowed }), {
     Allow: allowed.join(', '),
   });
+/** 406: the client accepts none of the media types the route can send. */
+export const notAcceptable = (available: string): HttpError =>
+  new HttpError(406, 'not_acceptable', byKey('not_acceptable', { available }));
 export const payloadTooLarge = (limit: number): HttpError =>
-  new HttpError(413, 'payload_too_large', `Request body exceeds ${limit} bytes`);
+  new HttpError(413, 'payload_too_large', byKey('payload_too_large', { limit }));
 export const unsupportedMediaType = (): HttpError =>
-  new HttpError(415, 'unsupported_media_type', 'Request body must be sent as Content-Type: application/json');
+  new HttpError(415, 'unsupported_media_type', byKey('unsupported_media_type', NO_PARAMS));
 export const preconditionFailed = (): HttpError =>
-  new HttpError(
-    412,
-    'precondition_failed',
-    'If-Match does not match the current ETag of the record; nothing was written',
-  );
+  new HttpError(412, 'precondition_failed', byKey('precondition_failed', NO_PARAMS));
 export const idempotencyKeyReused = (): HttpError =>
-  new HttpError(409, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different request body');
+  new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
+/** 429 with Retry-After. */
+export const tooManyRequests = (retryAfterSeconds = 1): HttpError =>
+  new HttpError(429, 'too_many_requests', byKey('too_many_requests', NO_PARAMS), {
+    'Retry-After': String(retryAfterSeconds),
+  });
+export const internalError = (): HttpError => new HttpError(500, 'internal_error', byKey('internal_error', NO_PARAMS));
 export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>
-  new HttpError(503, 'service_unavailable', 'The data store is temporarily unavailable; retry later', {
+  new HttpError(503, 'service_unavailable', byKey('service_unavailable', NO_PARAMS), {
     'Retry-After': String(retryAfterSeconds),
   });
 

@@ -5,8 +5,16 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ROUTES, type RouteDefinition, type RouteName } from './routes';
 import { inCallScope } from '../data/call-scope';
 import { FieldErrorCollector } from '../domain/errors';
-import { authMiddleware, bodyGuardMiddleware, requestIdOf, responseMiddleware, type AuthContext } from './middleware';
+import {
+  authMiddleware,
+  bodyGuardMiddleware,
+  bodyShapeMiddleware,
+  requestIdOf,
+  responseMiddleware,
+  type AuthContext,
+} from './middleware';
 import type { ApiResult } from '../domain/result';
+import { requestBudgetMs, runWithDeadline } from '../data/deadline';
 import type { BodyValidator, QueryValidator } from './validation';
 
 export interface ApiRequest<Q, B> {
@@ -20,6 +28,7 @@ export interface ApiRequest<Q, B> {
   readonly fieldErrors: FieldErrorCollector;
   /** Lower-case header names. */
   readonly headers: Record<string, string | undefined>;
+  readonly method: string;
   readonly path: string;
   /** Query parameters as sent, for links that keep the client's filters. */
   readonly rawQuery: Record<string, string>;
@@ -60,7 +69,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
   if (route.auth) middlewares.push(authMiddleware());
-  if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj);
+  if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(middlewares)
@@ -77,6 +86,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body,
         fieldErrors,
         headers: event.headers ?? {},
+        method: event.requestContext.http.method,
         path: event.rawPath,
         rawQuery,
       });
@@ -87,6 +97,10 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
         body: isText ? (result.body as string) : JSON.stringify(result.body),
       };
     });
-  // DynamoDB calls are attributed to this route (its IAM grant is checked against them in the tests).
-  return ((event, context) => inCallScope(route.name, () => handler(event, context))) as LambdaHandler;
+  // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
+  // calls are attributed to this route (its IAM grant is checked against them in the tests).
+  return ((event, context) =>
+    runWithDeadline(requestBudgetMs(context.getRemainingTimeInMillis()), () =>
+      inCallScope(route.name, () => handler(event, context)),
+    )) as LambdaHandler;
 }

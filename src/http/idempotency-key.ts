@@ -12,6 +12,6 @@ const pattern = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 export function idempotencyKeyOf(headers: Record<string, string | undefined>): string | undefined {
   const value = headers['idempotency-key'];
   if (value === undefined) return undefined;
-  if (!pattern.test(value)) throw badRequest('Idempotency-Key must be 1 to 255 printable ASCII characters');
+  if (!pattern.test(value)) throw badRequest('idempotency_key_invalid');
   return value;
 }

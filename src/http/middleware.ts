@@ -9,7 +9,13 @@ import {
   unauthorized,
   unsupportedMediaType,
   badRequest,
+  bodyTooComplex,
+  internalError,
 } from '../domain/errors';
+import { boundFieldErrors } from '../domain/error-bounds';
+import { jsonShapeProblem } from '../domain/json-shape';
+import { languageOf, messageOf, translateFields } from './i18n/language';
+import type { Language } from './i18n/messages';
 import { logger } from './logger';
 import { recordRequest } from './metrics';
 
@@ -60,8 +66,6 @@ const NETWORK_CODES = new Set([
   'EHOSTUNREACH',
 ]);
 
-const INTERNAL_MESSAGE = 'An unexpected error occurred; it has been logged';
-
 /** An error from elsewhere that declares its HTTP meaning the http-errors way (statusCode or status, expose). */
 interface DeclaredHttpError {
   statusCode?: unknown;
@@ -76,7 +80,7 @@ function fromDeclared(e: DeclaredHttpError): HttpError | undefined {
   const status = typeof e.statusCode === 'number' ? e.statusCode : e.status;
   if (typeof e.expose !== 'boolean' || typeof status !== 'number' || status < 400 || status > 599) return undefined;
   const code = typeof e.code === 'string' ? e.code : status < 500 ? 'bad_request' : 'internal_error';
-  if (!e.expose) return new HttpError(status, code, INTERNAL_MESSAGE);
+  if (!e.expose) return new HttpError(status, code, { key: 'internal_error', params: {} });
   const headers = typeof e.headers === 'object' && e.headers !== null ? (e.headers as Record<string, string>) : {};
   return new HttpError(status, code, String(e.message ?? ''), headers);
 }
@@ -89,23 +93,33 @@ function fromDeclared(e: DeclaredHttpError): HttpError | undefined {
 export function toHttpError(error: unknown): HttpError | FieldError {
   if (error instanceof HttpError || error instanceof FieldError) return error;
   const e = error as { name?: string; code?: string; $metadata?: unknown; cause?: { package?: string } };
-  if (e?.cause?.package === '@middy/http-json-body-parser') return badRequest('Request body is not valid JSON');
+  if (e?.cause?.package === '@middy/http-json-body-parser') return badRequest('invalid_json');
   if (e?.name && DYNAMO_UNAVAILABLE.has(e.name)) return serviceUnavailable();
   if (e?.code && NETWORK_CODES.has(e.code)) return serviceUnavailable();
   if (e?.name === 'AbortError' || e?.name === 'TimeoutError') return serviceUnavailable();
-  return (e && fromDeclared(e as DeclaredHttpError)) ?? new HttpError(500, 'internal_error', INTERNAL_MESSAGE);
+  // The SDK's retry wraps a transport failure that is not an Error of this realm (jest's sandbox) this way.
+  if ((error as Error)?.message?.startsWith('AWS SDK error wrapper for ')) return serviceUnavailable();
+  return (e && fromDeclared(e as DeclaredHttpError)) ?? internalError();
 }
 
-export function errorResponse(error: unknown, requestId: string): Result {
+/** An error as a response, its texts in `language` (contract §16); field keys and codes never change. */
+export function errorResponse(error: unknown, requestId: string, language: Language = 'en'): Result {
   const http = toHttpError(error);
+  const headers = { ...baseHeaders(requestId), 'Content-Language': language };
   if (http instanceof FieldError) {
-    return { statusCode: http.status, headers: baseHeaders(requestId), body: JSON.stringify(http.fields) };
+    const fields = translateFields(boundFieldErrors(http.fields), language);
+    return { statusCode: http.status, headers, body: JSON.stringify(fields) };
   }
   if (http.status >= 500) logger.error('request failed', { error: error as Error, status: http.status });
   return {
     statusCode: http.status,
-    headers: { ...baseHeaders(requestId), ...http.headers },
-    body: JSON.stringify({ error: http.code, message: http.message, request_id: requestId }),
+    headers: { ...headers, ...http.headers },
+    // Messages quote client values clipped already (domain/quote.ts); this caps any that do not.
+    body: JSON.stringify({
+      error: http.code,
+      message: messageOf(http, language).slice(0, 1000),
+      request_id: requestId,
+    }),
   };
 }
 
@@ -140,7 +154,8 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
       finish(request, response.statusCode ?? 200);
     },
     onError: (request) => {
-      const response = errorResponse(request.error, requestIdOf(request.event as Event));
+      const event = request.event as Event;
+      const response = errorResponse(request.error, requestIdOf(event), languageOf(event.headers));
       request.response = response;
       finish(request, response.statusCode ?? 500);
     },
@@ -156,11 +171,11 @@ export const authMiddleware = (): MiddlewareObj => ({
   before: async (request) => {
     const event = request.event as Event;
     const header = event.headers?.authorization;
-    if (!header) throw unauthorized('Missing Authorization: Bearer <token> header');
+    if (!header) throw unauthorized('missing_authorization');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m?.[1]) throw unauthorized('Authorization header must be "Bearer <token>"');
+    if (!m?.[1]) throw unauthorized('malformed_authorization');
     const businessId = await businessOfToken(m[1]);
-    if (!businessId) throw unauthorized('Unknown or revoked token');
+    if (!businessId) throw unauthorized('unknown_token');
     (request.context as { auth?: AuthContext }).auth = { businessId };
     logger.appendKeys({ business_id: businessId });
   },
@@ -175,9 +190,17 @@ export const bodyGuardMiddleware = (): MiddlewareObj => ({
     if (bytes > MAX_BODY_BYTES) throw payloadTooLarge(MAX_BODY_BYTES);
     const headers = event.headers ?? {};
     const contentType = (headers['content-type'] ?? '').toLowerCase();
-    if (raw.trim() === '') throw badRequest('Request body must be a JSON object');
+    if (raw.trim() === '') throw badRequest('body_not_object');
     if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/.test(contentType)) throw unsupportedMediaType();
     // The JSON parser middleware matches a lower-case media type only.
     event.headers = { ...headers, 'content-type': contentType };
+  },
+});
+
+/** Right after JSON parsing: too deep or too wide bodies are 400 before anything recursive sees them (contract §2). */
+export const bodyShapeMiddleware = (): MiddlewareObj => ({
+  before: (request) => {
+    const problem = jsonShapeProblem((request.event as Event).body);
+    if (problem) throw bodyTooComplex(problem);
   },
 });

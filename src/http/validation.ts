@@ -14,6 +14,7 @@ function fieldOf(error: ErrorObject): string {
   if (error.keyword === 'required') return String((error.params as { missingProperty: string }).missingProperty);
   if (error.keyword === 'additionalProperties')
     return String((error.params as { additionalProperty: string }).additionalProperty);
+  if (error.keyword === 'propertyNames') return String((error.params as { propertyName: string }).propertyName);
   const first = error.instancePath.split('/')[1] ?? '';
   return first.replace(/~1/g, '/').replace(/~0/g, '~');
 }
@@ -21,10 +22,16 @@ function fieldOf(error: ErrorObject): string {
 /** Ajv's wording -> the contract's Rails wording (contract §3). */
 function messageOf(error: ErrorObject): string {
   switch (error.keyword) {
-    case 'required':
+    case 'required': {
+      // A missing consent (`const: true`) is "must be accepted", like a false one.
+      const property = (error.parentSchema as { properties?: Record<string, { const?: unknown }> } | undefined)
+        ?.properties?.[(error.params as { missingProperty: string }).missingProperty];
+      return property && 'const' in property ? MESSAGES.accepted : MESSAGES.blank;
+    }
     case NOT_BLANK:
       return MESSAGES.blank;
     case 'additionalProperties':
+    case 'propertyNames':
       return MESSAGES.unknownField;
     case 'enum':
       return MESSAGES.inclusion;
@@ -64,7 +71,7 @@ export function bodyValidator<T>(validate: CompiledValidator, options: BodyValid
   const ignored = new Set(options.ignore ?? []);
   return (body, collector = new FieldErrorCollector()) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw badRequest('Request body must be a JSON object');
+      throw badRequest('body_not_object');
     }
     const input: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(body)) {
@@ -88,6 +95,11 @@ export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T
     }
     const collector = new FieldErrorCollector();
     if (!validate(input)) collectAjvErrors(validate.errors, collector);
+    // ajv coerces whatever JavaScript reads as a number ('Infinity', '1e2', '0x10', ' 7');
+    // numeric parameters (page, per_page) are plain decimal digits only (contract §7).
+    for (const [key, value] of Object.entries(input)) {
+      if (typeof value === 'number' && !/^[0-9]+$/.test(query[key] ?? '')) collector.add(key, MESSAGES.invalid);
+    }
     collector.throwIfAny(400);
     return input as T;
   };

@@ -3,6 +3,7 @@ import { MAX_BODY_BYTES } from '../http/middleware';
 import { ROUTES, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
+import { LANGUAGES } from '../http/i18n/messages';
 
 /**
  * The OpenAPI 3.1 document (contract §12), generated from the route table and
@@ -41,7 +42,13 @@ export interface OpenApiOperation {
 
 export interface OpenApiDocument {
   openapi: '3.1.0';
-  info: { title: string; version: string; description: string };
+  info: {
+    title: string;
+    version: string;
+    description: string;
+    contact: { name: string; url?: string };
+    license: { name: string; identifier?: string; url?: string };
+  };
   servers: { url: string; description?: string }[];
   security: JsonObject[];
   tags: { name: string; description?: string }[];
@@ -80,9 +87,18 @@ JSON in and out (UTF-8). Requests with a body must send \`Content-Type: applicat
 (else \`413\`). Dates are \`YYYY-MM-DD\`; timestamps in responses are UTC with milliseconds. \`{locale}\` fields appear
 once per locale of the business. Every response carries \`X-Request-Id\`; error bodies repeat it as \`request_id\`.
 
+Numbers are finite JSON numbers; anything else is \`422\` \`is invalid\`. Decimal fields (\`time_hours\`,
+\`time_percentage\`, \`time_table\` entries, \`float\` custom fields) take magnitudes below 10^15 with at most 6 digits
+after the decimal point (\`x-max-decimals\` in the schemas); \`integer\` custom fields take whole numbers of magnitude at
+most 2^53 - 1; \`currency\` custom fields take magnitudes below 10^15 and are stored rounded to 2 decimals. What you store
+is what you read back. A body nested deeper than 64 levels, or with more than 1,000 keys in one object, is \`400\`
+\`bad_request\`. Error bodies stay under 64 KiB: messages quote at most 100 characters of a value you sent (longer ones
+end in \`…\`), and a field-error body reports at most 100 fields, those of the resource before unknown keys.
+
 ## Errors
 - \`{"error": "<code>", "message": "...", "request_id": "..."}\` for \`bad_request\` (400), \`unauthorized\` (401),
-  \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`idempotency_key_reused\` (409),
+  \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`not_acceptable\` (406, only the document and
+  \`/docs\`, when \`Accept\` excludes their media type), \`idempotency_key_reused\` (409),
   \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
   \`service_unavailable\` (503, with \`Retry-After\`).
 - Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
@@ -90,14 +106,39 @@ once per locale of the business. Every response carries \`X-Request-Id\`; error 
   \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`.
 - An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
 
+## Languages
+Send \`Accept-Language\` (q-values allowed) to get error texts in English (\`en\`), German (\`de\`) or Italian (\`it\`);
+a regional tag matches its language (\`de-AT\` is \`de\`); \`*\`, no header, a malformed header or no match is \`en\`.
+Every error response says which in \`Content-Language\`. Field keys and \`error\` codes are the same in every language;
+field messages follow rails-i18n (\`can't be blank\` / \`muss ausgefüllt werden\` / \`non può essere lasciato in bianco\`, ...).
+
+## Custom fields and locale fields
+Employees, employee jobs and applications carry one \`cf_{id}\` key per custom field the business defines
+(\`/employee_fields\`, \`/employee_job_fields\`, \`/application_fields\`); which ids exist, and what their values may
+be, differs per business, so no static document can list them. The schemas therefore name every fixed field as a
+property and admit \`cf_{id}\` keys through \`propertyNames\` (a key is a named field or matches \`^cf_[0-9]+$\`), not
+through \`patternProperties\`: a validator enforces both the same, but code generators turn \`patternProperties\` into
+a \`[key: string]\` index signature that would let a misspelled field (\`frist_name\`) compile. Generated types keep
+the named fields strict; add \`cf_{id}\` values to a typed body by spreading an object typed
+\`\` Record<\`cf_\${number}\`, unknown> \`\` (TypeScript) or your generator's equivalent. Locale fields
+(\`name_de\`, \`name_it\`, \`name_en\`, ...) are named optional properties, present for the business's locales only.
+
+## Validation a generic tool can repeat
+Mandatory texts carry \`pattern: "\\\\S"\` (at least one character that is not white space, ECMA-262); URL, country,
+IBAN and BIC fields a \`pattern\` beside the server's own \`format\` (\`http-url\`, \`country-code\`, \`iban\`, \`bic\`):
+a validating proxy rejects what these reject; the server is stricter where a pattern cannot be (assigned country codes,
+the IBAN checksum), as each field's description says.
+
 ## Pagination
-Lists take \`page\` (>= 1, default 1) and \`per_page\` (1..100, default 30) and answer the envelope
+Lists take \`page\` (1..2147483647, default 1) and \`per_page\` (1..100, default 30), both plain decimal digits
+(\`1e2\`, \`0x10\`, \`Infinity\`, \`1.5\`, \`-1\` are \`400\`), and answer the envelope
 \`entries\`, \`current_page\`, \`per_page\`, \`total_entries\`, ordered by \`created_at\` then id, with an RFC 8288
 \`Link\` header (\`first\`, \`prev\`, \`next\`, \`last\`).
 
 ## Safe retries and concurrency
-POST takes an optional \`Idempotency-Key\`: a retry with the same key and body within 24 hours returns the first
-response and creates nothing; the same key with another body is \`409\`. Single-record responses carry an \`ETag\`;
+POST takes an optional \`Idempotency-Key\`: a retry with the same key, method, path and body within 24 hours returns
+the first response and creates nothing. Bodies compare as JSON values (key order and whitespace do not matter). The
+same key with another body, or on another route or path, is \`409\` \`idempotency_key_reused\`. Single-record responses carry an \`ETag\`;
 PUT with \`If-Match\` answers \`412\` and writes nothing when the record changed meanwhile.`;
 
 /** Response headers, referenced from every response that carries them. */
@@ -123,6 +164,52 @@ const HEADERS: Record<string, JsonObject> = {
     schema: { type: 'integer', minimum: 0 },
   },
   WWWAuthenticate: { description: 'Always a `Bearer` challenge.', required: true, schema: { type: 'string' } },
+  ContentLanguage: {
+    description: 'Language of the error texts (`message`, field messages), negotiated from `Accept-Language`.',
+    required: true,
+    schema: { type: 'string', enum: [...LANGUAGES] },
+  },
+};
+
+/** What each operation does, beyond its summary (redocly: every operation has a description). */
+const OPERATION_DESCRIPTIONS: Record<string, string> = {
+  'create-employee':
+    'Creates an employee. `first_name` and `last_name` are mandatory; `cf_{id}` keys set the custom employee fields (required ones must be sent). Derived job fields start empty.',
+  'list-employees': 'A page of the employees of the business, oldest first.',
+  'get-employee': 'One employee, with the fields derived from its jobs computed for today in the business’s time zone.',
+  'update-employee':
+    'Changes the keys sent and leaves the others alone; null clears an optional field. Send `If-Match` to update only the version you read.',
+  'create-employee-job':
+    'Creates a job of an existing employee (404 when `employee_id` is not an employee of the business). `to` may not be before `from`.',
+  'list-employee-jobs': 'A page of employee jobs, optionally only those of one employee.',
+  'get-employee-job': 'One employee job.',
+  'list-employee-payout-fields': 'A page of the payout field definitions of the business.',
+  'get-employee-payout-field': 'One payout field definition.',
+  'list-locations': 'A page of the locations of the business, with their place in the location tree.',
+  'get-location': 'One location, with its ancestors and subtree.',
+  'list-employee-fields': 'A page of the custom employee field definitions: the `cf_{id}` keys employees accept.',
+  'list-employee-job-fields':
+    'A page of the custom employee job field definitions: the `cf_{id}` keys employee jobs accept.',
+  'list-application-fields':
+    'A page of the custom application field definitions: the `cf_{id}` keys applications accept.',
+  'create-application':
+    'Creates an application, for a job opening or speculative (no `job_id`). `accept_terms_and_conditions` must be `true`.',
+  'list-applications':
+    'A page of applications, filtered by status, job opening (`null` = speculative) and creation or update time.',
+  'get-application': 'One application.',
+  'update-application':
+    'Changes the keys sent and leaves the others alone; `job_id` and `accept_terms_and_conditions` are fixed at creation. Send `If-Match` to update only the version you read.',
+  'create-webhook-subscription':
+    'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address (422 `is not allowed`).',
+  'list-webhook-subscriptions':
+    'A page of the webhook subscriptions of the business, oldest first (never their secrets).',
+  'get-webhook-subscription':
+    'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error`; never the secret.',
+  'delete-webhook-subscription':
+    'Deletes a webhook subscription; once this has answered, nothing more is delivered to it.',
+  'get-openapi':
+    'This document (OpenAPI 3.1), generated from the route table and the JSON Schemas the server validates with; no token needed.',
+  'get-docs': 'An HTML rendering of this document (Redoc), self-contained; no token needed.',
 };
 
 const headerRef = (name: keyof typeof HEADERS & string): JsonObject => ({ $ref: `#/components/headers/${name}` });
@@ -143,6 +230,12 @@ function response(
   };
 }
 
+/** Every error response says which language its texts are in (contract §16). */
+const errorHeaders = (headers: Record<string, JsonObject> = {}): Record<string, JsonObject> => ({
+  'Content-Language': headerRef('ContentLanguage'),
+  ...headers,
+});
+
 const errorResponse = (description: string, code: string, headers: Record<string, JsonObject> = {}): OpenApiResponse =>
   response(
     description,
@@ -151,7 +244,7 @@ const errorResponse = (description: string, code: string, headers: Record<string
       message: description.replace(/ \(`.*$/, ''),
       request_id: 'c0ffee00-0000-4000-8000-000000000000',
     }),
-    headers,
+    errorHeaders(headers),
   );
 
 const pathParamsOf = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
@@ -208,6 +301,15 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
       });
     }
   }
+  parameters.push({
+    name: 'Accept-Language',
+    in: 'header',
+    required: false,
+    description:
+      'Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.',
+    schema: { type: 'string' },
+    example: 'de-AT, it;q=0.8',
+  });
   if (route.method === 'POST') {
     parameters.push({
       name: 'Idempotency-Key',
@@ -268,6 +370,33 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
   ];
 }
 
+function descriptionOf(route: RouteDefinition): string {
+  const description = OPERATION_DESCRIPTIONS[route.name];
+  if (!description) throw new Error(`Route ${route.name} has no description in OPERATION_DESCRIPTIONS`);
+  return description;
+}
+
+/** The component schemas the document refers to, directly or through other components. */
+function referencedOnly(components: Record<string, JsonObject>, paths: unknown): Record<string, JsonObject> {
+  const used = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/')) {
+          const name = v.slice('#/components/schemas/'.length);
+          if (!used.has(name)) {
+            used.add(name);
+            visit(components[name]);
+          }
+        } else visit(v);
+      }
+    }
+  };
+  visit(paths);
+  return Object.fromEntries(Object.entries(components).filter(([name]) => used.has(name)));
+}
+
 function operationOf(route: RouteDefinition, schemas: Record<string, object>): OpenApiOperation {
   const request = requireSchema(schemas, route, route.request);
   const responseName = requireSchema(schemas, route, route.response);
@@ -283,6 +412,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     responses['400'] = response(
       'Body is not valid JSON or not a JSON object (`bad_request`), or query parameter errors',
       json({ oneOf: [schemaRef('ErrorBody'), schemaRef('FieldErrors')] }),
+      errorHeaders(),
     );
   } else if (hasBody) {
     responses['400'] = errorResponse('Body is not valid JSON or not a JSON object (`bad_request`)', 'bad_request');
@@ -290,6 +420,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     responses['400'] = response(
       'Query parameter errors, keyed by parameter name',
       json(schemaRef('FieldErrors'), { per_page: ['is invalid'] }),
+      errorHeaders(),
     );
   }
   if (route.auth) {
@@ -309,9 +440,15 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
         : 'A record the body refers to does not exist in your business (`not_found`); the message names the id';
     responses['404'] = errorResponse(description, 'not_found');
   }
+  if (!route.auth) {
+    responses['406'] = errorResponse(
+      'The `Accept` header excludes the media type of this resource (`not_acceptable`)',
+      'not_acceptable',
+    );
+  }
   if (route.method === 'POST') {
     responses['409'] = errorResponse(
-      'This Idempotency-Key was already used with a different body (`idempotency_key_reused`)',
+      'This Idempotency-Key was already used for another request: another method, path or body (`idempotency_key_reused`)',
       'idempotency_key_reused',
     );
   }
@@ -333,6 +470,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     responses['422'] = response(
       'Field errors: every failing field at once, Rails wording; nothing was written',
       json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
+      errorHeaders(),
     );
   }
   for (const status of extra) {
@@ -357,6 +495,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   return {
     operationId: operationIdOf(route.name),
     summary: route.summary,
+    description: descriptionOf(route),
     tags: [route.tag],
     ...(route.auth ? {} : { security: [] }),
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -396,13 +535,23 @@ export function buildOpenApiDocument(
   }));
   return {
     openapi: '3.1.0',
-    info: { title: 'HR API', version: API_VERSION, description: DESCRIPTION },
+    info: {
+      title: 'HR API',
+      version: API_VERSION,
+      description: DESCRIPTION,
+      contact: { name: 'The operators of this deployment (see the README of the service)' },
+      license: {
+        name: 'Proprietary (UNLICENSED): use only under your agreement with the operator',
+        identifier: 'LicenseRef-Proprietary',
+      },
+    },
     servers: [{ url: '/', description: 'This deployment' }],
     security: [{ [BEARER_SCHEME]: [] }],
     tags,
     paths,
     components: {
-      schemas: componentSchemas,
+      // Query schemas appear as parameters; a component nothing refers to is noise for tools.
+      schemas: referencedOnly(componentSchemas, paths),
       headers: clone(HEADERS),
       securitySchemes: {
         [BEARER_SCHEME]: {

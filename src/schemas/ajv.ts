@@ -1,6 +1,6 @@
 import Ajv2020, { _, type Options } from 'ajv/dist/2020';
 import { FORMATS } from './formats-registry';
-import { NOT_BLANK, READ_ONLY_FIELDS } from './keywords';
+import { MAX_DECIMALS, NOT_BLANK, READ_ONLY_FIELDS } from './keywords';
 
 export type ValidatorKind = 'body' | 'query';
 
@@ -29,6 +29,15 @@ export function createAjv(kind: ValidatorKind, code?: Options['code']): Ajv2020 
     code(cxt) {
       if (cxt.schema !== true) return;
       cxt.fail(_`${cxt.data} === null || (typeof ${cxt.data} == "string" && ${cxt.data}.trim() === "")`);
+    },
+  });
+  ajv.addKeyword({
+    keyword: MAX_DECIMALS,
+    type: 'number',
+    schemaType: 'number',
+    // The same rule as src/domain/numbers.ts hasAtMostPlaces, inlined for standalone validators.
+    code(cxt) {
+      cxt.fail(_`Number(${cxt.data}.toFixed(${cxt.schema as number})) !== ${cxt.data}`);
     },
   });
   ajv.addKeyword({ keyword: READ_ONLY_FIELDS, schemaType: 'array' });

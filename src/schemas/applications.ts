@@ -1,4 +1,4 @@
-import { customFieldKeys, datetime, nullableDate } from './common';
+import { datetime, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
 
 /**
  * Applications (seed-api.md "Application", "List Applications"; contract §6, §7).
@@ -9,7 +9,7 @@ import { customFieldKeys, datetime, nullableDate } from './common';
  */
 
 const text = (maxLength = 255) => ({ type: ['string', 'null'], maxLength }) as const;
-const mandatoryText = (maxLength = 255) => ({ type: 'string', 'x-not-blank': true, maxLength }) as const;
+const mandatoryText = (maxLength = 255) => ({ type: 'string', ...notBlank, maxLength }) as const;
 
 export const APPLICATION_GENDERS = ['male', 'female', 'diverse'] as const;
 
@@ -35,7 +35,7 @@ const APPLICATION_UPDATABLE = {
   first_name: mandatoryText(),
   last_name: mandatoryText(),
   gender: { enum: [...APPLICATION_GENDERS, null] },
-  email: { type: 'string', 'x-not-blank': true, format: 'email', maxLength: 255 },
+  email: { type: 'string', ...notBlank, format: 'email', maxLength: 255 },
   phone: text(100),
   birthday: { ...nullableDate, description: 'Not in the future (business timezone)' },
 } as const;
@@ -67,10 +67,13 @@ export const ApplicationCreate = {
   type: 'object',
   description:
     'accept_terms_and_conditions must be true; first_name, last_name and email are mandatory; cf_{id} keys for the custom application fields of the business',
-  required: ['first_name', 'last_name', 'email'],
+  required: ['accept_terms_and_conditions', 'first_name', 'last_name', 'email'],
   properties: { ...APPLICATION_CREATE_ONLY, ...APPLICATION_UPDATABLE },
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([
+    ...Object.keys(APPLICATION_CREATE_ONLY),
+    ...APPLICATION_UPDATABLE_FIELDS,
+    ...APPLICATION_READ_ONLY,
+  ]),
   'x-read-only-fields': APPLICATION_READ_ONLY,
 } as const;
 
@@ -79,8 +82,7 @@ export const ApplicationUpdate = {
   description:
     'Partial update: keys present are changed, absent keys are left alone, null clears an optional field. job_id and accept_terms_and_conditions are fixed at creation (ignored here). Moves updated_at.',
   properties: APPLICATION_UPDATABLE,
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...APPLICATION_UPDATABLE_FIELDS, ...APPLICATION_UPDATE_READ_ONLY]),
   'x-read-only-fields': APPLICATION_UPDATE_READ_ONLY,
 } as const;
 
@@ -122,8 +124,11 @@ export const Application = {
     created_at: datetime,
     updated_at: datetime,
   },
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([
+    ...Object.keys(APPLICATION_CREATE_ONLY),
+    ...APPLICATION_UPDATABLE_FIELDS,
+    ...APPLICATION_READ_ONLY,
+  ]),
 } as const;
 
 const timestampParam = (what: string) =>
@@ -138,8 +143,7 @@ export const ApplicationQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    ...PageQuery.properties,
     application_status_id: {
       type: 'string',
       minLength: 1,

@@ -1,9 +1,20 @@
+/** The page parameters of every list (contract §7); list queries with filters spread these properties. */
 export const PageQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    page: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2147483647,
+      description: 'Page number, default 1; plain decimal digits (contract §7)',
+    },
+    per_page: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      description: 'Entries per page, default 30; plain decimal digits (contract §7)',
+    },
   },
 } as const;
 
@@ -20,18 +31,50 @@ export const ErrorBody = {
 
 export const FieldErrors = {
   type: 'object',
-  description: 'Field name -> messages (Rails wording), every failing field at once',
+  description:
+    'Field name -> messages (Rails wording), every failing field at once (at most 100 fields, the fields of the resource before unknown keys; names longer than 100 characters are cut and end in …)',
+  maxProperties: 100,
   additionalProperties: { type: 'array', items: { type: 'string' }, minItems: 1 },
 } as const;
 
 export const date = { type: 'string', format: 'date' } as const;
 export const nullableDate = { type: ['string', 'null'], format: 'date' } as const;
 export const datetime = { type: 'string', format: 'date-time' } as const;
-/** A `cf_{id}` key: what its value may be depends on the business's definition. */
-export const customFieldKeys = { '^cf_[0-9]+$': {} } as const;
-/** `{name}_{locale}` keys for the business's locales. */
-export const localeKeys = (...prefixes: string[]): Record<string, object> =>
-  Object.fromEntries(prefixes.map((p) => [`^${p}_(de|it|en)$`, { type: ['string', 'null'] }]));
+/** The key of a custom field value: `cf_{id}` of a definition of the business. */
+export const CUSTOM_FIELD_KEY = '^cf_[0-9]+$';
+
+/**
+ * The keys an object may have: its named fields, or `cf_{id}` keys whose values
+ * depend on the business's definitions. Stated with `propertyNames` rather than
+ * `patternProperties` + `additionalProperties: false`: validators enforce both
+ * the same, but generated clients (openapi-typescript) turn `patternProperties`
+ * into a `[key: string]` index signature that accepts any misspelled field, while
+ * `propertyNames` leaves the named fields a strict type (see the document's
+ * "Custom fields" section).
+ */
+export const namedOrCustomKeys = (named: readonly string[]) =>
+  ({ anyOf: [{ enum: [...named] }, { pattern: CUSTOM_FIELD_KEY }] }) as const;
+
+/** The locales a business can have; `{name}_{locale}` fields exist for the business's locales only. */
+export const LOCALES = ['de', 'it', 'en'] as const;
+
+/** `{name}_{locale}` fields, one named (optional) property per possible locale, so typed clients stay strict. */
+export const localeProperties = (...prefixes: string[]): Record<string, object> =>
+  Object.fromEntries(
+    prefixes.flatMap((p) =>
+      LOCALES.map((l) => [
+        `${p}_${l}`,
+        { type: ['string', 'null'], description: `${p} in ${l}, if the business has this locale` },
+      ]),
+    ),
+  );
+
+/**
+ * A mandatory text: null, '' and whitespace-only are "can't be blank" (`x-not-blank`,
+ * the server's check). `pattern: '\S'` (ECMA-262: at least one character that
+ * String.prototype.trim would keep) says the same to a generic validator.
+ */
+export const notBlank = { 'x-not-blank': true, pattern: '\\S' } as const;
 
 export const pageEnvelope = (entry: object): object => ({
   type: 'object',
@@ -44,3 +87,17 @@ export const pageEnvelope = (entry: object): object => ({
     total_entries: { type: 'integer', minimum: 0 },
   },
 });
+
+/**
+ * What a generic validator can check of our own formats (`pattern`, ECMA-262),
+ * next to the `format` the server checks: the pattern never rejects a value the
+ * server accepts; the server is stricter where a pattern cannot be (assigned
+ * country codes, the IBAN checksum, a parseable URL host), as each field's
+ * description says.
+ */
+export const FORMAT_PATTERNS = {
+  'http-url': '^[Hh][Tt][Tt][Pp][Ss]?://',
+  'country-code': '^[A-Z]{2}$',
+  iban: '^\\s*[A-Za-z]\\s*[A-Za-z]\\s*[0-9]\\s*[0-9](\\s*[A-Za-z0-9]){10,30}\\s*$',
+  bic: '^[A-Za-z]{6}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?$',
+} as const;

@@ -1,4 +1,5 @@
-import { customFieldKeys, datetime, nullableDate } from './common';
+import { MAX_DECIMAL_PLACES } from '../domain/numbers';
+import { datetime, FORMAT_PATTERNS, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
 
 /**
  * Employees and employee jobs (seed-api.md "Employee", "Employee job"; contract §4, §5).
@@ -9,9 +10,11 @@ import { customFieldKeys, datetime, nullableDate } from './common';
  */
 
 const text = (maxLength = 255) => ({ type: ['string', 'null'], maxLength }) as const;
-const mandatoryText = (maxLength = 255) => ({ type: 'string', 'x-not-blank': true, maxLength }) as const;
+const mandatoryText = (maxLength = 255) => ({ type: 'string', ...notBlank, maxLength }) as const;
 const nullableString = { type: ['string', 'null'] } as const;
 const nullableNumber = { type: ['number', 'null'] } as const;
+/** A decimal field (contract §2): at most 6 digits after the point; each field adds its own range. */
+const decimal = { 'x-max-decimals': MAX_DECIMAL_PLACES } as const;
 
 const EMPLOYEE_WRITABLE = {
   employee_status_id: {
@@ -30,7 +33,13 @@ const EMPLOYEE_WRITABLE = {
   company_email: { type: ['string', 'null'], format: 'email', maxLength: 255 },
   phone: text(100),
   company_phone: text(100),
-  photo_url: { type: ['string', 'null'], format: 'http-url', maxLength: 2048, description: 'Absolute http(s) URL' },
+  photo_url: {
+    type: ['string', 'null'],
+    format: 'http-url',
+    pattern: FORMAT_PATTERNS['http-url'],
+    maxLength: 2048,
+    description: 'Absolute http(s) URL with a host (the server parses it as a WHATWG URL)',
+  },
   birthday: { ...nullableDate, description: 'Not in the future (business timezone)' },
   tax_number: text(100),
   employee_number: { ...text(100), description: 'Unique within the business' },
@@ -40,14 +49,26 @@ const EMPLOYEE_WRITABLE = {
   city: text(),
   postal_code: text(20),
   region: text(),
-  country_code: { type: ['string', 'null'], format: 'country-code', description: 'ISO 3166-1 alpha-2, upper case' },
+  country_code: {
+    type: ['string', 'null'],
+    format: 'country-code',
+    pattern: FORMAT_PATTERNS['country-code'],
+    description: 'ISO 3166-1 alpha-2, upper case; the server accepts assigned codes only',
+  },
   iban: {
     type: ['string', 'null'],
     format: 'iban',
+    pattern: FORMAT_PATTERNS.iban,
     maxLength: 50,
-    description: 'Checksum-valid IBAN; spaces allowed, stored without spaces in upper case',
+    description:
+      'IBAN, spaces allowed, any case; the server also checks the ISO 13616 mod-97 checksum and the country code. Stored without spaces in upper case',
   },
-  swift: { type: ['string', 'null'], format: 'bic', description: 'BIC, 8 or 11 characters; stored upper case' },
+  swift: {
+    type: ['string', 'null'],
+    format: 'bic',
+    pattern: FORMAT_PATTERNS.bic,
+    description: 'BIC, 8 or 11 characters, any case; the server also checks its country code. Stored upper case',
+  },
 } as const;
 
 /** Derived and server-set fields: ignored when sent, so a client may PUT back what it read. */
@@ -78,8 +99,7 @@ export const EmployeeCreate = {
   description: 'first_name and last_name are mandatory; cf_{id} keys for the custom employee fields of the business',
   required: ['first_name', 'last_name'],
   properties: EMPLOYEE_WRITABLE,
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...EMPLOYEE_WRITABLE_FIELDS, ...EMPLOYEE_READ_ONLY]),
   'x-read-only-fields': EMPLOYEE_READ_ONLY,
 } as const;
 
@@ -88,8 +108,7 @@ export const EmployeeUpdate = {
   description:
     'Partial update: keys present are changed, absent keys are left alone, null clears an optional field (language and employee_status_id return to their defaults)',
   properties: EMPLOYEE_WRITABLE,
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...EMPLOYEE_WRITABLE_FIELDS, ...EMPLOYEE_READ_ONLY]),
   'x-read-only-fields': EMPLOYEE_READ_ONLY,
 } as const;
 
@@ -139,26 +158,25 @@ export const Employee = {
     created_at: datetime,
     updated_at: datetime,
   },
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...EMPLOYEE_WRITABLE_FIELDS, ...EMPLOYEE_READ_ONLY]),
 } as const;
 
 export const TIME_TYPES = ['full_time', 'part_time', 'hourly'] as const;
 export const JOB_TYPES = ['unlimited', 'limited', 'seasonal', 'apprenticeship', 'internship'] as const;
 
 const EMPLOYEE_JOB_WRITABLE = {
-  employee_id: { type: 'string', 'x-not-blank': true, maxLength: 100, description: 'An employee of the business' },
+  employee_id: { type: 'string', ...notBlank, maxLength: 100, description: 'An employee of the business' },
   name: mandatoryText(),
-  from: { type: 'string', 'x-not-blank': true, format: 'date' },
+  from: { type: 'string', ...notBlank, format: 'date' },
   to: { ...nullableDate, description: 'Null if unlimited; not before from' },
   notes: text(10000),
-  time_percentage: { ...nullableNumber, minimum: 0, maximum: 100 },
-  time_hours: { ...nullableNumber, minimum: 0, maximum: 168, description: 'Weekly hours' },
+  time_percentage: { ...nullableNumber, ...decimal, minimum: 0, maximum: 100 },
+  time_hours: { ...nullableNumber, ...decimal, minimum: 0, maximum: 168, description: 'Weekly hours' },
   time_type: { enum: [...TIME_TYPES, null] },
   time_table: {
     anyOf: [
       { type: 'null' },
-      { type: 'array', minItems: 7, maxItems: 7, items: { type: 'number', minimum: 0, maximum: 24 } },
+      { type: 'array', minItems: 7, maxItems: 7, items: { type: 'number', ...decimal, minimum: 0, maximum: 24 } },
     ],
     description: 'Hours Monday..Sunday',
   },
@@ -184,8 +202,7 @@ export const EmployeeJobCreate = {
     'employee_id, name and from are mandatory; cf_{id} keys for the custom employee job fields of the business',
   required: ['employee_id', 'name', 'from'],
   properties: EMPLOYEE_JOB_WRITABLE,
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...EMPLOYEE_JOB_WRITABLE_FIELDS, ...EMPLOYEE_JOB_READ_ONLY]),
   'x-read-only-fields': EMPLOYEE_JOB_READ_ONLY,
 } as const;
 
@@ -211,16 +228,14 @@ export const EmployeeJob = {
     created_at: datetime,
     updated_at: datetime,
   },
-  patternProperties: customFieldKeys,
-  additionalProperties: false,
+  propertyNames: namedOrCustomKeys([...EMPLOYEE_JOB_WRITABLE_FIELDS, ...EMPLOYEE_JOB_READ_ONLY]),
 } as const;
 
 export const EmployeeJobQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    page: { type: 'integer', minimum: 1, maximum: 1000000000, description: 'Page number, default 1' },
-    per_page: { type: 'integer', minimum: 1, maximum: 100, description: 'Entries per page, default 30' },
+    ...PageQuery.properties,
     employee_id: {
       type: 'string',
       minLength: 1,

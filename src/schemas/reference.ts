@@ -1,4 +1,4 @@
-import { localeKeys } from './common';
+import { localeProperties } from './common';
 
 export const Location = {
   type: 'object',
@@ -27,16 +27,15 @@ export const Location = {
     country: { type: ['string', 'null'] },
     postal_code: { type: ['string', 'null'] },
     is_sub_business: { type: 'boolean' },
+    ...localeProperties('name', 'public_name', 'region', 'city', 'street', 'sub_business_title'),
   },
-  patternProperties: localeKeys('name', 'public_name', 'region', 'city', 'street', 'sub_business_title'),
   additionalProperties: false,
 } as const;
 
 const valueObject = {
   type: 'object',
   required: ['id'],
-  properties: { id: { type: 'string' } },
-  patternProperties: localeKeys('label'),
+  properties: { id: { type: 'string' }, ...localeProperties('label') },
   additionalProperties: false,
 } as const;
 
@@ -49,8 +48,11 @@ const fieldDefinitionProperties = {
 export const PayoutField = {
   type: 'object',
   required: ['id', 'type_of', 'accessor', 'values'],
-  properties: { ...fieldDefinitionProperties, type_of: { type: 'string' } },
-  patternProperties: localeKeys('name', 'hint', 'placeholder'),
+  properties: {
+    ...fieldDefinitionProperties,
+    type_of: { type: 'string' },
+    ...localeProperties('name', 'hint', 'placeholder'),
+  },
   additionalProperties: false,
 } as const;
 
@@ -74,7 +76,7 @@ export const CustomField = {
       ],
     },
     required: { type: 'boolean' },
+    ...localeProperties('name', 'hint', 'placeholder'),
   },
-  patternProperties: localeKeys('name', 'hint', 'placeholder'),
   additionalProperties: false,
 } as const;

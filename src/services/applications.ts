@@ -32,7 +32,7 @@ import {
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
   countsOfStatus,
@@ -89,8 +89,9 @@ export async function createApplication(
   body: Body,
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   return idempotentCreate(
     idem,
@@ -121,7 +122,7 @@ export async function createApplication(
 /** GET /applications/{id}: one BatchGetItem (record + config). */
 export async function showApplication(businessId: string, id: string): Promise<ApiResult> {
   const { config, item } = await readApplication(businessId, id);
-  if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+  if (!item) throw notFound('application', id);
   const app = storedOf(item);
   return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
 }
@@ -145,7 +146,7 @@ export async function updateApplication(
 ): Promise<ApiResult> {
   return withRetries(async () => {
     const { config: maybeConfig, item } = await readApplication(businessId, id);
-    if (!item) throw notFound(`Application ${JSON.stringify(id)} not found`);
+    if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 

@@ -9,7 +9,7 @@ import {
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -98,8 +98,9 @@ export async function createEmployeeJob(
   body: Body,
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const employeeId =
     typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
   const supervisorId =
@@ -125,7 +126,7 @@ export async function createEmployeeJob(
         (f) => fieldErrors.has(f),
       );
       fieldErrors.throwIfAny();
-      if (!employeeId || !ctx.employee) throw notFound(`Employee ${JSON.stringify(body.employee_id)} not found`);
+      if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
       const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
@@ -168,7 +169,7 @@ export async function createEmployeeJob(
 /** GET /employee_jobs/{id}: config and record in one BatchGetItem. */
 export async function showEmployeeJob(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee_job', id);
-  if (!record) throw notFound(`Employee job ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound('employee_job', id);
   return ok(employeeJobView(record, config), { ETag: etagOf(id, Number(record.version ?? 1)) });
 }
 

@@ -10,7 +10,7 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -163,8 +163,9 @@ export async function createEmployee(
   body: Body,
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return idempotentCreate(
     idem,
@@ -217,7 +218,7 @@ export async function updateEmployee(
   return withRetries(async () => {
     const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
     const stored = ctx.employee;
-    if (!stored) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+    if (!stored) throw notFound('employee', id);
     const version = Number(stored.version ?? 1);
     const current = etagOf(id, version);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, current)) throw preconditionFailed();
@@ -253,7 +254,7 @@ export async function updateEmployee(
 /** GET /employees/{id}: config and record in one BatchGetItem. */
 export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
-  if (!record) throw notFound(`Employee ${JSON.stringify(id)} not found`);
+  if (!record) throw notFound('employee', id);
   return ok(employeeView(record, config, todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });

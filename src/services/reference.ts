@@ -12,18 +12,10 @@ export type ReferenceKind = Extract<
   'location' | 'payout_field' | 'employee_field' | 'employee_job_field' | 'application_field'
 >;
 
-const LABELS: Record<ReferenceKind, string> = {
-  location: 'Location',
-  payout_field: 'Employee payout field',
-  employee_field: 'Employee field',
-  employee_job_field: 'Employee job field',
-  application_field: 'Application field',
-};
-
 /** Reference records are rendered at import time; a read is one GetItem. */
 export async function showReference(businessId: string, kind: ReferenceKind, id: string) {
   const item = await getItem(keys.record(businessId, kind, id));
-  if (!item) throw notFound(`${LABELS[kind]} ${JSON.stringify(id)} not found`);
+  if (!item) throw notFound(kind, id);
   return { record: referenceRecordOf(item), etag: etagOf(id, Number(item.version ?? 1)) };
 }
 

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
-import { idempotencyOf, idempotentCreate } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
 import {
   deleteSubscription,
@@ -42,8 +42,7 @@ const view = (s: StoredSubscription): Record<string, unknown> => ({
   created_at: s.createdAt,
 });
 
-const notFoundError = (id: string): Error =>
-  notFound(`Webhook subscription ${JSON.stringify(id.slice(0, 100))} not found`);
+const notFoundError = (id: string): Error => notFound('webhook_subscription', id);
 
 /**
  * Checks the URL (form and resolved addresses), then one transaction with the
@@ -56,8 +55,9 @@ export async function createSubscription(
   body: SubscriptionBody,
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
+  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body);
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();
 

@@ -516,6 +516,57 @@ describe('idempotent POST (contract §11)', () => {
     expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
     expect(await total()).toBe(before + 1);
   });
+
+  it('a key is bound to method + path + body: another route is 409, never a replay of the employee', async () => {
+    const headers = { 'idempotency-key': 'emp-bound-1' };
+    // A body every create route could read: names, email, terms.
+    const body = { first_name: 'Bo', last_name: 'Und', email: 'bo@example.com', accept_terms_and_conditions: true };
+    const first = await post({ first_name: 'Bo', last_name: 'Und', email: 'bo@example.com' }, demoToken, headers);
+    expect(first.status).toBe(201);
+    const applications = async (): Promise<number> =>
+      (await api.request('GET', `${API}/applications?per_page=1`, { token: demoToken })).body.total_entries;
+    const applicationsBefore = await applications();
+    for (const path of ['/applications', '/employee_jobs']) {
+      const other = await api.request('POST', `${API}${path}`, { token: demoToken, body, headers });
+      expect({ path, status: other.status, error: other.body.error }).toEqual({
+        path,
+        status: 409,
+        error: 'idempotency_key_reused',
+      });
+    }
+    expect(await applications()).toBe(applicationsBefore);
+  });
+
+  it('the same body with other key order and whitespace is a replay (bodies compare as JSON values)', async () => {
+    const before = await total();
+    const headers = { 'idempotency-key': 'emp-canonical-1', 'content-type': 'application/json' };
+    const first = await api.request('POST', `${API}/employees`, {
+      token: demoToken,
+      headers,
+      rawBody: '{"first_name":"Ca","last_name":"Non","cf_12":"42","birthday":"1990-01-02"}',
+    });
+    expect(first.status).toBe(201);
+    const again = await api.request('POST', `${API}/employees`, {
+      token: demoToken,
+      headers,
+      rawBody: '{\n  "birthday" : "1990-01-02",\t"cf_12": "42",\n  "last_name": "Non", "first_name": "Ca"\n}\n',
+    });
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(await total()).toBe(before + 1);
+  });
+
+  it('authentication runs before a replay, the key before body validation', async () => {
+    const headers = { 'idempotency-key': 'emp-auth-1' };
+    const body = { first_name: 'Zyxwv', last_name: 'Th' };
+    expect((await post(body, demoToken, headers)).status).toBe(201);
+    const anonymous = await api.request('POST', `${API}/employees`, { token: null, body, headers });
+    expect(anonymous.status).toBe(401);
+    expect(JSON.stringify(anonymous.body)).not.toContain('Zyxwv');
+    const badKey = await post({ first_name: 42 }, demoToken, { 'idempotency-key': 'k'.repeat(256) });
+    expect(badKey.status).toBe(400);
+    expect(badKey.body.error).toBe('bad_request');
+  });
 });
 
 describe('GET /employees (pagination, contract §7)', () => {

@@ -150,7 +150,10 @@ export function expectMatchesContract(
 /** What the `$default` fallback answers for a request no operation matches (contract §3). */
 const FALLBACK_RESPONSE: OpenApiResponse = {
   description: 'unknown route or method',
-  headers: { 'X-Request-Id': { $ref: '#/components/headers/XRequestId' } },
+  headers: {
+    'X-Request-Id': { $ref: '#/components/headers/XRequestId' },
+    'Content-Language': { $ref: '#/components/headers/ContentLanguage' },
+  },
   content: { 'application/json': { schema: { $ref: `${COMPONENT_REF}ErrorBody` } } },
 };
 

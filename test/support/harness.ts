@@ -39,14 +39,14 @@ export interface TestApi {
  * Per test file: its own table in the shared DynamoDB Local, and the local
  * server (the deployed handlers behind the route table) on a random port.
  */
-export async function startApi(): Promise<TestApi> {
+export async function startApi(options: { timeoutMs?: number } = {}): Promise<TestApi> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   if (!endpoint) throw new Error('DYNAMODB_ENDPOINT not set (jest globalSetup starts DynamoDB Local)');
   process.env.NODE_ENV = 'test';
   process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
   resetClient();
   await ensureTable(endpoint, process.env.TABLE_NAME);
-  const server: Server = createLocalServer();
+  const server: Server = createLocalServer(options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -89,15 +89,32 @@ describe('coerceCustomValue', () => {
       [1234567.895, 1234567.9],
       [0.1 + 0.2, 0.3],
       [1e-7, 0],
-      [1e21, 1e21],
+      [1e-200, 0],
+      [999999999999999.8, 999999999999999.8],
+      [-999999999999999.8, -999999999999999.8],
     ])('%p is stored as %p', (input, expected) => expect(coerceCustomValue(d, input)).toEqual(ok(expected)));
     it('never returns -0', () => {
       const r = coerceCustomValue(d, -0.001);
       expect(r.ok && Object.is(r.value, 0)).toBe(true);
     });
-    it.each(['12.50', NaN, Infinity, -Infinity, true, [1], {}])('rejects %p', (v) =>
+    it.each(['12.50', NaN, Infinity, -Infinity, true, [1], {}, 1e15, -1e15, 1e20, 1e21])('rejects %p', (v) =>
       expect(coerceCustomValue(d, v)).toEqual(INVALID),
     );
+    it('accepts exactly the numbers below 10^15 and stores what reads back: at most 2 decimals, stable', () => {
+      fc.assert(
+        fc.property(fc.double(), (x) => {
+          const r = coerceCustomValue(d, x);
+          expect(r.ok).toBe(Number.isFinite(x) && Math.abs(x) < 1e15);
+          if (!r.ok) return;
+          const stored = r.value as number;
+          expect(Math.abs(stored)).toBeLessThan(1e15);
+          expect(Number(stored.toFixed(2))).toBe(stored);
+          expect(JSON.parse(JSON.stringify(stored))).toBe(stored);
+          expect(coerceCustomValue(d, stored)).toEqual(ok(stored));
+        }),
+        { numRuns: 2000 },
+      );
+    });
   });
 
   describe('roundCurrency', () => {
@@ -142,15 +159,56 @@ describe('coerceCustomValue', () => {
     it.each([0, -3, 42, 2 ** 53 - 1, -(2 ** 53 - 1), 5.0])('accepts %p', (v) =>
       expect(coerceCustomValue(d, v)).toEqual(ok(v)),
     );
-    it.each([1.5, 2 ** 53, NaN, Infinity, '3', true])('rejects %p', (v) =>
+    it.each([1.5, 2 ** 53, -(2 ** 53), 2 ** 60, 1e300, NaN, Infinity, '3', true])('rejects %p', (v) =>
       expect(coerceCustomValue(d, v)).toEqual(INVALID),
     );
+    it('accepts exactly the whole numbers of magnitude up to 2^53 - 1, unchanged', () => {
+      fc.assert(
+        fc.property(fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(2 ** 53, 2 ** 60)), (x) => {
+          const r = coerceCustomValue(d, x);
+          expect(r).toEqual(Number.isInteger(x) && Math.abs(x) <= 2 ** 53 - 1 ? ok(x) : INVALID);
+        }),
+        { numRuns: 2000 },
+      );
+    });
   });
 
   describe('float', () => {
     const d = def('1', 'float');
-    it.each([0, -3, 1.23456789, 1e300])('accepts %p unchanged', (v) => expect(coerceCustomValue(d, v)).toEqual(ok(v)));
-    it.each([NaN, Infinity, '1.5', false, []])('rejects %p', (v) => expect(coerceCustomValue(d, v)).toEqual(INVALID));
+    it.each([0, -3, 1.234567, 0.000001, 123456789012345.6, -999999999999999.9])(
+      'accepts %p unchanged',
+      (v) => expect(coerceCustomValue(d, v)).toEqual(ok(v)),
+    );
+    it.each([NaN, Infinity, '1.5', false, [], 1.2345678, 1e-7, 1e-200, 1e15, -1e15, 1e300])('rejects %p', (v) =>
+      expect(coerceCustomValue(d, v)).toEqual(INVALID),
+    );
+    it('accepts every decimal below 10^15 written with at most 6 places, unchanged', () => {
+      fc.assert(
+        fc.property(
+          fc.bigInt({ min: -(10n ** 21n) + 1n, max: 10n ** 21n - 1n }),
+          fc.integer({ min: 0, max: 6 }),
+          (units, places) => {
+            // units / 10^places, written as a decimal the way a client would.
+            const sign = units < 0n ? '-' : '';
+            const digits = (units < 0n ? -units : units).toString().padStart(places + 1, '0');
+            const written = places ? `${digits.slice(0, -places)}.${digits.slice(-places)}` : digits;
+            const x = Number(`${sign}${written}`);
+            fc.pre(Math.abs(x) < 1e15);
+            expect(coerceCustomValue(d, x)).toEqual(ok(x));
+          },
+        ),
+        { numRuns: 2000 },
+      );
+    });
+    it('rejects decimals with a 7th significant place and anything DynamoDB could not store', () => {
+      fc.assert(
+        fc.property(fc.integer({ min: 1, max: 999_999 }), fc.integer({ min: 7, max: 300 }), (mantissa, places) => {
+          fc.pre(mantissa % 10 !== 0);
+          expect(coerceCustomValue(d, Number(`${mantissa}e-${places}`))).toEqual(INVALID);
+        }),
+        { numRuns: 1000 },
+      );
+    });
   });
 
   describe.each(['select_single', 'select_radio'] as const)('%s', (type) => {

@@ -1,0 +1,51 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { serviceUnavailable } from '../domain/errors';
+
+/**
+ * Every request ends inside its deadline (contract §3): the handler starts a
+ * deadline from the Lambda context, and every DynamoDB call and retry loop of
+ * the request reads it from here, so services need no extra parameter.
+ * Outside a request (admin tool, tests calling the data layer) there is none.
+ */
+const store = new AsyncLocalStorage<{ readonly endsAt: number }>();
+
+/** A client sees 503 + Retry-After within this, whatever keeps failing. */
+export const MAX_ANSWER_MS = 5000;
+/** Kept free before the function's own timeout, and for building the answer. */
+const TIMEOUT_MARGIN_MS = 1000;
+const ANSWER_MARGIN_MS = 250;
+
+/**
+ * When the data work of a request must be over: the earlier of MAX_ANSWER_MS
+ * and the function's timeout less a margin, less the time to answer.
+ */
+export function requestBudgetMs(remainingInFunctionMs: number): number {
+  const answerWithin = Math.min(MAX_ANSWER_MS, remainingInFunctionMs - TIMEOUT_MARGIN_MS);
+  return Math.max(0, answerWithin - ANSWER_MARGIN_MS);
+}
+
+export function runWithDeadline<T>(budgetMs: number, fn: () => T): T {
+  return store.run({ endsAt: Date.now() + budgetMs }, fn);
+}
+
+/** Milliseconds left for this request's data work; Infinity outside a request. */
+export function remainingMs(): number {
+  const deadline = store.getStore();
+  return deadline ? deadline.endsAt - Date.now() : Infinity;
+}
+
+/**
+ * Runs `fn` with a deadline `reserveMs` earlier than the request's, keeping
+ * that much for what must follow (finding out whether an ambiguous write landed).
+ */
+export function keepingInReserve<T>(reserveMs: number, fn: () => T): T {
+  const deadline = store.getStore();
+  if (!deadline) return fn();
+  return store.run({ endsAt: deadline.endsAt - reserveMs }, fn);
+}
+
+/** Sleeps `ms` if the deadline allows it and `minAfterMs` more; else 503 now rather than later. */
+export async function sleepWithin(ms: number, minAfterMs = 50): Promise<void> {
+  if (remainingMs() < ms + minAfterMs) throw serviceUnavailable();
+  await new Promise((r) => setTimeout(r, ms));
+}

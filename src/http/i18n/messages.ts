@@ -1,0 +1,178 @@
+import type { ErrorMessageKey, ErrorMessageParams, FieldMessage, RecordName } from '../../domain/errors';
+import { clip } from '../../domain/quote';
+
+/**
+ * Every text a client can read in an error body, in each language the API
+ * speaks (contract §16): the one place to change or add a translation. Field
+ * messages follow rails-i18n; `message` texts of error bodies are ours. The
+ * types make a missing key or language a compile error.
+ */
+export const LANGUAGES = ['en', 'de', 'it'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'en';
+
+export interface Catalogue {
+  /** Field messages of 422/400 field maps, by their Rails (en) wording. */
+  readonly fields: Readonly<Record<FieldMessage, string>>;
+  /** "<record> <id> not found" per record, so each language can inflect it. */
+  readonly records: Readonly<Record<RecordName, (id: string) => string>>;
+  /** `message` of the error bodies, by key. */
+  readonly errors: { readonly [K in ErrorMessageKey]: (params: ErrorMessageParams[K]) => string };
+}
+
+/**
+ * Ids are shown as JSON strings, so an empty or odd id is still visible and
+ * unambiguous, and cut to 100 characters: they are the client's values (contract §2).
+ */
+const q = (id: string): string => JSON.stringify(clip(id));
+const number = (language: Language, value: number): string => new Intl.NumberFormat(language).format(value);
+
+const en: Catalogue = {
+  fields: {
+    "can't be blank": "can't be blank",
+    'is invalid': 'is invalid',
+    'is not included in the list': 'is not included in the list',
+    'has already been taken': 'has already been taken',
+    'must be accepted': 'must be accepted',
+    'does not exist': 'does not exist',
+    'is not a known field': 'is not a known field',
+    'must be on or after from': 'must be on or after from',
+    'is not allowed': 'is not allowed',
+  },
+  records: {
+    employee: (id) => `Employee ${q(id)} not found`,
+    employee_job: (id) => `Employee job ${q(id)} not found`,
+    application: (id) => `Application ${q(id)} not found`,
+    location: (id) => `Location ${q(id)} not found`,
+    payout_field: (id) => `Employee payout field ${q(id)} not found`,
+    employee_field: (id) => `Employee field ${q(id)} not found`,
+    employee_job_field: (id) => `Employee job field ${q(id)} not found`,
+    application_field: (id) => `Application field ${q(id)} not found`,
+    webhook_subscription: (id) => `Webhook subscription ${q(id)} not found`,
+  },
+  errors: {
+    invalid_json: () => 'Request body is not valid JSON',
+    body_not_object: () => 'Request body must be a JSON object',
+    body_too_deep: ({ levels }) => `Request body is nested deeper than ${levels} levels`,
+    body_too_wide: ({ keys }) => `Request body has an object with more than ${number('en', keys)} keys`,
+    idempotency_key_invalid: () => 'Idempotency-Key must be 1 to 255 printable ASCII characters',
+    business_not_set_up: () => 'The business of this token is not set up',
+    missing_authorization: () => 'Missing Authorization: Bearer <token> header',
+    malformed_authorization: () => 'Authorization header must be "Bearer <token>"',
+    unknown_token: () => 'Unknown or revoked token',
+    insufficient_scope: ({ scope }) => `This token lacks the scope ${scope}`,
+    record_not_found: ({ record, id }) => en.records[record](id),
+    route_not_found: ({ method, path }) => `No route for ${clip(`${method} ${path}`)}`,
+    not_acceptable: ({ available }) => `This resource is only available as ${available}; check the Accept header`,
+    method_not_allowed: ({ allowed }) => `Method not allowed; this path allows ${allowed.join(', ')}`,
+    idempotency_key_reused: () =>
+      'This Idempotency-Key was already used for another request (another method, path or body)',
+    precondition_failed: () => 'If-Match does not match the current ETag of the record; nothing was written',
+    payload_too_large: ({ limit }) => `Request body exceeds ${number('en', limit)} bytes`,
+    unsupported_media_type: () => 'Request body must be sent as Content-Type: application/json',
+    too_many_requests: () => 'Too many requests; retry later',
+    internal_error: () => 'An unexpected error occurred; it has been logged',
+    service_unavailable: () => 'The data store is temporarily unavailable; retry later',
+  },
+};
+
+const de: Catalogue = {
+  fields: {
+    "can't be blank": 'muss ausgefüllt werden',
+    'is invalid': 'ist nicht gültig',
+    'is not included in the list': 'ist kein gültiger Wert',
+    'has already been taken': 'ist bereits vergeben',
+    'must be accepted': 'muss akzeptiert werden',
+    'does not exist': 'existiert nicht',
+    'is not a known field': 'ist kein bekanntes Feld',
+    'must be on or after from': 'muss am oder nach from liegen',
+    'is not allowed': 'ist nicht erlaubt',
+  },
+  records: {
+    employee: (id) => `Mitarbeiter ${q(id)} wurde nicht gefunden`,
+    employee_job: (id) => `Anstellung ${q(id)} wurde nicht gefunden`,
+    application: (id) => `Bewerbung ${q(id)} wurde nicht gefunden`,
+    location: (id) => `Standort ${q(id)} wurde nicht gefunden`,
+    payout_field: (id) => `Auszahlungsfeld ${q(id)} wurde nicht gefunden`,
+    employee_field: (id) => `Mitarbeiterfeld ${q(id)} wurde nicht gefunden`,
+    employee_job_field: (id) => `Anstellungsfeld ${q(id)} wurde nicht gefunden`,
+    application_field: (id) => `Bewerbungsfeld ${q(id)} wurde nicht gefunden`,
+    webhook_subscription: (id) => `Webhook-Abonnement ${q(id)} wurde nicht gefunden`,
+  },
+  errors: {
+    invalid_json: () => 'Der Request-Body ist kein gültiges JSON',
+    body_not_object: () => 'Der Request-Body muss ein JSON-Objekt sein',
+    body_too_deep: ({ levels }) => `Der Request-Body ist tiefer als ${levels} Ebenen verschachtelt`,
+    body_too_wide: ({ keys }) => `Der Request-Body enthält ein Objekt mit mehr als ${number('de', keys)} Schlüsseln`,
+    idempotency_key_invalid: () => 'Der Idempotency-Key muss aus 1 bis 255 druckbaren ASCII-Zeichen bestehen',
+    business_not_set_up: () => 'Der Betrieb dieses Tokens ist noch nicht eingerichtet',
+    missing_authorization: () => 'Der Header Authorization: Bearer <token> fehlt',
+    malformed_authorization: () => 'Der Authorization-Header muss die Form "Bearer <token>" haben',
+    unknown_token: () => 'Unbekanntes oder widerrufenes Token',
+    insufficient_scope: ({ scope }) => `Diesem Token fehlt der Scope ${scope}`,
+    record_not_found: ({ record, id }) => de.records[record](id),
+    route_not_found: ({ method, path }) => `Keine Route für ${clip(`${method} ${path}`)}`,
+    not_acceptable: ({ available }) => `Diese Ressource gibt es nur als ${available}; bitte den Accept-Header prüfen`,
+    method_not_allowed: ({ allowed }) => `Methode nicht erlaubt; dieser Pfad erlaubt ${allowed.join(', ')}`,
+    idempotency_key_reused: () =>
+      'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet (andere Methode, anderer Pfad oder Body)',
+    precondition_failed: () =>
+      'If-Match stimmt nicht mit dem aktuellen ETag des Datensatzes überein; es wurde nichts geschrieben',
+    payload_too_large: ({ limit }) => `Der Request-Body ist größer als ${number('de', limit)} Bytes`,
+    unsupported_media_type: () => 'Der Request-Body muss mit Content-Type: application/json gesendet werden',
+    too_many_requests: () => 'Zu viele Anfragen; bitte später erneut versuchen',
+    internal_error: () => 'Ein unerwarteter Fehler ist aufgetreten; er wurde protokolliert',
+    service_unavailable: () => 'Der Datenspeicher ist vorübergehend nicht erreichbar; bitte später erneut versuchen',
+  },
+};
+
+const it: Catalogue = {
+  fields: {
+    "can't be blank": 'non può essere lasciato in bianco',
+    'is invalid': 'non è valido',
+    'is not included in the list': 'non è compreso tra le opzioni disponibili',
+    'has already been taken': 'è già presente',
+    'must be accepted': 'deve essere accettata',
+    'does not exist': 'non esiste',
+    'is not a known field': 'non è un campo conosciuto',
+    'must be on or after from': 'deve essere uguale o successiva a from',
+    'is not allowed': 'non è consentito',
+  },
+  records: {
+    employee: (id) => `Dipendente ${q(id)} non trovato`,
+    employee_job: (id) => `Rapporto di lavoro ${q(id)} non trovato`,
+    application: (id) => `Candidatura ${q(id)} non trovata`,
+    location: (id) => `Sede ${q(id)} non trovata`,
+    payout_field: (id) => `Campo di pagamento ${q(id)} non trovato`,
+    employee_field: (id) => `Campo del dipendente ${q(id)} non trovato`,
+    employee_job_field: (id) => `Campo del rapporto di lavoro ${q(id)} non trovato`,
+    application_field: (id) => `Campo della candidatura ${q(id)} non trovato`,
+    webhook_subscription: (id) => `Sottoscrizione webhook ${q(id)} non trovata`,
+  },
+  errors: {
+    invalid_json: () => 'Il corpo della richiesta non è un JSON valido',
+    body_not_object: () => 'Il corpo della richiesta deve essere un oggetto JSON',
+    body_too_deep: ({ levels }) => `Il corpo della richiesta è annidato oltre ${levels} livelli`,
+    body_too_wide: ({ keys }) => `Il corpo della richiesta ha un oggetto con più di ${number('it', keys)} chiavi`,
+    idempotency_key_invalid: () => "L'Idempotency-Key deve contenere da 1 a 255 caratteri ASCII stampabili",
+    business_not_set_up: () => "L'azienda di questo token non è ancora configurata",
+    missing_authorization: () => "Manca l'header Authorization: Bearer <token>",
+    malformed_authorization: () => 'L\'header Authorization deve avere la forma "Bearer <token>"',
+    unknown_token: () => 'Token sconosciuto o revocato',
+    insufficient_scope: ({ scope }) => `A questo token manca lo scope ${scope}`,
+    record_not_found: ({ record, id }) => it.records[record](id),
+    route_not_found: ({ method, path }) => `Nessuna route per ${clip(`${method} ${path}`)}`,
+    not_acceptable: ({ available }) => `Questa risorsa è disponibile solo come ${available}; verifica l'header Accept`,
+    method_not_allowed: ({ allowed }) => `Metodo non consentito; questo percorso consente ${allowed.join(', ')}`,
+    idempotency_key_reused: () =>
+      'Questa Idempotency-Key è già stata usata per un’altra richiesta (altro metodo, percorso o corpo)',
+    precondition_failed: () => "If-Match non corrisponde all'ETag attuale del record; non è stato scritto nulla",
+    payload_too_large: ({ limit }) => `Il corpo della richiesta supera ${number('it', limit)} byte`,
+    unsupported_media_type: () => 'Il corpo della richiesta deve essere inviato con Content-Type: application/json',
+    too_many_requests: () => 'Troppe richieste; riprova più tardi',
+    internal_error: () => 'Si è verificato un errore imprevisto; è stato registrato',
+    service_unavailable: () => "L'archivio dati è temporaneamente non disponibile; riprova più tardi",
+  },
+};
+
+export const CATALOGUES: Readonly<Record<Language, Catalogue>> = { en, de, it };

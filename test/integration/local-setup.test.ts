@@ -1,0 +1,140 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import demo from '../../fixtures/demo.json';
+import { freePort, startDynamoLocal, type RunningDynamo } from '../../scripts/lib/dynamodb-local';
+import { API, startApi, type TestApi } from '../support/harness';
+
+/**
+ * Contract §10 on a fresh checkout and on any DynamoDB Local: `npm start` and
+ * `npm run admin` with DYNAMODB_ENDPOINT, with and without -sharedDb, whatever
+ * AWS_REGION says; operator mistakes are one line on stderr.
+ */
+const root = join(__dirname, '..', '..');
+const tsx = join(root, 'node_modules', '.bin', 'tsx');
+const quietEnv = { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+
+let api: TestApi;
+let unshared: RunningDynamo;
+let checkout: string;
+const children: ChildProcess[] = [];
+
+/** A copy of the sources as a fresh clone has them: no .dynamodb/ folder. */
+function freshCheckout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'checkout-'));
+  for (const entry of ['scripts', 'src', 'lib', 'functions', 'fixtures', 'package.json', 'tsconfig.json'])
+    cpSync(join(root, entry), join(dir, entry), { recursive: true });
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  return dir;
+}
+
+function run(
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(tsx, args, { cwd: options.cwd, env: { ...process.env, ...quietEnv, ...options.env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+const admin = (env: Record<string, string>, ...args: string[]) =>
+  run(['scripts/admin.ts', ...args], { cwd: root, env });
+
+/** `npm start` in `cwd`; resolves with the base URL and the token it prints. */
+function npmStart(cwd: string, env: Record<string, string>): Promise<{ base: string; token: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(tsx, ['scripts/local-server.ts'], { cwd, env: { ...process.env, ...quietEnv, ...env } });
+    children.push(child);
+    let out = '';
+    const onData = (d: Buffer): void => {
+      out += d.toString();
+      const base = /Base URL: (\S+)/.exec(out)?.[1];
+      const token = /Token: +(\S+)/.exec(out)?.[1];
+      if (base && token) resolve({ base: base.replace('localhost', '127.0.0.1'), token });
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`npm start exited with ${code}:\n${out}`)));
+  });
+}
+
+const get = async (url: string, token: string) =>
+  (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).status;
+
+const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { token: string };
+
+beforeAll(async () => {
+  api = await startApi();
+  // The official jar's default: one database per access key and region.
+  unshared = await startDynamoLocal({ sharedDb: false });
+  checkout = freshCheckout();
+}, 60_000);
+afterAll(async () => {
+  for (const child of children) child.kill('SIGTERM');
+  await api.close();
+  await unshared.stop();
+  rmSync(checkout, { recursive: true, force: true });
+});
+
+describe('local tools against your own DynamoDB Local (contract §10)', () => {
+  it('npm start on a fresh checkout serves the API from DYNAMODB_ENDPOINT (no -sharedDb); admin import works on it', async () => {
+    const env = { DYNAMODB_ENDPOINT: unshared.endpoint, TABLE_NAME: 'hr-api', AWS_REGION: 'eu-west-3' };
+    const { base, token } = await npmStart(checkout, { ...env, PORT: String(await freePort()) });
+    expect(await get(`${base}/locations`, token)).toBe(200);
+    // The local data folder is created on demand and private to its owner.
+    expect(statSync(join(checkout, '.dynamodb')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(checkout, '.dynamodb', 'demo-token')).mode & 0o777).toBe(0o600);
+
+    // Another region in the admin's environment still reaches the same database.
+    const fixture = join(checkout, 'acme.json');
+    writeFileSync(fixture, JSON.stringify({ ...demo, business: { ...demo.business, id: 'acme' } }));
+    const imported = await admin({ ...env, AWS_REGION: 'ap-south-1' }, 'import', fixture);
+    expect(imported).toMatchObject({ code: 0 });
+    expect(await get(`${base}/locations/hq`, lastJson(imported.stdout).token)).toBe(200);
+  }, 120_000);
+
+  it('admin import against a -sharedDb DynamoDB Local with AWS_REGION set', async () => {
+    const file = join(checkout, 'shared.json');
+    writeFileSync(file, JSON.stringify({ ...demo, business: { ...demo.business, id: 'shared' } }));
+    const res = await admin(
+      {
+        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
+        TABLE_NAME: process.env.TABLE_NAME!,
+        AWS_REGION: 'sa-east-1',
+      },
+      'import',
+      file,
+    );
+    expect(res.code).toBe(0);
+    expect((await api.request('GET', `${API}/locations/hq`, { token: lastJson(res.stdout).token })).status).toBe(200);
+  }, 60_000);
+
+  it.each([
+    ['a 2-character TABLE_NAME', { TABLE_NAME: 'ab' }, /TABLE_NAME "ab" is not a valid DynamoDB table name/],
+    [
+      'an unreachable endpoint',
+      { DYNAMODB_ENDPOINT: 'http://127.0.0.1:1' },
+      /cannot reach DynamoDB at http:\/\/127\.0\.0\.1:1/,
+    ],
+  ])(
+    'admin with %s: one clear line on stderr, non-zero exit, no stack trace',
+    async (_, env, message) => {
+      const res = await admin(
+        { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: 'hr-api', ...env },
+        'import',
+        join(root, 'fixtures', 'demo.json'),
+      );
+      expect(res.code).not.toBe(0);
+      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+      expect(res.stderr).not.toMatch(/\n\s+at /);
+      expect(res.stdout).toBe('');
+    },
+    60_000,
+  );
+});
