@@ -1,8 +1,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
-import { delimiter, dirname, join } from 'node:path';
+import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -108,13 +109,15 @@ export async function startDynamoLocal(
     String(port),
     // Without -sharedDb (the jar's default, tests use it) DynamoDB Local keeps one database per access key and region.
     ...((options.sharedDb ?? true) ? ['-sharedDb'] : []),
-    ...(options.path ? ['-dbPath', options.path] : ['-inMemory']),
+    ...(options.path ? ['-dbPath', resolvePath(options.path)] : ['-inMemory']),
   ];
+  const workDir = options.path ?? mkdtempSync(join(tmpdir(), 'dynamodb-local-'));
   // The database file DynamoDB Local creates must be owner-only too; the child inherits the umask at spawn.
   const umask = process.umask(0o077);
   let child: ChildProcess;
   try {
-    child = spawn('java', args, { stdio: 'pipe' });
+    // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep it out of the checkout.
+    child = spawn('java', args, { stdio: 'pipe', cwd: workDir });
   } finally {
     process.umask(umask);
   }
@@ -150,8 +153,12 @@ export async function startDynamoLocal(
     process: child,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const done = (): void => {
+          if (!options.path) rmSync(workDir, { recursive: true, force: true });
+          resolve();
+        };
+        if (child.exitCode !== null) return done();
+        child.once('exit', done);
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3000).unref();
       }),

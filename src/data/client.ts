@@ -1,7 +1,7 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { recordCall } from './call-scope';
-import { dynamodbEndpoint } from './config';
+import { capacityDetail, dynamodbEndpoint } from './config';
 import { serviceUnavailable } from '../domain/errors';
 import { remainingMs } from './deadline';
 
@@ -14,14 +14,66 @@ export const dynamoStats = {
   calls: 0,
   itemsRead: 0,
   capacityUnits: 0,
+  /** Split of the units by table and indexes, reads and writes; filled when capacityDetail() asks DynamoDB for it. */
+  units: { read: 0, write: 0, indexRead: 0, indexWrite: 0 },
   byCommand: {} as Record<string, number>,
   reset(): void {
     this.calls = 0;
     this.itemsRead = 0;
     this.capacityUnits = 0;
+    this.units = { read: 0, write: 0, indexRead: 0, indexWrite: 0 };
     this.byCommand = {};
   },
 };
+
+interface Units {
+  CapacityUnits?: number;
+  ReadCapacityUnits?: number;
+  WriteCapacityUnits?: number;
+}
+
+interface ConsumedCapacityShape extends Units {
+  Table?: Units;
+  GlobalSecondaryIndexes?: Record<string, Units>;
+  LocalSecondaryIndexes?: Record<string, Units>;
+}
+
+/** Reads and writes of one ConsumedCapacity entry (INDEXES detail): a part without the split counts as the command's kind. */
+function addUnits(c: ConsumedCapacityShape, writes: boolean): void {
+  const split = (u: Units | undefined): { read: number; write: number } => {
+    if (!u) return { read: 0, write: 0 };
+    if (u.ReadCapacityUnits !== undefined || u.WriteCapacityUnits !== undefined)
+      return { read: u.ReadCapacityUnits ?? 0, write: u.WriteCapacityUnits ?? 0 };
+    return writes ? { read: 0, write: u.CapacityUnits ?? 0 } : { read: u.CapacityUnits ?? 0, write: 0 };
+  };
+  const table = split(c.Table);
+  dynamoStats.units.read += table.read;
+  dynamoStats.units.write += table.write;
+  for (const index of [
+    ...Object.values(c.GlobalSecondaryIndexes ?? {}),
+    ...Object.values(c.LocalSecondaryIndexes ?? {}),
+  ]) {
+    const u = split(index);
+    dynamoStats.units.indexRead += u.read;
+    dynamoStats.units.indexWrite += u.write;
+  }
+}
+
+const WRITE_COMMANDS = new Set([
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'TransactWriteItemsCommand',
+  'BatchWriteItemCommand',
+]);
+const DATA_COMMANDS = new Set([
+  ...WRITE_COMMANDS,
+  'GetItemCommand',
+  'QueryCommand',
+  'ScanCommand',
+  'BatchGetItemCommand',
+  'TransactGetItemsCommand',
+]);
 
 interface OutputShape {
   Item?: unknown;
@@ -74,6 +126,9 @@ function createClient(): DynamoDBDocumentClient {
     (next, context) => async (args) => {
       // Before sending: a call that fails still needed its permission.
       recordCall(context.commandName ?? 'unknown', args.input);
+      const detail = capacityDetail();
+      if (detail && DATA_COMMANDS.has(context.commandName ?? ''))
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = detail;
       const result = await next(args);
       const output = result.output as OutputShape;
       dynamoStats.calls += 1;
@@ -83,6 +138,7 @@ function createClient(): DynamoDBDocumentClient {
       const capacity = output.ConsumedCapacity;
       for (const c of Array.isArray(capacity) ? capacity : capacity ? [capacity] : []) {
         dynamoStats.capacityUnits += c.CapacityUnits ?? 0;
+        addUnits(c as ConsumedCapacityShape, WRITE_COMMANDS.has(name));
       }
       return result;
     },

@@ -21,6 +21,15 @@ export const tableName = (): string => requireEnv('TABLE_NAME');
 export const dynamodbEndpoint = (): string | undefined => process.env.DYNAMODB_ENDPOINT || undefined;
 export const awsRegion = (): string | undefined => process.env.AWS_REGION;
 
+/**
+ * Per call: DYNAMODB_CAPACITY_DETAIL=INDEXES makes every DynamoDB call report
+ * its consumed capacity by table and index (the capacity tests and the bench
+ * set it; DynamoDB does not charge for the report, but production has no use
+ * for it).
+ */
+export const capacityDetail = (): 'INDEXES' | undefined =>
+  process.env.DYNAMODB_CAPACITY_DETAIL === 'INDEXES' ? 'INDEXES' : undefined;
+
 /** Read when the logger and metrics are created (once per process). */
 export const serviceName = (): string => process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api';
 export const logLevel = (): 'INFO' | 'SILENT' =>
