@@ -8,7 +8,7 @@
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { webhookRetryQueueUrl } from '../src/data/config';
-import { pumpDue, pumpSubscription, type PumpResult } from '../src/services/webhook-dispatcher';
+import { asDispatcher, pumpDue, pumpSubscription, type PumpResult } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 
 const MAX_SQS_DELAY_SECONDS = 900;
@@ -28,7 +28,9 @@ async function wakeLater(businessId: string, id: string, dueAt: number): Promise
 const isSqs = (event: unknown): event is SQSEvent =>
   Array.isArray((event as SQSEvent).Records) && (event as SQSEvent).Records[0]?.eventSource === 'aws:sqs';
 
-export async function handler(event: unknown, context: Context): Promise<void> {
+export const handler = (event: unknown, context: Context): Promise<void> => asDispatcher(() => dispatch(event, context));
+
+async function dispatch(event: unknown, context: Context): Promise<void> {
   // Stop starting deliveries while one could still outlast the function.
   const deadline = Date.now() + context.getRemainingTimeInMillis() - 2_000;
   let runs: { businessId: string; id: string; result: PumpResult }[];

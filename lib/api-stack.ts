@@ -24,6 +24,7 @@ import {
   FALLBACK_ROUTE,
   ROUTES,
   TABLE_GRANTS,
+  WORKER_GRANTS,
   type RouteDefinition,
   type RouteName,
   type TableGrant,
@@ -59,8 +60,7 @@ export const SERVICE_NAME = 'hr-api';
  */
 export const DISPATCHER = {
   name: 'dispatch-webhooks',
-  /** Subscriptions (GetItem, conditional UpdateItem), due ones (`list` index), the feed (Query on the table). */
-  grant: { actions: ['GetItem', 'Query', 'UpdateItem'], indexes: ['list'] } satisfies TableGrant,
+  grant: WORKER_GRANTS['dispatch-webhooks'] satisfies TableGrant,
   /** Several deliveries of up to 10 s each per invocation; the code stops starting new ones 2 s before this. */
   timeout: Duration.seconds(120),
   /** A schedule that finds due subscriptions (retries whose SQS wake-up was lost, catch-up after a backlog). */

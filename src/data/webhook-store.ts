@@ -17,7 +17,7 @@ import { keys, type Key } from './keys';
 import { db } from './client';
 import { tableName } from './config';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, isStorableKey, query, queryAll, type Item, type TxWrite } from './table-io';
+import { getItem, isStorableKey, queryAll, type Item, type TxWrite } from './table-io';
 
 const ACTIVE_PARTITION = 'webhook-subscriptions#active';
 
@@ -113,15 +113,26 @@ export async function deleteSubscription(businessId: string, id: string): Promis
   return out.Attributes !== undefined;
 }
 
-/** Active subscriptions whose next attempt is due at `now` (index read: the dispatcher re-reads each item). */
-export async function readDueSubscriptions(now: number, limit = 100): Promise<{ businessId: string; id: string }[]> {
-  const items = await query({
+/** The business id and subscription id in a subscription's key: keys.webhookSubscription read backwards. */
+function subscriptionOfKey(key: Key): { businessId: string; id: string } {
+  const [prefix, suffix] = keys.webhookSubscriptions('\u0000').split('\u0000') as [string, string];
+  return { businessId: key.PK.slice(prefix.length, key.PK.length - suffix.length), id: key.SK };
+}
+
+/**
+ * Every active subscription whose next attempt is due at `now` (all pages:
+ * caught-up ones all sort at 0, so a cut-off page would starve the rest).
+ * Only the table keys are read from the index, which any projection has; the
+ * dispatcher re-reads each item consistently.
+ */
+export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
+  const items = await queryAll({
     IndexName: 'list',
     KeyConditionExpression: 'L1PK = :p AND L1SK <= :now',
     ExpressionAttributeValues: { ':p': ACTIVE_PARTITION, ':now': now },
-    Limit: limit,
+    ProjectionExpression: 'PK, SK',
   });
-  return items.map((i) => ({ businessId: String(i.business_id), id: String(i.id) }));
+  return items.map((i) => subscriptionOfKey({ PK: String(i.PK), SK: String(i.SK) }));
 }
 
 const isConditionFailure = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';

@@ -399,6 +399,15 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'route-not-found': NO_TABLE,
 };
 
+/**
+ * Functions that are not routes (a schedule or a queue triggers them), granted
+ * and checked against the calls the tests observe the same way as TABLE_GRANTS.
+ */
+export const WORKER_GRANTS = {
+  // subscriptions (GetItem, conditional UpdateItem), the due ones (`list` index), the change feed (Query on the table)
+  'dispatch-webhooks': { actions: ['GetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+} as const satisfies Record<string, TableGrant>;
+
 export interface RouteMatch {
   readonly route: RouteDefinition;
   readonly pathParameters: Record<string, string>;

@@ -22,6 +22,7 @@ import {
   webhookIdOf,
   type DeliveryOutcome,
 } from '../domain/webhooks';
+import { inCallScope } from '../data/call-scope';
 import { webhookRetryDelaysRaw } from '../data/config';
 import { open } from '../data/secret-box';
 import {
@@ -35,6 +36,12 @@ import {
 } from '../data/webhook-store';
 import { changeSource, type FeedEntry } from './change-source';
 import { deliver } from './webhook-delivery';
+
+/** The function's name: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+export const DISPATCHER_NAME = 'dispatch-webhooks';
+
+/** Runs one dispatcher invocation (Lambda or local pass) with its calls attributed to the dispatcher. */
+export const asDispatcher = <T>(run: () => Promise<T>): Promise<T> => inCallScope(DISPATCHER_NAME, run);
 
 /** A lease outlives the longest delivery, so a live run is never overtaken. */
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
@@ -119,16 +126,25 @@ export async function pumpSubscription(
   }
 }
 
+/** Subscriptions served side by side in one pass (each one stays in order, one delivery at a time). */
+const PARALLEL_SUBSCRIPTIONS = 16;
+
 /** Every active subscription whose next attempt is due, one pass (the schedule and the local poller). */
 export async function pumpDue(
   deadline: number,
   deps: DispatchDeps = defaultDeps(),
 ): Promise<{ businessId: string; id: string; result: PumpResult }[]> {
   const due = await readDueSubscriptions(deps.now());
-  // Subscriptions are independent: deliver to them side by side; each one stays in order.
-  return Promise.all(
-    due.map(async (s) => ({ ...s, result: await pumpSubscription(s.businessId, s.id, deadline, deps) })),
-  );
+  const results: { businessId: string; id: string; result: PumpResult }[] = [];
+  let next = 0;
+  // A few workers take subscriptions in turn: a slow receiver holds up one worker, not the pass.
+  const worker = async (): Promise<void> => {
+    for (let s = due[next++]; s; s = due[next++]) {
+      results.push({ ...s, result: await pumpSubscription(s.businessId, s.id, deadline, deps) });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_SUBSCRIPTIONS, due.length) }, worker));
+  return results;
 }
 
 /**
@@ -145,7 +161,7 @@ export function startLocalDispatcher(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const tick = (): void => {
-    running = pumpDue(Date.now() + 60_000, deps())
+    running = asDispatcher(() => pumpDue(Date.now() + 60_000, deps()))
       .then(() => undefined)
       .catch(onError)
       .finally(() => {
