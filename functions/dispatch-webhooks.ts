@@ -28,7 +28,8 @@ async function wakeLater(businessId: string, id: string, dueAt: number): Promise
 const isSqs = (event: unknown): event is SQSEvent =>
   Array.isArray((event as SQSEvent).Records) && (event as SQSEvent).Records[0]?.eventSource === 'aws:sqs';
 
-export const handler = (event: unknown, context: Context): Promise<void> => asDispatcher(() => dispatch(event, context));
+export const handler = (event: unknown, context: Context): Promise<void> =>
+  asDispatcher(() => dispatch(event, context));
 
 async function dispatch(event: unknown, context: Context): Promise<void> {
   // Stop starting deliveries while one could still outlast the function.

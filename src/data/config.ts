@@ -41,8 +41,12 @@ export const metricsEnabled = (): boolean =>
 
 /** Webhooks (contract §14). Per call: tests change them between cases. */
 export const webhookRetryDelaysRaw = (): string | undefined => process.env.WEBHOOK_RETRY_DELAYS;
-/** Set by the local server (`npm start`) only: loopback http receivers are allowed. Never deployed. */
-export const webhooksAllowLoopback = (): boolean => process.env.WEBHOOKS_ALLOW_LOOPBACK === '1';
+/**
+ * Set by the local server (`npm start`) only: loopback http receivers are
+ * allowed. Ignored inside Lambda, so a stray variable cannot open the door.
+ */
+export const webhooksAllowLoopback = (): boolean =>
+  process.env.WEBHOOKS_ALLOW_LOOPBACK === '1' && !process.env.AWS_LAMBDA_FUNCTION_NAME;
 /** Deployed: the KMS key that seals webhook secrets. */
 export const webhookKmsKeyId = (): string | undefined => process.env.WEBHOOK_KMS_KEY_ID || undefined;
 /** Local and tests: base64 AES-256 key that seals webhook secrets (the local server keeps it in .dynamodb/webhook-key). */

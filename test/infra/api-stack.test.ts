@@ -132,6 +132,8 @@ describe('functions', () => {
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('hr-api');
+      // Loopback webhook targets are for `npm start` only (contract §14).
+      expect(fn.Properties.Environment.Variables.WEBHOOKS_ALLOW_LOOPBACK).toBeUndefined();
     }
   });
 

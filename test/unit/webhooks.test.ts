@@ -9,6 +9,7 @@ import {
   webhookIdOf,
   type DeliveryState,
 } from '../../src/domain/webhooks';
+import { urlPolicy } from '../../src/services/webhook-delivery';
 
 const fresh: DeliveryState = { status: 'active', cursor: 'c0', attempts: 0, nextAttemptAt: 0, lastDeliveryError: null };
 const fail = { ok: false, error: 'HTTP 500' } as const;
@@ -141,5 +142,21 @@ describe('URL and address policy', () => {
     expect(isAllowedAddress('10.0.0.5', local)).toBe(false);
     expect(isAllowedAddress('169.254.169.254', local)).toBe(false);
     expect(isAllowedAddress('not-an-ip', local)).toBe(false);
+  });
+});
+
+describe('local mode', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+  it('is on only where the local server sets WEBHOOKS_ALLOW_LOOPBACK=1, never inside Lambda', () => {
+    delete process.env.AWS_LAMBDA_FUNCTION_NAME;
+    delete process.env.WEBHOOKS_ALLOW_LOOPBACK;
+    expect(urlPolicy()).toEqual({ local: false });
+    process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
+    expect(urlPolicy()).toEqual({ local: true });
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'hr-api-dispatch-webhooks';
+    expect(urlPolicy()).toEqual({ local: false });
   });
 });
