@@ -103,7 +103,8 @@ end in \`…\`), and a field-error body reports at most 100 fields, those of the
   \`service_unavailable\` (503, with \`Retry-After\`).
 - Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
   parameters. Messages: \`can't be blank\`, \`is invalid\`, \`is not included in the list\`, \`does not exist\`,
-  \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`.
+  \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`,
+  \`is not allowed\` (a webhook \`url\` the service will not call).
 - An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
 
 ## Languages
