@@ -53,6 +53,8 @@ export interface OpenApiDocument {
   security: JsonObject[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** What the service sends (OpenAPI 3.1): the webhook delivery. */
+  webhooks: Record<string, { post: JsonObject }>;
   components: {
     schemas: Record<string, JsonObject>;
     headers: Record<string, JsonObject>;
@@ -218,6 +220,46 @@ const schemaRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/$
 const json = (schema: JsonObject, example?: unknown): OpenApiResponse['content'] => ({
   'application/json': example === undefined ? { schema } : { schema, example },
 });
+
+const webhookHeader = (name: string, description: string): JsonObject => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
+
+/**
+ * The delivery a subscription's URL receives (contract §14), signed as the
+ * Standard Webhooks specification defines: the `standardwebhooks` package's
+ * `verify(body, headers)` checks it.
+ */
+const WEBHOOKS: OpenApiDocument['webhooks'] = {
+  change: {
+    post: {
+      operationId: 'receiveChange',
+      summary: 'One change-feed entry, delivered to a webhook subscription',
+      description:
+        'Sent to the subscription’s `url`, one entry at a time in feed order. Answer `2xx` within 10 s to move on; any other answer or none is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the subscription is `disabled`. Verify the signature with the `secret` from the subscription’s `201` (Standard Webhooks) and deduplicate on `webhook-id`.',
+      tags: ['Webhooks'],
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'The same on every retry of this entry to this subscription: deduplicate on it.'),
+        webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+        webhookHeader(
+          'webhook-signature',
+          '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret.',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('WebhookDelivery') } } },
+      responses: {
+        '2XX': { description: 'Received: the next entry follows.' },
+        '4XX': { description: 'Refused (for example a signature that does not verify): retried on the schedule.' },
+        '5XX': { description: 'Failed: retried on the schedule.' },
+      },
+    },
+  },
+};
 
 function response(
   description: string,
@@ -550,9 +592,10 @@ export function buildOpenApiDocument(
     security: [{ [BEARER_SCHEME]: [] }],
     tags,
     paths,
+    webhooks: WEBHOOKS,
     components: {
       // Query schemas appear as parameters; a component nothing refers to is noise for tools.
-      schemas: referencedOnly(componentSchemas, paths),
+      schemas: referencedOnly(componentSchemas, { paths, webhooks: WEBHOOKS }),
       headers: clone(HEADERS),
       securitySchemes: {
         [BEARER_SCHEME]: {

@@ -9,7 +9,12 @@ import {
   EmployeeJobQuery,
   EmployeeUpdate,
 } from './employees';
-import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
+import {
+  WebhookDelivery,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionCreated,
+} from './webhooks';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the
@@ -36,4 +41,5 @@ export const SCHEMAS: Record<string, object> = {
   WebhookSubscriptionCreate,
   WebhookSubscriptionCreated,
   WebhookSubscription,
+  WebhookDelivery,
 };

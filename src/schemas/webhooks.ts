@@ -70,3 +70,23 @@ export const WebhookSubscriptionCreated = {
     },
   },
 } as const;
+
+/**
+ * The body of one webhook delivery: one change-feed entry (contract §13, §14),
+ * byte for byte what the feed shows for it.
+ */
+export const WebhookDelivery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['cursor', 'type', 'id', 'occurred_at', 'data'],
+  properties: {
+    cursor: { type: 'string', description: 'The entry’s position in the change feed (opaque)' },
+    type: { type: 'string', enum: CHANGE_TYPES },
+    id: { type: 'string', description: 'Id of the record that changed' },
+    occurred_at: datetime,
+    data: {
+      type: ['object', 'null'],
+      description: 'The record exactly as its GET returned it right after this change; null for `application.deleted`',
+    },
+  },
+} as const;

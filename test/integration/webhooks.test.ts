@@ -7,6 +7,7 @@ import demo from '../../fixtures/demo.json';
 import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
 import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
 import { pumpSubscription, startLocalDispatcher } from '../../src/services/webhook-dispatcher';
+import { expectDeliveryMatchesContract } from '../support/contract';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -166,6 +167,7 @@ describe('subscribe, receive, verify', () => {
     expect(got.map((r) => JSON.parse(r.body) as FeedEntry)).toEqual(sent);
     const wh = new Webhook(res.body.secret as string);
     for (const r of got) {
+      expectDeliveryMatchesContract(r.body, r.headers);
       expect(wh.verify(r.body, r.headers as Record<string, string>)).toEqual(JSON.parse(r.body));
       expect(r.headers['content-type']).toBe('application/json');
       expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
