@@ -41,7 +41,13 @@ async function dispatch(event: unknown, context: Context): Promise<void> {
       return { businessId: body.business_id, id: body.id };
     });
     runs = await Promise.all(
-      targets.map(async (t) => ({ ...t, result: await pumpSubscription(t.businessId, t.id, deadline) })),
+      targets.map(async (t) => ({
+        ...t,
+        result: await pumpSubscription(t.businessId, t.id, deadline).catch((error: unknown): PumpResult => ({
+          state: 'failed',
+          error,
+        })),
+      })),
     );
   } else {
     runs = await pumpDue(deadline);
@@ -53,4 +59,8 @@ async function dispatch(event: unknown, context: Context): Promise<void> {
   await Promise.all(
     wakeUps.map((r) => ('dueAt' in r.result ? wakeLater(r.businessId, r.id, r.result.dueAt) : undefined)),
   );
+  // The others were served; now the invocation fails (Errors alarm; an SQS batch comes back, and a
+  // message that keeps failing ends in the dead-letter queue and its alarm).
+  const failed = runs.flatMap((r) => (r.result.state === 'failed' ? [r.result.error] : []));
+  if (failed.length > 0) throw new AggregateError(failed, `${failed.length} webhook subscription run(s) failed`);
 }

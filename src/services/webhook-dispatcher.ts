@@ -84,6 +84,7 @@ export const defaultDeps = (): DispatchDeps => ({
  */
 export type PumpResult =
   | { readonly state: 'idle' | 'gone' | 'busy' | 'disabled' | 'out-of-time' }
+  | { readonly state: 'failed'; readonly error: unknown }
   | { readonly state: 'waiting' | 'retry-scheduled'; readonly dueAt: number };
 
 /**
@@ -137,10 +138,15 @@ export async function pumpDue(
   const due = await readDueSubscriptions(deps.now());
   const results: { businessId: string; id: string; result: PumpResult }[] = [];
   let next = 0;
-  // A few workers take subscriptions in turn: a slow receiver holds up one worker, not the pass.
+  // A few workers take subscriptions in turn: a slow receiver holds up one worker, not the pass,
+  // and a subscription whose run fails (DynamoDB, the feed) leaves the others to be served.
   const worker = async (): Promise<void> => {
     for (let s = due[next++]; s; s = due[next++]) {
-      results.push({ ...s, result: await pumpSubscription(s.businessId, s.id, deadline, deps) });
+      const result = await pumpSubscription(s.businessId, s.id, deadline, deps).catch((error: unknown): PumpResult => ({
+        state: 'failed',
+        error,
+      }));
+      results.push({ ...s, result });
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_SUBSCRIPTIONS, due.length) }, worker));
@@ -162,7 +168,9 @@ export function startLocalDispatcher(
   let running: Promise<void> = Promise.resolve();
   const tick = (): void => {
     running = asDispatcher(() => pumpDue(Date.now() + 60_000, deps()))
-      .then(() => undefined)
+      .then((runs) => {
+        for (const { result } of runs) if (result.state === 'failed') onError(result.error);
+      })
       .catch(onError)
       .finally(() => {
         if (!stopped) timer = setTimeout(tick, intervalMs);
