@@ -18,6 +18,7 @@ import { buildBusiness } from '../src/domain/fixture';
 import { parseFixture } from '../src/schemas/fixture';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
+import { benchChangeFeed } from './lib/bench-feed';
 
 const N = Number(process.env.BENCH_APPLICATIONS ?? 3000);
 const PER_PAGE = 30;
@@ -247,6 +248,8 @@ async function main(): Promise<void> {
       '\nCalls include authentication (1 GetItem). Capacity is what DynamoDB reports for the Query calls (ReturnConsumedCapacity TOTAL); ' +
         'the auth GetItem and the config/counter BatchGetItem (1 consistent read unit each, the same on every page) are not included.',
     );
+    // The change feed's costs: its own section and business (scripts/lib/bench-feed.ts).
+    await benchChangeFeed(fixture);
   } finally {
     await dynamo.stop();
   }

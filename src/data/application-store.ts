@@ -25,6 +25,7 @@ import { configOf } from './business-store';
 import { db } from './client';
 import { tableName } from './config';
 import { keys, lists, type Key } from './keys';
+import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } from './table-io';
 
 const KIND = 'application' as const;
@@ -171,21 +172,26 @@ export interface CreateState {
   /** Length of the job opening's list. */
   readonly jobCount: number;
   readonly idempotency: Item | undefined;
+  /** The new application's lane of the change feed, appended to in the same transaction. */
+  readonly feed: FeedLaneState;
 }
 
 /** Everything a create decides on, in one BatchGetItem. */
 export async function readCreateState(
   businessId: string,
   jobId: string | null,
+  id: string,
   idempotencyKey?: Key,
 ): Promise<CreateState> {
-  const [config, counter, jobCounter, idem] = await batchGet([
+  const [config, counter, jobCounter, feed, idem] = await batchGet([
     keys.business(businessId),
     businessCounterKey(businessId),
     jobCounterKey(businessId, jobId),
+    feedCounterKey(businessId, 'application', id),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
   return {
+    feed: feedLaneStateOf('application', id, feed),
     config: configOf(config),
     count: Number(counter?.n ?? 0),
     lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
@@ -254,6 +260,19 @@ export async function readApplication(
 ): Promise<{ config: BusinessConfig | undefined; item: Item | undefined }> {
   const [config, item] = await batchGet([keys.business(businessId), applicationKey(businessId, id)]);
   return { config: configOf(config), item };
+}
+
+/** What an update reads: the application, the business config and the feed lane, one BatchGetItem. */
+export async function readForUpdate(
+  businessId: string,
+  id: string,
+): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; feed: FeedLaneState }> {
+  const [config, item, feed] = await batchGet([
+    keys.business(businessId),
+    applicationKey(businessId, id),
+    feedCounterKey(businessId, 'application', id),
+  ]);
+  return { config: configOf(config), item, feed: feedLaneStateOf('application', id, feed) };
 }
 
 /** The business config and list counters (absent = 0), one BatchGetItem. */

@@ -19,6 +19,7 @@ import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { keys, lists, type Key } from './keys';
 import { readPositions } from './list-store';
+import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
 export const EMPLOYEE_LIST = 'employees';
@@ -74,12 +75,14 @@ export interface EmployeeWriteContext {
   readonly idempotency: Item | undefined;
   /** The counter of the list the write appends to, when asked for. */
   readonly counter: CounterState;
+  /** The write's lane of the change feed (every write appends to it in its transaction). */
+  readonly feed: FeedLaneState;
 }
 
 /**
  * Everything a create or update needs, in one BatchGetItem: business config,
  * the employee, the employee_number's unique item, the supervisor, the
- * idempotency record and the list counter.
+ * idempotency record, the list counter and the change feed's employees lane.
  */
 export async function readForEmployeeWrite(
   businessId: string,
@@ -89,6 +92,8 @@ export async function readForEmployeeWrite(
     supervisorId?: string;
     idempotencyKey?: Key;
     counter?: typeof EMPLOYEE_LIST | typeof EMPLOYEE_JOB_LIST;
+    /** The record whose change-feed lane the write appends to (a job's changes go to its employee's lane). */
+    feedRecordId: string;
   },
 ): Promise<EmployeeWriteContext> {
   const slots: Record<string, Key> = { config: keys.business(businessId) };
@@ -98,6 +103,7 @@ export async function readForEmployeeWrite(
   if (wanted.supervisorId !== undefined) slots.supervisor = keys.record(businessId, 'employee', wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
+  slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
   const names = Object.keys(slots);
   const items = await batchGet(Object.values(slots));
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
@@ -108,6 +114,7 @@ export async function readForEmployeeWrite(
     supervisor: got('supervisor'),
     idempotency: got('idempotency'),
     counter: counterStateOf(got('counter')),
+    feed: feedLaneStateOf('employee', wanted.feedRecordId, got('feed')),
   };
 }
 
@@ -286,7 +293,7 @@ export interface StoredJobSpan {
 export function createEmployeeJobWrites(
   businessId: string,
   counter: CounterState,
-  employee: { id: string; jobCount: number; updatedAt: string },
+  employee: { id: string; jobCount: number; version: number; updatedAt: string },
   job: { id: string; createdAt: string; fields: Record<string, unknown>; span: StoredJobSpan },
   supervisor: { id: string; missing: () => Error } | undefined,
 ): TxWrite[] {
@@ -298,12 +305,14 @@ export function createEmployeeJobWrites(
           Key: keys.record(businessId, 'employee', employee.id),
           UpdateExpression:
             'SET job_summary.#job = :span, job_count = :next, updated_at = :now, version = version + :one',
-          ConditionExpression: 'attribute_exists(PK) AND job_count = :count',
+          // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
+          ConditionExpression: 'attribute_exists(PK) AND job_count = :count AND version = :v',
           ExpressionAttributeNames: { '#job': job.id },
           ExpressionAttributeValues: {
             ':span': job.span,
             ':next': employee.jobCount + 1,
             ':count': employee.jobCount,
+            ':v': employee.version,
             ':now': employee.updatedAt,
             ':one': 1,
           },

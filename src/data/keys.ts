@@ -19,6 +19,10 @@ export interface Key {
 
 const biz = (businessId: string): string => `B#${businessId}`;
 
+/** Feed sequences are zero-padded so they sort numerically; the counter shares the lane's partition. */
+export const FEED_SEQ_DIGITS = 12;
+export const FEED_COUNTER_SK = 'SEQ';
+
 export const keys = {
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
@@ -44,6 +48,15 @@ export const keys = {
   statusBlock: (businessId: string, block: number): Key => ({
     PK: `${biz(businessId)}#application-status-blocks`,
     SK: String(block).padStart(8, '0'),
+  }),
+  /** One lane of the change feed (docs/change-feed.md): its entries by zero-padded sequence, and its counter. */
+  feedEntry: (businessId: string, lane: number | string, seq: number | string): Key => ({
+    PK: `${biz(businessId)}#feed#${lane}`,
+    SK: typeof seq === 'number' ? String(seq).padStart(FEED_SEQ_DIGITS, '0') : seq,
+  }),
+  feedCounter: (businessId: string, lane: number | string): Key => ({
+    PK: `${biz(businessId)}#feed#${lane}`,
+    SK: FEED_COUNTER_SK,
   }),
 };
 

@@ -46,6 +46,7 @@ export interface ErrorMessageParams {
   method_not_allowed: { allowed: readonly string[] };
   idempotency_key_reused: Record<string, never>;
   precondition_failed: Record<string, never>;
+  cursor_expired: { days: number };
   payload_too_large: { limit: number };
   unsupported_media_type: Record<string, never>;
   too_many_requests: Record<string, never>;
@@ -152,6 +153,9 @@ export const unsupportedMediaType = (): HttpError =>
   new HttpError(415, 'unsupported_media_type', byKey('unsupported_media_type', NO_PARAMS));
 export const preconditionFailed = (): HttpError =>
   new HttpError(412, 'precondition_failed', byKey('precondition_failed', NO_PARAMS));
+/** 410: a change-feed cursor older than the feed's retention (contract §13). */
+export const cursorExpired = (days = 30): HttpError =>
+  new HttpError(410, 'cursor_expired', byKey('cursor_expired', { days }));
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
 /** 429 with Retry-After. */

@@ -37,6 +37,8 @@ export interface RouteDefinition {
   readonly extraStatuses?: readonly number[];
   /** Media type of a success body that is not JSON (documented as a string). */
   readonly responseMediaType?: string;
+  /** false: the success body is not one record (no ETag). */
+  readonly etag?: false;
   /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
   readonly bundleFiles?: readonly string[];
 }
@@ -250,6 +252,19 @@ export const ROUTES = [
     response: 'Application',
   },
   {
+    name: 'list-changes',
+    method: 'GET',
+    path: p('/changes'),
+    access: 'read',
+    auth: true,
+    tag: 'Change feed',
+    summary: 'Read the change feed after a cursor',
+    response: 'ChangePage',
+    query: 'ChangesQuery',
+    etag: false,
+    extraStatuses: [410],
+  },
+  {
     name: 'create-webhook-subscription',
     method: 'POST',
     path: p('/webhook_subscriptions'),
@@ -388,6 +403,8 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-application': READ_ONE,
   // record Put (version condition), status block Update when the status changes
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
+  'list-changes': READ_ONE,
   // subscription + idempotency Put in one transaction; Query: the change feed's current end (feed store)
   'create-webhook-subscription': { actions: ['GetItem', 'Query', 'PutItem'], indexes: [] },
   // the business's subscription partition

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { NOT_BLANK } from '../schemas/keywords';
-import { badRequest, FieldErrorCollector, MESSAGES } from '../domain/errors';
+import { badRequest, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
 
 /**
  * A validator generated at build time from a schema in src/schemas
@@ -102,5 +102,24 @@ export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T
     }
     collector.throwIfAny(400);
     return input as T;
+  };
+}
+
+/**
+ * Like queryValidator, but hands the field errors back instead of throwing,
+ * for a service that checks more parameters against stored state and must
+ * answer every failing parameter at once (the change feed's cursor).
+ */
+export function queryCollector<T>(
+  validate: CompiledValidator,
+): (query: Record<string, string | undefined>) => { query: T; errors: FieldMessages } {
+  const strict = queryValidator<T>(validate);
+  return (query) => {
+    try {
+      return { query: strict(query), errors: {} };
+    } catch (error) {
+      if (!(error instanceof FieldError)) throw error;
+      return { query: query as T, errors: error.fields };
+    }
   };
 }

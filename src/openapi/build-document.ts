@@ -72,6 +72,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Employee jobs': 'Jobs (contracts) of an employee; they drive the employee’s derived fields.',
   Applications: 'Job applications, including speculative ones (no job opening).',
   'Reference data': 'Locations, payout field definitions and custom field definitions of the business (read-only).',
+  'Change feed':
+    'Every committed change, exactly once, per record in commit order: sync by following `next_cursor` instead of polling `updated_at_since`.',
   Meta: 'This document and its HTML rendering; no token needed.',
   Webhooks:
     'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
@@ -202,6 +204,8 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
   'get-application': 'One application.',
   'update-application':
     'Changes the keys sent and leaves the others alone; `job_id` and `accept_terms_and_conditions` are fixed at creation. Send `If-Match` to update only the version you read.',
+  'list-changes':
+    'The change feed (contract §13): every committed create, update and delete of employees, employee jobs and applications, each exactly once, in the order the writes to each record were committed, with the record as its GET answered right after the change. Start without `after` (the oldest retained change, 30 days), then pass back `next_cursor` forever; a cursor past retention answers 410. Reads the table with consistent reads, never an index, so it misses nothing while indexes lag.',
   'create-webhook-subscription':
     'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address (422 `is not allowed`).',
   'list-webhook-subscriptions':
@@ -213,6 +217,15 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
   'get-openapi':
     'This document (OpenAPI 3.1), generated from the route table and the JSON Schemas the server validates with; no token needed.',
   'get-docs': 'An HTML rendering of this document (Redoc), self-contained; no token needed.',
+};
+
+/** Statuses only some routes have (RouteDefinition.extraStatuses), described once. */
+const EXTRA_STATUS_RESPONSES: Record<string, () => OpenApiResponse> = {
+  '410': () =>
+    errorResponse(
+      'The cursor is older than the change feed’s retention (30 days); start again without `after` (`cursor_expired`)',
+      'cursor_expired',
+    ),
 };
 
 const headerRef = (name: keyof typeof HEADERS & string): JsonObject => ({ $ref: `#/components/headers/${name}` });
@@ -405,6 +418,7 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
       }),
     ];
   }
+  if (route.etag === false) return ['200', response(route.summary, json(schemaRef(response_)))];
   return [
     '200',
     response(route.method === 'PUT' ? 'Updated record' : 'The record', json(schemaRef(response_)), {
@@ -518,7 +532,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   }
   for (const status of extra) {
     const key = String(status);
-    responses[key] ??= errorResponse(`Error ${key}`, 'error');
+    responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.() ?? errorResponse(`Error ${key}`, 'error');
   }
   responses['500'] = errorResponse(
     'Unexpected error, logged; never a stack trace (`internal_error`)',

@@ -1,3 +1,4 @@
+import { ChangePage, ChangesQuery } from './changes';
 import { ErrorBody, FieldErrors, PageQuery } from './common';
 import { CustomField, Location, PayoutField } from './reference';
 import { Application, ApplicationCreate, ApplicationQuery, ApplicationUpdate } from './applications';
@@ -38,6 +39,8 @@ export const SCHEMAS: Record<string, object> = {
   EmployeeJobCreate,
   EmployeeJob,
   EmployeeJobQuery,
+  ChangesQuery,
+  ChangePage,
   WebhookSubscriptionCreate,
   WebhookSubscriptionCreated,
   WebhookSubscription,

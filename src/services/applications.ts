@@ -3,7 +3,8 @@
  * the filtered list whose every page costs the same (docs/pagination.md).
  *
  * Round trips, authentication included: show 2; create and update 3 (auth,
- * one BatchGetItem, one TransactWriteItems); a list page at most 4
+ * one BatchGetItem, one TransactWriteItems that also appends the change-feed
+ * entry, docs/change-feed.md); a list page at most 4
  * sequential steps (auth, one parallel read of config/counters/blocks/lookup,
  * at most one dependent count, the page itself).
  */
@@ -19,6 +20,7 @@ import {
   jobListPartition,
   positionsOf,
   readApplication,
+  readForUpdate,
   readConfigAndApplications,
   readConfigAndCounters,
   readCreateState,
@@ -32,6 +34,7 @@ import {
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
+import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
@@ -93,9 +96,11 @@ export async function createApplication(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const jobId = typeof body.job_id === 'string' ? body.job_id : null;
+  // Chosen before the read: the id decides the change-feed lane whose counter is read.
+  const id = randomUUID();
   return idempotentCreate(
     idem,
-    (recordKey) => readCreateState(businessId, jobId, recordKey),
+    (recordKey) => readCreateState(businessId, jobId, id, recordKey),
     (state) => {
       const config = requireConfig(state.config, businessId);
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
@@ -103,7 +108,7 @@ export async function createApplication(
 
       const createdAt = nextCreatedAt(Date.now(), state.lastCreatedAt);
       const app: ApplicationRecord = {
-        id: randomUUID(),
+        id,
         ...fields,
         created_at: createdAt,
         updated_at: createdAt,
@@ -112,7 +117,12 @@ export async function createApplication(
       const result = created(renderApplication(config, app), applicationLocation(app.id), {
         ETag: etagOf(app.id, app.version),
       });
-      const writes = createWrites(businessId, app, state);
+      const writes = [
+        ...createWrites(businessId, app, state),
+        ...feedAppendWrites(businessId, state.feed, [
+          { type: 'application.created', id: app.id, occurred_at: app.created_at, data: result.body },
+        ]),
+      ];
       return { result, writes };
     },
     CREATE_ATTEMPTS,
@@ -145,7 +155,7 @@ export async function updateApplication(
   ifMatch: string | undefined,
 ): Promise<ApiResult> {
   return withRetries(async () => {
-    const { config: maybeConfig, item } = await readApplication(businessId, id);
+    const { config: maybeConfig, item, feed } = await readForUpdate(businessId, id);
     if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
@@ -163,8 +173,14 @@ export async function updateApplication(
       updated_at: nextUpdatedAt(Date.now(), before.updated_at),
       version: before.version + 1,
     };
-    await transactWrite(updateWrites(businessId, before, after, positionsOf(item)));
-    return ok(renderApplication(config, after), { ETag: etagOf(after.id, after.version) });
+    const rendered = renderApplication(config, after);
+    await transactWrite([
+      ...updateWrites(businessId, before, after, positionsOf(item)),
+      ...feedAppendWrites(businessId, feed, [
+        { type: 'application.updated', id: after.id, occurred_at: after.updated_at, data: rendered },
+      ]),
+    ]);
+    return ok(rendered, { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
 }
 

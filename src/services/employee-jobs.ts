@@ -9,7 +9,10 @@ import {
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
+import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { todayIn } from '../domain/job-dates';
+import { employeeView } from './employees';
 import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -107,6 +110,7 @@ export async function createEmployeeJob(
     typeof body.supervisor_id === 'string' && !fieldErrors.has('supervisor_id') && body.supervisor_id !== employeeId
       ? body.supervisor_id
       : undefined;
+  const id = randomUUID();
   return idempotentCreate(
     idem,
     (recordKey) =>
@@ -115,6 +119,8 @@ export async function createEmployeeJob(
         supervisorId,
         idempotencyKey: recordKey,
         counter: EMPLOYEE_JOB_LIST,
+        // The job's entries go to its employee's lane: one counter, and the employee's changes stay in order.
+        feedRecordId: employeeId ?? id,
       }),
     (ctx) => {
       const { config } = ctx;
@@ -128,9 +134,13 @@ export async function createEmployeeJob(
       fieldErrors.throwIfAny();
       if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
-      const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
       const jobCount = Number(ctx.employee.job_count ?? 0);
+      const employeeVersion = Number(ctx.employee.version ?? 1);
+      // The job's creation moves the employee's updated_at, never backwards.
+      const employeeUpdatedAt = new Date(
+        Math.max(Date.parse(createdAt), Date.parse(String(ctx.employee.updated_at)) + 1 || 0),
+      ).toISOString();
       const span: StoredJobSpan = {
         seq: jobCount + 1,
         from: fields.from as string,
@@ -142,14 +152,7 @@ export async function createEmployeeJob(
       const writes = createEmployeeJobWrites(
         businessId,
         ctx.counter,
-        // The job's creation moves the employee's updated_at, never backwards.
-        {
-          id: employeeId,
-          jobCount,
-          updatedAt: new Date(
-            Math.max(Date.parse(createdAt), Date.parse(String(ctx.employee.updated_at)) + 1 || 0),
-          ).toISOString(),
-        },
+        { id: employeeId, jobCount, version: employeeVersion, updatedAt: employeeUpdatedAt },
         { id, createdAt, fields, span },
         supervisorId
           ? {
@@ -160,6 +163,25 @@ export async function createEmployeeJob(
       );
       const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt };
       const result = created(employeeJobView(item, config), employeeJobLocation(id), { ETag: etagOf(id, 1) });
+      // The employee changes too (job summary, derived fields, updated_at): both changes, in commit order.
+      const employeeAfter: Item = {
+        ...ctx.employee,
+        job_summary: { ...((ctx.employee.job_summary as Record<string, unknown> | undefined) ?? {}), [id]: span },
+        job_count: jobCount + 1,
+        version: employeeVersion + 1,
+        updated_at: employeeUpdatedAt,
+      };
+      writes.push(
+        ...feedAppendWrites(businessId, ctx.feed, [
+          { type: 'employee_job.created', id, occurred_at: createdAt, data: result.body },
+          {
+            type: 'employee.updated',
+            id: employeeId,
+            occurred_at: employeeUpdatedAt,
+            data: employeeView(employeeAfter, config, todayIn(config.timezone)),
+          },
+        ]),
+      );
       return { result, writes };
     },
     JOB_WRITE_ATTEMPTS,

@@ -10,6 +10,7 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
+import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
@@ -167,6 +168,8 @@ export async function createEmployee(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
+  // Chosen before the read: the id decides the change-feed lane whose counter is read.
+  const id = randomUUID();
   return idempotentCreate(
     idem,
     (recordKey) =>
@@ -174,6 +177,7 @@ export async function createEmployee(
         employeeNumber: number ?? undefined,
         idempotencyKey: recordKey,
         counter: EMPLOYEE_LIST,
+        feedRecordId: id,
       }),
     (ctx) => {
       const { config } = ctx;
@@ -184,7 +188,6 @@ export async function createEmployee(
       if (number && ctx.numberOwner) report('employee_number', MESSAGES.taken);
       fieldErrors.throwIfAny();
 
-      const id = randomUUID();
       const createdAt = nextCreatedAt(ctx.counter);
       const writes = createEmployeeWrites(
         businessId,
@@ -196,6 +199,11 @@ export async function createEmployee(
       const result = created(employeeView(item, config, todayIn(config.timezone)), employeeLocation(id), {
         ETag: etagOf(id, 1),
       });
+      writes.push(
+        ...feedAppendWrites(businessId, ctx.feed, [
+          { type: 'employee.created', id, occurred_at: createdAt, data: result.body },
+        ]),
+      );
       return { result, writes };
     },
   );
@@ -216,7 +224,11 @@ export async function updateEmployee(
 ): Promise<ApiResult> {
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return withRetries(async () => {
-    const ctx = await readForEmployeeWrite(businessId, { employeeId: id, employeeNumber: number ?? undefined });
+    const ctx = await readForEmployeeWrite(businessId, {
+      employeeId: id,
+      employeeNumber: number ?? undefined,
+      feedRecordId: id,
+    });
     const stored = ctx.employee;
     if (!stored) throw notFound('employee', id);
     const version = Number(stored.version ?? 1);
@@ -235,8 +247,10 @@ export async function updateEmployee(
 
     const updatedAt = new Date(Math.max(Date.now(), Date.parse(String(stored.updated_at)) + 1 || 0)).toISOString();
     const oldNumber = (stored.employee_number as string | null | undefined) ?? null;
-    await transactWrite(
-      updateEmployeeWrites(
+    const updated: Item = { ...stored, ...effective, version: version + 1, updated_at: updatedAt };
+    const view = employeeView(updated, config, today);
+    await transactWrite([
+      ...updateEmployeeWrites(
         businessId,
         { id, version, updatedAt },
         effective,
@@ -245,9 +259,9 @@ export async function updateEmployee(
           : undefined,
         { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
       ),
-    );
-    const updated: Item = { ...stored, ...effective, version: version + 1, updated_at: updatedAt };
-    return ok(employeeView(updated, config, today), { ETag: etagOf(id, version + 1) });
+      ...feedAppendWrites(businessId, ctx.feed, [{ type: 'employee.updated', id, occurred_at: updatedAt, data: view }]),
+    ]);
+    return ok(view, { ETag: etagOf(id, version + 1) });
   }, EMPLOYEE_WRITE_ATTEMPTS);
 }
 

@@ -16,6 +16,13 @@ import { MAX_BODY_BYTES } from '../../src/http/middleware';
 import { buildOpenApiDocument } from '../../src/openapi/build-document';
 import { useChangeSource } from '../../src/services/change-source';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
+import { feedAppendWrites } from '../../src/data/feed-store';
+import { transactWrite } from '../../src/data/table-io';
+import { db } from '../../src/data/client';
+import { tableName } from '../../src/data/config';
+import { keys } from '../../src/data/keys';
 
 const FIXTURE = JSON.parse(fs.readFileSync(`${__dirname}/../fixtures/two-locales.json`, 'utf8')) as object;
 
@@ -23,6 +30,8 @@ let api: TestApi;
 let token: string;
 let employeeId: string;
 let applicationId: string;
+/** A change-feed cursor whose following entries TTL removed (contract §13: 410). */
+let expiredCursor: string;
 
 const EMPLOYEE = { first_name: 'Anna', last_name: 'Huber', cf_5: 1 };
 const APPLICANT = { accept_terms_and_conditions: true, first_name: 'Lena', last_name: 'Huber', email: 'l@example.com' };
@@ -106,7 +115,23 @@ function casesOf(): Case[] {
         expected: { message: key('not_acceptable', { available }) },
       });
     }
-    if ('query' in route) {
+    if ('query' in route && name === 'list-changes') {
+      cases.push(
+        {
+          route: name,
+          status: 400,
+          request: () => withToken({ method: 'GET', path: `${route.path}?limit=0&after=x` }),
+          expected: { fields: { limit: [MESSAGES.invalid], after: [MESSAGES.invalid] } },
+        },
+        {
+          route: name,
+          status: 410,
+          code: 'cursor_expired',
+          request: () => withToken({ method: 'GET', path: `${route.path}?after=${expiredCursor}` }),
+          expected: { message: key('cursor_expired', { days: 30 }) },
+        },
+      );
+    } else if ('query' in route) {
       cases.push({
         route: name,
         status: 400,
@@ -354,6 +379,19 @@ beforeAll(async () => {
   }
 });
 afterAll(() => api?.close());
+
+/** Two changes 40 days ago in lane 0; TTL removed the second; a reader stopped after the first. */
+beforeAll(async () => {
+  const business = (FIXTURE as { business: { id: string } }).business.id;
+  const at = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000).toISOString();
+  const old = { type: 'employee.created', id: 'old', occurred_at: at, data: { id: 'old' } } as const;
+  await transactWrite(feedAppendWrites(business, { lane: 0, n: 0, days: {} }, [old, old]));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.feedEntry(business, 0, 2) }));
+  expiredCursor = encodeCursor(
+    business,
+    Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? 1 : 0)),
+  );
+});
 
 async function send(c: Case, acceptLanguage?: string): Promise<ApiResponse> {
   const { method, path: p, body, rawBody, headers, token: t } = c.request();

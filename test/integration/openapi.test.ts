@@ -188,6 +188,7 @@ describe('the document', () => {
       if (route.method === 'POST')
         expect(Object.keys(success.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'ETag']));
       if ('list' in route && route.list) expect(success.headers).toHaveProperty('Link');
+      else if ('etag' in route && route.etag === false) expect(success.headers).not.toHaveProperty('ETag');
       else if ('response' in route) expect(success.headers).toHaveProperty('ETag');
       if (route.auth) expect(op.responses['401']?.headers).toHaveProperty('WWW-Authenticate');
       if (route.access !== 'none') expect(op.responses['503']?.headers).toHaveProperty('Retry-After');

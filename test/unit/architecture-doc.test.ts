@@ -30,6 +30,9 @@ const built: Record<string, Key> = {
   // The block number is zero-padded so blocks sort numerically; the doc names it <block>.
   'status block': { ...keys.statusBlock('<bid>', 0), SK: '<block>' },
   'webhook subscription': keys.webhookSubscription('<bid>', '<id>'),
+  // Sequences are zero-padded; the doc names them <seq>.
+  'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
+  'feed counter': keys.feedCounter('<bid>', '<lane>'),
 };
 
 describe('docs/architecture.md matches the key design', () => {

@@ -68,6 +68,8 @@ const en: Catalogue = {
     idempotency_key_reused: () =>
       'This Idempotency-Key was already used for another request (another method, path or body)',
     precondition_failed: () => 'If-Match does not match the current ETag of the record; nothing was written',
+    cursor_expired: ({ days }) =>
+      `This cursor is older than the change feed's retention of ${days} days; start again without after and resync`,
     payload_too_large: ({ limit }) => `Request body exceeds ${number('en', limit)} bytes`,
     unsupported_media_type: () => 'Request body must be sent as Content-Type: application/json',
     too_many_requests: () => 'Too many requests; retry later',
@@ -118,6 +120,8 @@ const de: Catalogue = {
       'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet (andere Methode, anderer Pfad oder Body)',
     precondition_failed: () =>
       'If-Match stimmt nicht mit dem aktuellen ETag des Datensatzes überein; es wurde nichts geschrieben',
+    cursor_expired: ({ days }) =>
+      `Dieser Cursor ist älter als die Aufbewahrungsdauer des Änderungs-Feeds von ${days} Tagen; ohne after neu beginnen und neu synchronisieren`,
     payload_too_large: ({ limit }) => `Der Request-Body ist größer als ${number('de', limit)} Bytes`,
     unsupported_media_type: () => 'Der Request-Body muss mit Content-Type: application/json gesendet werden',
     too_many_requests: () => 'Zu viele Anfragen; bitte später erneut versuchen',
@@ -167,6 +171,8 @@ const it: Catalogue = {
     idempotency_key_reused: () =>
       'Questa Idempotency-Key è già stata usata per un’altra richiesta (altro metodo, percorso o corpo)',
     precondition_failed: () => "If-Match non corrisponde all'ETag attuale del record; non è stato scritto nulla",
+    cursor_expired: ({ days }) =>
+      `Questo cursore è più vecchio della conservazione del feed delle modifiche di ${days} giorni; ricomincia senza after e risincronizza`,
     payload_too_large: ({ limit }) => `Il corpo della richiesta supera ${number('it', limit)} byte`,
     unsupported_media_type: () => 'Il corpo della richiesta deve essere inviato con Content-Type: application/json',
     too_many_requests: () => 'Troppe richieste; riprova più tardi',

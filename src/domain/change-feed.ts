@@ -1,0 +1,218 @@
+/**
+ * The change feed's pure rules (contract §13, docs/change-feed.md): entry
+ * types, the lane a record's changes go to, the opaque cursor, which entries
+ * a page fetches and how they become the page. No I/O.
+ *
+ * A business's feed is split into LANE_COUNT lanes, each a dense sequence
+ * 1..n assigned in the write transaction of the record it describes. Every
+ * change of one record goes to the same lane (its kind and a hash of its id decide), so
+ * per-record commit order is the lane's sequence order, while writers of
+ * different records rarely wait for the same counter. A cursor is one
+ * position per lane.
+ */
+import { createHash } from 'node:crypto';
+
+export const CHANGE_TYPES = [
+  'employee.created',
+  'employee.updated',
+  'employee_job.created',
+  'application.created',
+  'application.updated',
+  'application.deleted',
+] as const;
+export type ChangeType = (typeof CHANGE_TYPES)[number];
+
+/**
+ * Writers of one lane serialize on its counter. 16 lanes, 8 for applications
+ * and 8 for employees (with their jobs): writers of different kinds never
+ * wait for each other (creates of one kind already serialize on their list
+ * counter), writers of different records of one kind rarely do.
+ */
+export const LANE_COUNT = 16;
+const LANES_PER_KIND = LANE_COUNT / 2;
+
+/** Whose lane a change goes to: an employee job's changes go to its employee's lane. */
+export type LaneOwner = 'application' | 'employee';
+
+/** A record's lane (FNV-1a of its id within its kind's half), the same on every writer. */
+export function laneOf(kind: LaneOwner, recordId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < recordId.length; i++) {
+    h ^= recordId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return (kind === 'application' ? 0 : LANES_PER_KIND) + (h % LANES_PER_KIND);
+}
+
+/** Contract §13: at least 30 days. Entries live a day longer, so a reader starting 30 days back finds them all. */
+export const RETENTION_DAYS = 30;
+export const ENTRY_TTL_SECONDS = (RETENTION_DAYS + 1) * 24 * 60 * 60;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 500;
+/** One BatchGetItem reads at most 100 keys: a page holds at most this many entries, whatever `limit` says. */
+export const MAX_PAGE_ENTRIES = 100;
+
+/** What a client reads (contract §13). */
+export interface FeedEntry {
+  readonly cursor: string;
+  readonly type: ChangeType;
+  readonly id: string;
+  readonly occurred_at: string;
+  readonly data: unknown;
+}
+
+/** An entry as stored in its lane, before a cursor is attached. */
+export interface StoredEntry {
+  readonly lane: number;
+  readonly seq: number;
+  readonly type: ChangeType;
+  readonly id: string;
+  readonly occurred_at: string;
+  readonly data: unknown;
+}
+
+/** The last sequence a reader consumed, per lane. */
+export type FeedPosition = readonly number[];
+
+// ---------------------------------------------------------------- cursor
+
+const CURSOR_VERSION = 'c1';
+
+/** Binds a cursor to its business: another business's cursor is malformed here, never a view of its feed. */
+const tagOf = (businessId: string): string => createHash('sha256').update(businessId).digest('base64url').slice(0, 8);
+
+/** Deterministic: one position has one spelling (so "`after` itself" is literal). */
+export function encodeCursor(businessId: string, position: FeedPosition): string {
+  return Buffer.from(
+    `${CURSOR_VERSION}.${tagOf(businessId)}.${position.map((s) => s.toString(36)).join('.')}`,
+  ).toString('base64url');
+}
+
+/** The position a cursor names, or undefined when it is malformed or another business's. */
+export function decodeCursor(businessId: string, cursor: string): FeedPosition | undefined {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
+  const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
+  if (parts.length !== 2 + LANE_COUNT || parts[0] !== CURSOR_VERSION || parts[1] !== tagOf(businessId))
+    return undefined;
+  const seqs = parts.slice(2);
+  if (!seqs.every((s) => /^[0-9a-z]{1,10}$/.test(s))) return undefined;
+  const position = seqs.map((s) => parseInt(s, 36));
+  return encodeCursor(businessId, position) === cursor ? position : undefined;
+}
+
+// ---------------------------------------------------------------- lane counters
+
+/** A lane's counter item as read: the last assigned sequence and the first sequence of each day (UTC). */
+export interface LaneCounter {
+  readonly n: number;
+  /** `YYYYMMDD` -> first sequence written that day, for the last RETENTION_DAYS + a few days. */
+  readonly days: Readonly<Record<string, number>>;
+}
+
+/** The day mark attribute of a timestamp: `d` + its UTC date as YYYYMMDD. */
+export const dayMarkOf = (iso: string): string => `d${iso.slice(0, 10).replace(/-/g, '')}`;
+
+/** Day marks older than this many days are dropped by the next writer of the lane. */
+export const DAY_MARK_KEEP_DAYS = RETENTION_DAYS + 5;
+
+/** Day marks a writer at `now` removes (past any reader's start). */
+export const staleDayMarks = (counter: LaneCounter, now: number): string[] =>
+  Object.keys(counter.days).filter((d) => d < dayMarkOf(new Date(now - DAY_MS * DAY_MARK_KEEP_DAYS).toISOString()));
+
+/**
+ * Where a reader without a cursor starts in a lane: before the first entry of
+ * the day RETENTION_DAYS ago or later (entries live RETENTION_DAYS + 1 days),
+ * at the lane's end when it had no write since.
+ */
+export function startSeq(counter: LaneCounter, now: number): number {
+  const from = dayMarkOf(new Date(now - DAY_MS * RETENTION_DAYS).toISOString());
+  const firsts = Object.entries(counter.days)
+    .filter(([d]) => d >= from)
+    .map(([, seq]) => seq);
+  return firsts.length ? Math.min(...firsts) - 1 : counter.n;
+}
+
+// ---------------------------------------------------------------- page
+
+/** The entries a page fetches: round-robin over lanes with pending entries, at most `budget`, each lane a prefix. */
+export function fetchPlan(
+  from: FeedPosition,
+  counters: readonly LaneCounter[],
+  budget: number,
+): { lane: number; seq: number }[] {
+  const next = [...from];
+  const plan: { lane: number; seq: number }[] = [];
+  for (let progress = true; progress && plan.length < budget;) {
+    progress = false;
+    for (let lane = 0; lane < LANE_COUNT && plan.length < budget; lane++) {
+      if ((next[lane] ?? 0) < (counters[lane]?.n ?? 0)) {
+        next[lane] = (next[lane] ?? 0) + 1;
+        plan.push({ lane, seq: next[lane] as number });
+        progress = true;
+      }
+    }
+  }
+  return plan;
+}
+
+/**
+ * The page from what was fetched (undefined = no such entry: removed by TTL).
+ * A missing entry after a client's cursor means it missed changes: 'expired'
+ * (410). Without a cursor, missing entries are just skipped (the start is an
+ * estimate of the oldest retained). Lanes are merged by occurred_at keeping
+ * each lane's order; every fetched entry is consumed, entries of unwanted
+ * types are not returned. Each entry carries the cursor right after it.
+ */
+export function assemblePage(
+  businessId: string,
+  from: FeedPosition,
+  plan: readonly { lane: number; seq: number }[],
+  fetched: readonly (StoredEntry | undefined)[],
+  options: { withCursor: boolean; wanted: ReadonlySet<ChangeType> | undefined },
+): { expired: true } | { expired: false; entries: FeedEntry[]; next: FeedPosition } {
+  const byLane: StoredEntry[][] = Array.from({ length: LANE_COUNT }, () => []);
+  const position = [...from];
+  for (const [i, key] of plan.entries()) {
+    const entry = fetched[i];
+    if (!entry) {
+      if (options.withCursor) return { expired: true };
+      position[key.lane] = Math.max(position[key.lane] ?? 0, key.seq);
+      continue;
+    }
+    byLane[key.lane]?.push(entry);
+  }
+  const heads = new Array<number>(LANE_COUNT).fill(0);
+  const entries: FeedEntry[] = [];
+  for (;;) {
+    let pick = -1;
+    for (let lane = 0; lane < LANE_COUNT; lane++) {
+      const candidate = byLane[lane]?.[heads[lane] ?? 0];
+      if (!candidate) continue;
+      const current = pick >= 0 ? byLane[pick]?.[heads[pick] ?? 0] : undefined;
+      if (!current || candidate.occurred_at < current.occurred_at) pick = lane;
+    }
+    if (pick < 0) break;
+    const entry = byLane[pick]?.[heads[pick] ?? 0] as StoredEntry;
+    heads[pick] = (heads[pick] ?? 0) + 1;
+    position[pick] = entry.seq;
+    if (options.wanted && !options.wanted.has(entry.type)) continue;
+    entries.push({
+      cursor: encodeCursor(businessId, position),
+      type: entry.type,
+      id: entry.id,
+      occurred_at: entry.occurred_at,
+      data: entry.data,
+    });
+  }
+  return { expired: false, entries, next: position };
+}
+
+/** `types=a,b`: the set wanted, or the names that are not change types. */
+export function parseTypes(raw: string | undefined): { wanted?: ReadonlySet<ChangeType>; unknown: string[] } {
+  if (raw === undefined) return { unknown: [] };
+  const names = raw.split(',').map((t) => t.trim());
+  const unknown = names.filter((n) => !(CHANGE_TYPES as readonly string[]).includes(n));
+  return { wanted: new Set(names.filter((n): n is ChangeType => !unknown.includes(n))), unknown };
+}

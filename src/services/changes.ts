@@ -1,0 +1,75 @@
+/**
+ * GET /changes (contract §13, docs/change-feed.md): a page of the business's
+ * change feed after a cursor. Round trips: auth, one BatchGetItem of the lane
+ * counters, one BatchGetItem of the page's entries by key (3 calls); items
+ * read <= LANE_COUNT + min(limit, 100), whatever the history or the business.
+ */
+import {
+  DEFAULT_LIMIT,
+  MAX_PAGE_ENTRIES,
+  assemblePage,
+  decodeCursor,
+  encodeCursor,
+  fetchPlan,
+  parseTypes,
+  startSeq,
+  type FeedEntry,
+  type FeedPosition,
+} from '../domain/change-feed';
+import { cursorExpired, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
+import { feedEnd, readEntries, readLaneCounters } from '../data/feed-store';
+
+export interface ChangesQuery {
+  after?: string;
+  limit?: number;
+  types?: string;
+}
+
+export interface ChangesPage {
+  readonly entries: FeedEntry[];
+  readonly next_cursor: string;
+}
+
+/**
+ * A page after `after` (undefined: from the oldest retained entry). 400 with
+ * every failing parameter (`schemaErrors`: what the query schema found), 410
+ * when the cursor's next entries expired.
+ */
+export async function listChanges(
+  businessId: string,
+  q: ChangesQuery,
+  schemaErrors: FieldMessages = {},
+  now = Date.now(),
+): Promise<ChangesPage> {
+  const errors = new FieldErrorCollector();
+  errors.merge(schemaErrors);
+  const after = q.after !== undefined && !errors.has('after') ? decodeCursor(businessId, q.after) : undefined;
+  if (q.after !== undefined && !after) errors.add('after', MESSAGES.invalid);
+  const { wanted, unknown } = errors.has('types') ? { wanted: undefined, unknown: [] } : parseTypes(q.types);
+  if (unknown.length) errors.add('types', MESSAGES.inclusion);
+  errors.throwIfAny(400);
+
+  const counters = await readLaneCounters(businessId);
+  // A position beyond a lane's end was never issued.
+  if (after && after.some((seq, lane) => seq > (counters[lane]?.n ?? 0)))
+    throw new FieldError(400, { after: [MESSAGES.invalid] });
+  const from: FeedPosition = after ?? counters.map((c) => startSeq(c, now));
+
+  const plan = fetchPlan(from, counters, Math.min(q.limit ?? DEFAULT_LIMIT, MAX_PAGE_ENTRIES));
+  const fetched = await readEntries(businessId, plan);
+  const page = assemblePage(businessId, from, plan, fetched, { withCursor: after !== undefined, wanted });
+  if (page.expired) throw cursorExpired();
+  return { entries: page.entries, next_cursor: encodeCursor(businessId, page.next) };
+}
+
+/**
+ * The feed as the webhooks dispatcher reads it (its ChangeSource): entries
+ * after a cursor (null: the oldest retained), and the newest cursor.
+ */
+export const feedChangeSource = {
+  async readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
+    const page = await listChanges(businessId, { ...(cursor !== null ? { after: cursor } : {}), limit });
+    return { entries: page.entries };
+  },
+  end: (businessId: string): Promise<string | null> => feedEnd(businessId),
+};

@@ -1,0 +1,181 @@
+import fc from 'fast-check';
+import {
+  LANE_COUNT,
+  assemblePage,
+  dayMarkOf,
+  decodeCursor,
+  encodeCursor,
+  fetchPlan,
+  laneOf,
+  parseTypes,
+  staleDayMarks,
+  startSeq,
+  type StoredEntry,
+} from '../../src/domain/change-feed';
+
+const position = fc.array(fc.nat({ max: 10_000_000 }), { minLength: LANE_COUNT, maxLength: LANE_COUNT });
+
+describe('cursor', () => {
+  it('round-trips, is bound to its business and has one spelling', () => {
+    fc.assert(
+      fc.property(position, fc.string({ minLength: 1 }), (p, business) => {
+        const cursor = encodeCursor(business, p);
+        expect(decodeCursor(business, cursor)).toEqual(p);
+        expect(decodeCursor(`${business}x`, cursor)).toBeUndefined();
+        expect(decodeCursor(business, `${cursor}A`)).toBeUndefined();
+      }),
+    );
+  });
+
+  it.each([
+    ['empty', ''],
+    ['not base64url', 'x!'],
+    ['too few parts', 'YzEu'],
+    ['wrong tag and lanes', Buffer.from('c1.abc.1.2').toString('base64url')],
+    ['too long', 'a'.repeat(401)],
+  ])('%s is malformed', (_name, c) => {
+    expect(decodeCursor('b', c)).toBeUndefined();
+  });
+});
+
+describe('lanes', () => {
+  it('a record always has the same lane; applications and employees use separate halves, all lanes used', () => {
+    const ids = Array.from({ length: 2000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    expect(laneOf('employee', ids[7] as string)).toBe(laneOf('employee', ids[7] as string));
+    const counts = new Array<number>(LANE_COUNT).fill(0);
+    for (const id of ids) {
+      const a = laneOf('application', id);
+      const e = laneOf('employee', id);
+      expect(a).toBeLessThan(LANE_COUNT / 2);
+      expect(e).toBeGreaterThanOrEqual(LANE_COUNT / 2);
+      counts[a] = (counts[a] ?? 0) + 1;
+      counts[e] = (counts[e] ?? 0) + 1;
+    }
+    for (const c of counts) expect(c).toBeGreaterThan(2000 / (LANE_COUNT / 2) / 2);
+  });
+});
+
+describe('fetch plan', () => {
+  it('takes, per lane, the entries right after the cursor, never past the counter, at most the budget', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: 50 }), fc.nat({ max: 50 })), { minLength: LANE_COUNT, maxLength: LANE_COUNT }),
+        fc.integer({ min: 1, max: 100 }),
+        (lanes, budget) => {
+          const from = lanes.map(([p]) => p);
+          const counters = lanes.map(([p, extra]) => ({ n: p + extra, days: {} }));
+          const plan = fetchPlan(from, counters, budget);
+          const pending = lanes.reduce((a, [, extra]) => a + extra, 0);
+          expect(plan.length).toBe(Math.min(budget, pending));
+          for (let lane = 0; lane < LANE_COUNT; lane++) {
+            const seqs = plan.filter((k) => k.lane === lane).map((k) => k.seq);
+            expect(seqs).toEqual(seqs.map((_, i) => (from[lane] as number) + 1 + i));
+            expect(seqs.every((s) => s <= (counters[lane] as { n: number }).n)).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('page assembly', () => {
+  const entry = (
+    lane: number,
+    seq: number,
+    at: number,
+    type: StoredEntry['type'] = 'employee.updated',
+  ): StoredEntry => ({
+    lane,
+    seq,
+    type,
+    id: `r${lane}`,
+    occurred_at: new Date(at).toISOString(),
+    data: { seq },
+  });
+  const zero = new Array<number>(LANE_COUNT).fill(0);
+
+  it('keeps each lane in sequence order, and each cursor resumes right after its entry', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat({ max: LANE_COUNT - 1 }), fc.nat({ max: 1000 })), { maxLength: 60 }),
+        (raw) => {
+          const seqs = new Array<number>(LANE_COUNT).fill(0);
+          const plan: { lane: number; seq: number }[] = [];
+          const fetched: StoredEntry[] = [];
+          for (const [lane, at] of raw) {
+            seqs[lane] = (seqs[lane] as number) + 1;
+            plan.push({ lane, seq: seqs[lane] as number });
+            fetched.push(entry(lane, seqs[lane] as number, 1_700_000_000_000 + at));
+          }
+          const page = assemblePage('b', zero, plan, fetched, { withCursor: true, wanted: undefined });
+          if (page.expired) throw new Error('unexpected');
+          expect(page.entries).toHaveLength(raw.length);
+          expect(page.next).toEqual(seqs);
+          for (let lane = 0; lane < LANE_COUNT; lane++) {
+            const order = page.entries.filter((e) => e.id === `r${lane}`).map((e) => (e.data as { seq: number }).seq);
+            expect(order).toEqual(order.map((_, i) => i + 1));
+          }
+          page.entries.forEach((e, i) => {
+            const p = decodeCursor('b', e.cursor) as number[];
+            // Everything up to entry i consumed, nothing after it.
+            const upTo = page.entries.slice(0, i + 1);
+            for (let lane = 0; lane < LANE_COUNT; lane++)
+              expect(p[lane]).toBe(upTo.filter((x) => x.id === `r${lane}`).length);
+          });
+        },
+      ),
+    );
+  });
+
+  it('a missing entry after a cursor is expiry; without a cursor it is skipped', () => {
+    const plan = [
+      { lane: 3, seq: 5 },
+      { lane: 3, seq: 6 },
+    ];
+    const fetched = [undefined, entry(3, 6, 1)];
+    const from = zero.map((s, l) => (l === 3 ? 4 : s));
+    expect(assemblePage('b', from, plan, fetched, { withCursor: true, wanted: undefined }).expired).toBe(true);
+    const page = assemblePage('b', from, plan, fetched, { withCursor: false, wanted: undefined });
+    expect(page.expired).toBe(false);
+    if (!page.expired) {
+      expect(page.entries).toHaveLength(1);
+      expect(page.next[3]).toBe(6);
+    }
+  });
+
+  it('unwanted types are consumed, not returned', () => {
+    const plan = [
+      { lane: 1, seq: 1 },
+      { lane: 1, seq: 2 },
+    ];
+    const fetched = [entry(1, 1, 1, 'employee.created'), entry(1, 2, 2, 'application.created')];
+    const page = assemblePage('b', zero, plan, fetched, {
+      withCursor: true,
+      wanted: new Set(['application.created'] as const),
+    });
+    if (page.expired) throw new Error('unexpected');
+    expect(page.entries.map((e) => e.type)).toEqual(['application.created']);
+    expect(page.next[1]).toBe(2);
+  });
+});
+
+describe('retention start', () => {
+  const now = Date.parse('2026-11-23T10:00:00Z');
+  it('starts before the first entry of the day 30 days ago or later, at the end of an idle lane', () => {
+    expect(startSeq({ n: 90, days: { d20261001: 1, d20261024: 40, d20261101: 60 } }, now)).toBe(39);
+    expect(startSeq({ n: 90, days: { d20261001: 1 } }, now)).toBe(90);
+    expect(startSeq({ n: 0, days: {} }, now)).toBe(0);
+  });
+  it('drops marks older than 35 days', () => {
+    expect(staleDayMarks({ n: 9, days: { d20261001: 1, d20261020: 5 } }, now)).toEqual(['d20261001']);
+    expect(dayMarkOf('2026-11-23T10:00:00.000Z')).toBe('d20261123');
+  });
+});
+
+describe('types', () => {
+  it('parses a comma list and names unknown types', () => {
+    expect(parseTypes('application.created, employee.updated').unknown).toEqual([]);
+    expect(parseTypes('application.created,employee.fired').unknown).toEqual(['employee.fired']);
+    expect(parseTypes(undefined)).toEqual({ unknown: [] });
+  });
+});
