@@ -405,8 +405,8 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
   'list-changes': READ_ONE,
-  // subscription + idempotency Put in one transaction; Query: the change feed's current end (feed store)
-  'create-webhook-subscription': { actions: ['GetItem', 'Query', 'PutItem'], indexes: [] },
+  // the change feed's end (lane counters BatchGet), then subscription + idempotency Put in one transaction
+  'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
   // the business's subscription partition
   'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
   'get-webhook-subscription': REFERENCE_ONE,
@@ -421,8 +421,9 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
  * and checked against the calls the tests observe the same way as TABLE_GRANTS.
  */
 export const WORKER_GRANTS = {
-  // subscriptions (GetItem, conditional UpdateItem), the due ones (`list` index), the change feed (Query on the table)
-  'dispatch-webhooks': { actions: ['GetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list` index),
+  // the change feed (lane counters and entries by key: BatchGetItem)
+  'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
 } as const satisfies Record<string, TableGrant>;
 
 export interface RouteMatch {

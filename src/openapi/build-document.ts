@@ -264,7 +264,7 @@ const WEBHOOKS: OpenApiDocument['webhooks'] = {
           '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret.',
         ),
       ],
-      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('WebhookDelivery') } } },
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('ChangeEntry') } } },
       responses: {
         '2XX': { description: 'Received: the next entry follows.' },
         '4XX': { description: 'Refused (for example a signature that does not verify): retried on the schedule.' },

@@ -1,14 +1,5 @@
+import { CHANGE_TYPES } from '../domain/change-feed';
 import { datetime } from './common';
-
-/** The change types a subscription may ask for (contract §13). */
-export const CHANGE_TYPES = [
-  'employee.created',
-  'employee.updated',
-  'employee_job.created',
-  'application.created',
-  'application.updated',
-  'application.deleted',
-] as const;
 
 export const WebhookSubscriptionCreate = {
   type: 'object',
@@ -67,26 +58,6 @@ export const WebhookSubscriptionCreated = {
       type: 'string',
       pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
       description: 'Standard Webhooks signing secret; shown in this response only (and in an idempotent replay of it)',
-    },
-  },
-} as const;
-
-/**
- * The body of one webhook delivery: one change-feed entry (contract §13, §14),
- * byte for byte what the feed shows for it.
- */
-export const WebhookDelivery = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['cursor', 'type', 'id', 'occurred_at', 'data'],
-  properties: {
-    cursor: { type: 'string', description: 'The entry’s position in the change feed (opaque)' },
-    type: { type: 'string', enum: CHANGE_TYPES },
-    id: { type: 'string', description: 'Id of the record that changed' },
-    occurred_at: datetime,
-    data: {
-      type: ['object', 'null'],
-      description: 'The record exactly as its GET returned it right after this change; null for `application.deleted`',
     },
   },
 } as const;

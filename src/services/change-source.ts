@@ -1,8 +1,8 @@
 /**
  * How webhooks read the change feed (contract §13): a page of one business's
  * entries after a cursor, and the cursor of its newest entry (where a new
- * subscription starts). The feed itself lives in the feed store; this is the
- * one place that connects the two.
+ * subscription starts). feed-wiring.ts plugs in the feed store's source
+ * (src/services/changes.ts); the dispatcher's own tests substitute a scripted one.
  */
 export interface FeedEntry {
   readonly cursor: string;
@@ -28,7 +28,7 @@ let source: ChangeSource = unwired;
 
 export const changeSource = (): ChangeSource => source;
 
-/** Tests substitute a source; production wiring sets the feed store's. */
+/** feed-wiring.ts sets the feed store's; the dispatcher's logic tests a scripted one. */
 export function useChangeSource(next: ChangeSource): void {
   source = next;
 }

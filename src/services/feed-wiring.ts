@@ -1,8 +1,11 @@
 /**
- * Connects webhooks to the change feed's store (contract §13). Imported for
- * its effect by the functions that read the feed for webhooks
- * (create-webhook-subscription, dispatch-webhooks) and by the local server.
- * Until the feed store is on this branch the source stays unwired (see
- * change-source.ts) and tests substitute their own.
+ * Connects webhooks to the change feed (contract §13): the dispatcher and the
+ * create route read the feed store through `feedChangeSource`, so a delivery
+ * body is exactly one feed entry. Imported for its effect by the functions
+ * that read the feed for webhooks (create-webhook-subscription,
+ * dispatch-webhooks) and by the local server.
  */
-export {};
+import { useChangeSource } from './change-source';
+import { feedChangeSource } from './changes';
+
+useChangeSource(feedChangeSource);

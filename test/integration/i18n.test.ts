@@ -14,7 +14,6 @@ import { CATALOGUES, type Language } from '../../src/http/i18n/messages';
 import { JSON_LIMITS } from '../../src/domain/json-shape';
 import { MAX_BODY_BYTES } from '../../src/http/middleware';
 import { buildOpenApiDocument } from '../../src/openapi/build-document';
-import { useChangeSource } from '../../src/services/change-source';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
@@ -358,8 +357,6 @@ const CASES = casesOf();
 beforeAll(async () => {
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
   process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
-  // Until the change feed is wired in (src/services/feed-wiring.ts): a business without changes.
-  useChangeSource({ readAfter: () => Promise.resolve({ entries: [] }), end: () => Promise.resolve(null) });
   api = await startApi();
   token = await api.provision(FIXTURE);
   employeeId = (await api.request('POST', path('create-employee'), { token, body: EMPLOYEE })).body.id;

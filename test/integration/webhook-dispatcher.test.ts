@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import demo from '../../fixtures/demo.json';
 import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
+// Wired first (the handlers import it too), so the scripted feed set in beforeAll replaces the real one.
+import '../../src/services/feed-wiring';
 import { defaultDeps, pumpDue, pumpSubscription, type DispatchDeps } from '../../src/services/webhook-dispatcher';
 import { API, startApi, type TestApi } from '../support/harness';
 

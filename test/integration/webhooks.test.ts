@@ -4,41 +4,25 @@ import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import demo from '../../fixtures/demo.json';
-import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
 import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
 import { pumpSubscription, startLocalDispatcher } from '../../src/services/webhook-dispatcher';
+import '../../src/services/feed-wiring';
 import { expectDeliveryMatchesContract } from '../support/contract';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
- * Contract §14 end to end: the local server's handlers, DynamoDB Local, the
- * same dispatcher `npm start` runs (polling every 20 ms here), and a receiver
- * on 127.0.0.1. The change feed is an in-memory source with the feed's shape
- * (cursors in commit order), appended to by the test.
+ * Contract §14 end to end, on the real change feed (§13): writes through the
+ * API's handlers, DynamoDB Local, the dispatcher `npm start` runs (polling
+ * every 20 ms here), and a receiver on 127.0.0.1. Every delivery body must be
+ * exactly the entry `GET /changes` shows for that change.
  */
-class MemoryFeed implements ChangeSource {
-  private readonly byBusiness = new Map<string, FeedEntry[]>();
-  private seq = 0;
-  append(businessId: string, type: string, id: string): FeedEntry {
-    const entry = {
-      cursor: `c${String(++this.seq).padStart(8, '0')}`,
-      type,
-      id,
-      occurred_at: new Date().toISOString(),
-      data: { id, n: this.seq },
-    };
-    const list = this.byBusiness.get(businessId) ?? [];
-    list.push(entry);
-    this.byBusiness.set(businessId, list);
-    return entry;
-  }
-  readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
-    const list = this.byBusiness.get(businessId) ?? [];
-    return Promise.resolve({ entries: list.filter((e) => cursor === null || e.cursor > cursor).slice(0, limit) });
-  }
-  end(businessId: string): Promise<string | null> {
-    return Promise.resolve(this.byBusiness.get(businessId)?.at(-1)?.cursor ?? null);
-  }
+
+interface FeedEntry {
+  cursor: string;
+  type: string;
+  id: string;
+  occurred_at: string;
+  data: Record<string, unknown> | null;
 }
 
 interface Received {
@@ -51,6 +35,8 @@ interface Received {
 class Receiver {
   readonly received: Received[] = [];
   readonly script = new Map<string, number[]>();
+  /** Milliseconds before answering, per path. */
+  readonly delayMs = new Map<string, number>();
   private server!: Server;
   base = '';
   async start(): Promise<void> {
@@ -61,7 +47,7 @@ class Receiver {
         const path = req.url ?? '/';
         this.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
         const status = this.script.get(path)?.shift() ?? 200;
-        res.writeHead(status).end();
+        setTimeout(() => res.writeHead(status).end(), this.delayMs.get(path) ?? 0);
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -69,6 +55,9 @@ class Receiver {
   }
   at(path: string): Received[] {
     return this.received.filter((r) => r.path === path);
+  }
+  entriesAt(path: string): FeedEntry[] {
+    return this.at(path).map((r) => JSON.parse(r.body) as FeedEntry);
   }
   stop(): Promise<void> {
     return new Promise((resolve) => this.server.close(() => resolve()));
@@ -93,7 +82,7 @@ const stubLookup = ((
 }) as unknown as Lookup;
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < 1500; i++) {
     if (check()) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -103,9 +92,9 @@ async function until(check: () => boolean, what: string): Promise<void> {
 let api: TestApi;
 let token: string;
 let otherToken: string;
-const feed = new MemoryFeed();
 const receiver = new Receiver();
 let stopDispatcher: () => Promise<void>;
+const dispatcherErrors: unknown[] = [];
 const saved = { ...process.env };
 
 beforeAll(async () => {
@@ -113,13 +102,12 @@ beforeAll(async () => {
   process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
   // Two retries after the first attempt, 50 ms apart.
   process.env.WEBHOOK_RETRY_DELAYS = '0.05,0.05';
-  useChangeSource(feed);
   useLookup(stubLookup);
   api = await startApi();
   token = await api.provision({ ...demo, business: { ...demo.business, id: 'hooks' } });
   otherToken = await api.provision({ ...demo, business: { ...demo.business, id: 'other' } });
   await receiver.start();
-  stopDispatcher = startLocalDispatcher(20);
+  stopDispatcher = startLocalDispatcher(20, undefined, (error) => dispatcherErrors.push(error));
 });
 
 afterAll(async () => {
@@ -130,12 +118,17 @@ afterAll(async () => {
   process.env = saved;
 });
 
+afterEach(() => {
+  // The dispatcher never failed a run (the feed and the table answered every read).
+  expect(dispatcherErrors).toEqual([]);
+});
+
 /** The subscription as GET shows it, once `ready` holds. */
 async function eventually(
   id: string,
   ready: (s: Record<string, unknown>) => boolean,
 ): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 1000; i++) {
+  for (let i = 0; i < 1500; i++) {
     const res = await api.request('GET', `${API}/webhook_subscriptions/${id}`, { token });
     if (ready(res.body)) return res.body;
     await new Promise((r) => setTimeout(r, 20));
@@ -146,9 +139,50 @@ async function eventually(
 const subscribe = (url: string, extra: Record<string, unknown> = {}, t = token) =>
   api.request('POST', `${API}/webhook_subscriptions`, { token: t, body: { url, ...extra } });
 
+/** A write through the API: a new employee (one `employee.created` entry); its id. */
+async function createEmployee(name: string, t = token): Promise<string> {
+  const res = await api.request('POST', `${API}/employees`, {
+    token: t,
+    body: { first_name: name, last_name: 'Hook' },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+async function updateEmployee(id: string, name: string): Promise<void> {
+  const res = await api.request('PUT', `${API}/employees/${id}`, { token, body: { first_name: name } });
+  expect(res.status).toBe(200);
+}
+
+async function createApplication(name: string): Promise<string> {
+  const res = await api.request('POST', `${API}/applications`, {
+    token,
+    body: { accept_terms_and_conditions: true, first_name: name, last_name: 'Hook', email: 'hook@example.com' },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+}
+
+/** The whole feed of a business as `GET /changes` pages it, oldest first. */
+async function feed(t = token): Promise<FeedEntry[]> {
+  const entries: FeedEntry[] = [];
+  let after: string | undefined;
+  for (;;) {
+    const res = await api.request('GET', `${API}/changes?limit=500${after ? `&after=${after}` : ''}`, { token: t });
+    expect(res.status).toBe(200);
+    entries.push(...(res.body.entries as FeedEntry[]));
+    if ((res.body.entries as FeedEntry[]).length === 0) return entries;
+    after = res.body.next_cursor as string;
+  }
+}
+
+/** The feed's entries about these records, in feed order. */
+const feedAbout = async (ids: readonly string[], t = token): Promise<FeedEntry[]> =>
+  (await feed(t)).filter((e) => ids.includes(e.id));
+
 describe('subscribe, receive, verify', () => {
-  it('delivers the changes committed after subscribing, in feed order, signed per Standard Webhooks', async () => {
-    feed.append('hooks', 'employee.created', 'before');
+  it('delivers the changes committed after subscribing, each exactly its feed entry, in feed order, signed per Standard Webhooks', async () => {
+    const before = await createEmployee('Before');
     const res = await subscribe(`${receiver.base}/ordered`);
     expect(res.status).toBe(201);
     expect(res.headers.get('location')).toBe(`${API}/webhook_subscriptions/${res.body.id}`);
@@ -160,11 +194,24 @@ describe('subscribe, receive, verify', () => {
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
     });
-    const sent = [1, 2, 3, 4, 5].map((n) => feed.append('hooks', 'employee.updated', `e${n}`));
-    await until(() => receiver.at('/ordered').length >= 5, 'five deliveries');
+    const first = await createEmployee('One');
+    await updateEmployee(before, 'Before-Renamed');
+    const application = await createApplication('Three');
+    await updateEmployee(first, 'One-Renamed');
+    const ids = [before, first, application];
+    await until(() => receiver.at('/ordered').length >= 4, 'four deliveries');
 
     const got = receiver.at('/ordered');
-    expect(got.map((r) => JSON.parse(r.body) as FeedEntry)).toEqual(sent);
+    const expected = await feedAbout(ids);
+    // The creation of `before` was committed before the subscription: not delivered.
+    expect(expected.map((e) => e.type)).toEqual([
+      'employee.created',
+      'employee.created',
+      'employee.updated',
+      'application.created',
+      'employee.updated',
+    ]);
+    expect(got.map((r) => JSON.parse(r.body) as FeedEntry)).toEqual(expected.slice(1));
     const wh = new Webhook(res.body.secret as string);
     for (const r of got) {
       expectDeliveryMatchesContract(r.body, r.headers);
@@ -173,10 +220,11 @@ describe('subscribe, receive, verify', () => {
       expect(r.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
       expect(Number(r.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -2);
     }
-    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(5);
+    expect(new Set(got.map((r) => r.headers['webhook-id'])).size).toBe(4);
     // A tampered body does not verify.
-    const first = got[0] as Received;
-    expect(() => wh.verify(first.body.replace('e1', 'e9'), first.headers as Record<string, string>)).toThrow();
+    const one = got[0] as Received;
+    expect(() => wh.verify(one.body.replace('One', 'Uno'), one.headers as Record<string, string>)).toThrow();
+    await api.request('DELETE', `${API}/webhook_subscriptions/${res.body.id}`, { token });
   });
 
   it('shows the subscription without its secret; lists it with the page envelope', async () => {
@@ -192,23 +240,26 @@ describe('subscribe, receive, verify', () => {
       created_at: sub.created_at,
     });
     expect(show.text).not.toContain('whsec_');
-    const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=1&page=2`, { token });
+    const all = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
+    const position = (all.body.entries as { id: string }[]).findIndex((e) => e.id === sub.id) + 1;
+    const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=1&page=${position}`, { token });
     expect(list.status).toBe(200);
-    expect(list.body).toMatchObject({ current_page: 2, per_page: 1, total_entries: 2 });
+    expect(list.body).toMatchObject({ current_page: position, per_page: 1, total_entries: all.body.total_entries });
     expect(list.body.entries).toEqual([show.body]);
-    expect(list.headers.get('link')).toContain('rel="prev"');
-    expect(list.text).not.toContain('whsec_');
+    expect(all.text).not.toContain('whsec_');
+    await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
   });
 
   it('only the chosen types are delivered', async () => {
     const { body: sub } = await subscribe(`${receiver.base}/typed`, { types: ['application.created'] });
-    feed.append('hooks', 'employee.created', 'x1');
-    const wanted = feed.append('hooks', 'application.created', 'a1');
-    feed.append('hooks', 'employee.updated', 'x2');
-    const last = feed.append('hooks', 'application.created', 'a2');
+    const employee = await createEmployee('Skipped');
+    const a1 = await createApplication('Wanted-1');
+    await updateEmployee(employee, 'Skipped-Too');
+    const a2 = await createApplication('Wanted-2');
     await until(() => receiver.at('/typed').length >= 2, 'two typed deliveries');
-    expect(receiver.at('/typed').map((r) => JSON.parse(r.body) as FeedEntry)).toEqual([wanted, last]);
-    expect(sub.types).toEqual(['application.created']);
+    const wanted = (await feedAbout([employee, a1, a2])).filter((e) => e.type === 'application.created');
+    expect(receiver.entriesAt('/typed')).toEqual(wanted);
+    await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
   });
 
   it('an idempotent replay answers the same subscription and the same secret; nothing new is created', async () => {
@@ -216,6 +267,7 @@ describe('subscribe, receive, verify', () => {
     const body = { url: `${receiver.base}/idem` };
     const first = await api.request('POST', `${API}/webhook_subscriptions`, { token, body, headers });
     const again = await api.request('POST', `${API}/webhook_subscriptions`, { token, body, headers });
+    expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
@@ -228,23 +280,17 @@ describe('retries', () => {
   it('500 twice then 200: the entry arrives three times with one webhook-id, then the next ones in order', async () => {
     receiver.script.set('/flaky', [500, 500]);
     const { body: sub } = await subscribe(`${receiver.base}/flaky`);
-    const a = feed.append('hooks', 'employee.created', 'f1');
-    const b = feed.append('hooks', 'employee.created', 'f2');
-    const c = feed.append('hooks', 'employee.created', 'f3');
+    const ids = [await createEmployee('F1'), await createEmployee('F2'), await createEmployee('F3')];
     await until(() => receiver.at('/flaky').length >= 5, 'three attempts and two more entries');
+    const [a, b, c] = await feedAbout(ids);
     const got = receiver.at('/flaky');
-    expect(got.map((r) => (JSON.parse(r.body) as FeedEntry).cursor)).toEqual([
-      a.cursor,
-      a.cursor,
-      a.cursor,
-      b.cursor,
-      c.cursor,
-    ]);
-    const ids = got.map((r) => r.headers['webhook-id']);
-    expect(new Set(ids.slice(0, 3)).size).toBe(1);
-    expect(ids[3]).not.toBe(ids[0]);
+    expect(got.map((r) => JSON.parse(r.body) as FeedEntry)).toEqual([a, a, a, b, c]);
+    const webhookIds = got.map((r) => r.headers['webhook-id']);
+    expect(new Set(webhookIds.slice(0, 3)).size).toBe(1);
+    expect(new Set(webhookIds.slice(2)).size).toBe(3);
     const show = await api.request('GET', `${API}/webhook_subscriptions/${sub.id}`, { token });
-    expect(show.body.status).toBe('active');
+    expect(show.body).toMatchObject({ status: 'active', last_delivery_error: 'HTTP 500' });
+    await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
   });
 
   it('after the last retry the subscription is disabled with the error, and receives nothing more', async () => {
@@ -253,14 +299,14 @@ describe('retries', () => {
       Array.from({ length: 50 }, () => 503),
     );
     const { body: sub } = await subscribe(`${receiver.base}/down`);
-    feed.append('hooks', 'employee.created', 'd1');
+    await createEmployee('D1');
     await until(() => receiver.at('/down').length >= 3, 'three attempts');
     const show = await eventually(sub.id as string, (s) => s.status === 'disabled');
     expect(show).toMatchObject({ status: 'disabled', last_delivery_error: 'HTTP 503' });
 
     // A control subscription proves the dispatcher has passed over the disabled one since.
     const { body: control } = await subscribe(`${receiver.base}/control-disabled`);
-    feed.append('hooks', 'employee.created', 'd2');
+    await createEmployee('D2');
     await until(() => receiver.at('/control-disabled').length >= 1, 'control delivery');
     expect(receiver.at('/down')).toHaveLength(3);
     await api.request('DELETE', `${API}/webhook_subscriptions/${control.id}`, { token });
@@ -269,21 +315,22 @@ describe('retries', () => {
 
 describe('concurrent dispatcher runs', () => {
   it('never deliver an entry twice or out of order (conditional cursor moves)', async () => {
+    // A slow receiver, so entries pile up while they are written and the runs below find work to fight over.
+    receiver.delayMs.set('/race', 100);
     const { body: sub } = await subscribe(`${receiver.base}/race`);
-    const sent = Array.from({ length: 12 }, (_, i) => feed.append('hooks', 'employee.updated', `r${i}`));
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await createEmployee(`R${i}`));
     // Four extra runs race the local dispatcher's own for the same subscription.
     await Promise.all([1, 2, 3, 4].map(() => pumpSubscription('hooks', sub.id as string, Date.now() + 60_000)));
     await until(() => receiver.at('/race').length >= 12, 'twelve deliveries');
     const { body: control } = await subscribe(`${receiver.base}/control-race`);
-    const after = feed.append('hooks', 'employee.created', 'after-race');
+    const after = await createEmployee('After-Race');
     await until(
       () => receiver.at('/control-race').length >= 1 && receiver.at('/race').length >= 13,
       'control delivery',
     );
-    // The control delivery shows the dispatcher went past /race again: still exactly once each, in order.
-    expect(receiver.at('/race').map((r) => (JSON.parse(r.body) as FeedEntry).cursor)).toEqual(
-      [...sent, after].map((e) => e.cursor),
-    );
+    // The control delivery shows the dispatcher went past /race again: still exactly once each, in feed order.
+    expect(receiver.entriesAt('/race')).toEqual(await feedAbout([...ids, after]));
     await api.request('DELETE', `${API}/webhook_subscriptions/${control.id}`, { token });
     await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
   });
@@ -292,14 +339,14 @@ describe('concurrent dispatcher runs', () => {
 describe('delete and tenancy', () => {
   it('a deleted subscription receives nothing more and is 404 afterwards', async () => {
     const { body: sub } = await subscribe(`${receiver.base}/deleted`);
-    feed.append('hooks', 'employee.created', 'g1');
+    await createEmployee('G1');
     await until(() => receiver.at('/deleted').length >= 1, 'first delivery');
     const del = await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
     expect(del.status).toBe(204);
     expect(del.text).toBe('');
     const { body: control } = await subscribe(`${receiver.base}/control-deleted`);
-    feed.append('hooks', 'employee.created', 'g2');
-    feed.append('hooks', 'employee.created', 'g3');
+    await createEmployee('G2');
+    await createEmployee('G3');
     await until(() => receiver.at('/control-deleted').length >= 2, 'control deliveries');
     expect(receiver.at('/deleted')).toHaveLength(1);
     expect((await api.request('GET', `${API}/webhook_subscriptions/${sub.id}`, { token })).status).toBe(404);
@@ -307,7 +354,7 @@ describe('delete and tenancy', () => {
     await api.request('DELETE', `${API}/webhook_subscriptions/${control.id}`, { token });
   });
 
-  it("another business's subscription is 404 to read and delete, absent from lists, and keeps its deliveries", async () => {
+  it("another business's subscription is 404 to read and delete, absent from lists, and gets only its own changes", async () => {
     const { body: theirs } = await subscribe(`${receiver.base}/theirs`, {}, otherToken);
     const get = await api.request('GET', `${API}/webhook_subscriptions/${theirs.id}`, { token });
     const missing = await api.request('GET', `${API}/webhook_subscriptions/wh_nope`, { token });
@@ -316,11 +363,11 @@ describe('delete and tenancy', () => {
     expect((await api.request('DELETE', `${API}/webhook_subscriptions/${theirs.id}`, { token })).status).toBe(404);
     const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
     expect((list.body.entries as { id: string }[]).map((e) => e.id)).not.toContain(theirs.id);
-    // Our feed never reaches their subscription, theirs does.
-    feed.append('hooks', 'employee.created', 'ours-only');
-    const entry = feed.append('other', 'employee.created', 'theirs-only');
+    // Our changes never reach their subscription; theirs do.
+    await createEmployee('Ours-Only');
+    const their = await createEmployee('Theirs-Only', otherToken);
     await until(() => receiver.at('/theirs').length >= 1, 'their delivery');
-    expect(receiver.at('/theirs').map((r) => JSON.parse(r.body) as FeedEntry)).toEqual([entry]);
+    expect(receiver.entriesAt('/theirs')).toEqual(await feedAbout([their], otherToken));
   });
 
   it('without a token: 401', async () => {
@@ -375,7 +422,7 @@ describe('SSRF: refused targets (name resolution stubbed, no traffic to them)', 
     expect(res.status).toBe(201);
     // From now on the name points at the metadata service: the agent must refuse before connecting.
     dnsTable.set('rebind.test', '169.254.169.254');
-    feed.append('hooks', 'employee.created', 'r1');
+    await createEmployee('Rebind');
     const show = await eventually(res.body.id as string, (s) => s.status === 'disabled');
     expect(show).toMatchObject({ status: 'disabled', last_delivery_error: 'url is not allowed' });
   });
