@@ -70,6 +70,14 @@ export const DISPATCHER = {
 /** Routes that seal (create) or open (idempotent replay) webhook secrets. */
 const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
 
+/**
+ * How long a warm function reuses a token lookup (contract §15): a warm
+ * single-record read is one DynamoDB call; a revoked token stops working within
+ * this time (expiry is exact). The local server leaves it unset (0, immediate).
+ */
+export const AUTH_CACHE_SECONDS = 60;
+const needsToken = (name: string): boolean => ROUTES.some((r) => r.name === name && r.auth);
+
 /** A function's DynamoDB statement: exactly its declared actions on the table ARN and its declared index ARNs. */
 export function tableStatement(tableArn: string, grant: TableGrant): iam.PolicyStatement | undefined {
   if (grant.actions.length === 0) return undefined;
@@ -257,6 +265,7 @@ export class ApiStack extends Stack {
         environment: {
           POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
           ...(statement ? { TABLE_NAME: this.table.tableName } : {}),
+          ...(needsToken(name) ? { AUTH_CACHE_SECONDS: String(AUTH_CACHE_SECONDS) } : {}),
         },
         ...(bundleFiles.length > 0 ? { commandHooks: shipNextToHandler(bundleFiles) } : {}),
       });

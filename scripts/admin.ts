@@ -1,36 +1,48 @@
 /**
- * Provisioning tool (contract §10):
+ * Provisioning tool (contract §10, §15):
  *   npm run admin -- import FILE   import a business fixture (idempotent), print {"business_id","token"}
  *   npm run admin -- revoke TOKEN  revoke an API token
+ *   npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME]
+ *   npm run admin -- token list BUSINESS_ID            one JSON line per token (never the token)
+ *   npm run admin -- token revoke BUSINESS_ID HASH      revoke by the hash prefix `token list` shows
  * Every command first prints its target on stderr (table and endpoint, or AWS region and account).
  */
+import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './lib/token-commands';
 import { revokeToken } from '../src/data/token-store';
 import type { RunningDynamo } from './lib/dynamodb-local';
 import { connect, describeFailure, describeTarget } from './lib/environment';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
-const USAGE = 'usage: npm run admin -- import FILE | revoke TOKEN';
+const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, arg] = argv;
-  if (!command || !arg || !['import', 'revoke'].includes(command)) {
+  // Arguments are checked before anything connects: a typo never reaches a table.
+  const token = command === 'token' ? parseTokenCommand(argv.slice(1)) : undefined;
+  if (typeof token === 'string') {
+    console.error(`${token}\n${USAGE}`);
+    return 2;
+  }
+  if (!token && (!command || !arg || !['import', 'revoke'].includes(command))) {
     console.error(USAGE);
     return 2;
   }
+  const value = arg ?? '';
   let embedded: RunningDynamo | undefined;
   try {
     ({ embedded } = await connect({ allowAws: true }));
     // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
     console.error(await describeTarget());
+    if (token) return await tokenCommand(token);
     if (command === 'import') {
-      const { business_id, token, summary } = await provisionFromFile(arg);
+      const { business_id, token, summary } = await provisionFromFile(value);
       console.error(
         `${summary.created ? 'Created' : 'Updated'} business ${business_id}: ${summary.written} items written, ${summary.unchanged} unchanged`,
       );
       console.log(JSON.stringify({ business_id, token }));
       return 0;
     }
-    const existed = await revokeToken(arg);
+    const existed = await revokeToken(value);
     console.error(existed ? 'Token revoked' : 'Token was not known (nothing to revoke)');
     console.log(JSON.stringify({ revoked: existed }));
     return existed ? 0 : 1;

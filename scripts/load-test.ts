@@ -2,7 +2,8 @@
  * `npm run load`: a fixed mixed workload against the local server (embedded,
  * in-memory DynamoDB Local), then a check that nothing was lost: every 201
  * is in the lists' exact totals. Prints throughput, latency percentiles and errors.
- *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16)
+ *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
+ *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  */
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,8 @@ import { buildBusiness } from '../src/domain/fixture';
 import { parseFixture } from '../src/schemas/fixture';
 import { importBusiness } from '../src/data/business-store';
 import { issueToken } from '../src/data/token-store';
+import { authCacheSeconds } from '../src/data/config';
+import { dynamoStats } from '../src/data/client';
 
 const API = '/services/api/v1';
 
@@ -93,7 +96,9 @@ async function main(): Promise<void> {
     { method: 'GET', path: `${API}/employees?page=3` },
   ];
 
+  dynamoStats.reset();
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
+  const callsPerRequest = dynamoStats.calls / Math.max(1, result.requests.total);
   for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
   const total = async (path: string): Promise<number> =>
@@ -107,6 +112,7 @@ async function main(): Promise<void> {
 
   console.log(`requests      ${result.requests.total} (${connections} connections, ${result.duration.toFixed(1)} s)`);
   console.log(`throughput    ${result.requests.average.toFixed(0)} req/s`);
+  console.log(`DynamoDB      ${callsPerRequest.toFixed(2)} calls/request (AUTH_CACHE_SECONDS=${authCacheSeconds()})`);
   console.log(`latency       p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
   console.log(`status codes  ${JSON.stringify(statuses)}`);
   console.log(

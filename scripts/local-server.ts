@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
-import { businessOfToken, issueToken } from '../src/data/token-store';
+import { issueToken, lookupToken } from '../src/data/token-store';
+import { SCOPES } from '../src/domain/scopes';
 import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
@@ -36,7 +37,10 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
-  if (saved && (await businessOfToken(saved)) === businessId) return { businessId, token: saved };
+  // The demo token keeps full access: a saved one that lost a scope or expires is replaced.
+  const grant = saved ? await lookupToken(saved) : undefined;
+  if (grant?.businessId === businessId && grant.scopes.length === SCOPES.length && grant.expiresAt === undefined)
+    return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
   saveToken(token);
   return { businessId, token };

@@ -30,6 +30,19 @@ export const awsRegion = (): string | undefined => process.env.AWS_REGION;
 export const capacityDetail = (): 'INDEXES' | undefined =>
   process.env.DYNAMODB_CAPACITY_DETAIL === 'INDEXES' ? 'INDEXES' : undefined;
 
+/**
+ * Per call: how long a Lambda instance may reuse a token lookup (contract §15).
+ * Unset = 0 (every request reads its token: the local server and the tests);
+ * the CDK stack sets 60 on every function. A value that is not a whole number
+ * of seconds >= 0 is a deployment mistake: fail loudly, never guess.
+ */
+export function authCacheSeconds(): number {
+  const raw = process.env.AUTH_CACHE_SECONDS;
+  if (raw === undefined || raw === '') return 0;
+  if (!/^\d{1,6}$/.test(raw)) throw new Error(`AUTH_CACHE_SECONDS must be a whole number of seconds, got ${raw}`);
+  return Number(raw);
+}
+
 /** Read when the logger and metrics are created (once per process). */
 export const serviceName = (): string => process.env.POWERTOOLS_SERVICE_NAME ?? 'hr-api';
 export const logLevel = (): 'INFO' | 'SILENT' =>

@@ -25,6 +25,9 @@ export const FEED_COUNTER_SK = 'SEQ';
 
 export const keys = {
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
+  /** The business's copy of a token's metadata, so its tokens can be listed (one partition per business). */
+  tokenListing: (businessId: string, tokenHash: string): Key => ({ PK: `${biz(businessId)}#tokens`, SK: tokenHash }),
+  tokenListings: (businessId: string): string => `${biz(businessId)}#tokens`,
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
   record: (businessId: string, kind: RecordKind, id: string): Key => ({
     PK: `${biz(businessId)}#${kind}#${id}`,

@@ -1,43 +1,176 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { SCOPES, type Scope } from '../domain/scopes';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
-import { getItem } from './table-io';
+import { getItem, queryAll, transactWrite, type Item } from './table-io';
 
 /** 256 random bits; the prefix makes leaked tokens easy to spot by secret scanners. */
 export const TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}$/;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-/** Creates a token for a business; only its hash is stored, the token is returned once. */
-export async function issueToken(businessId: string, label = 'admin'): Promise<string> {
+/** How much of a token's hash `token list` shows and `token revoke` accepts: names a token, reveals nothing. */
+export const HASH_PREFIX_LENGTH = 12;
+
+/** What a token grants (contract §15). */
+export interface TokenGrant {
+  readonly businessId: string;
+  readonly scopes: readonly Scope[];
+  /** Epoch milliseconds; undefined = never expires. */
+  readonly expiresAt: number | undefined;
+}
+
+export interface TokenInfo {
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly created_at: string;
+  readonly expires_at: string | null;
+  readonly hash_prefix: string;
+}
+
+export interface IssueOptions {
+  readonly name?: string;
+  /** Default: every scope. */
+  readonly scopes?: readonly Scope[];
+  readonly expiresInDays?: number;
+}
+
+export class UnknownBusiness extends Error {
+  constructor(readonly businessId: string) {
+    super(`No business ${businessId}: import its fixture first`);
+    this.name = 'UnknownBusiness';
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Stored scopes in the order of SCOPES; a token issued before scopes existed had the whole business: every scope. */
+const scopesOf = (item: Item): Scope[] => {
+  if (!Array.isArray(item.scopes)) return [...SCOPES];
+  const stored = new Set(item.scopes.filter((s): s is string => typeof s === 'string'));
+  return SCOPES.filter((s) => stored.has(s));
+};
+
+/** `expires_at` is the table's TTL attribute (epoch seconds): DynamoDB deletes expired tokens eventually. */
+const expiresAtOf = (item: Item): number | undefined =>
+  typeof item.expires_at === 'number' ? item.expires_at * 1000 : undefined;
+
+/**
+ * Creates a token for an existing business; only its hash is stored, the token
+ * is returned once. Two items in one transaction: the token by its hash (what a
+ * request reads) and its listing in the business's partition (what `token list`
+ * reads), both expiring with the token.
+ */
+export async function createToken(
+  businessId: string,
+  options: IssueOptions = {},
+): Promise<{ token: string; scopes: Scope[]; expires_at: string | null }> {
   const token = `hr_${randomBytes(32).toString('base64url')}`;
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...keys.token(hashToken(token)), business_id: businessId, label, created_at: new Date().toISOString() },
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
-  return token;
+  const hash = hashToken(token);
+  const wanted = new Set(options.scopes ?? SCOPES);
+  const scopes = SCOPES.filter((s) => wanted.has(s));
+  const now = Date.now();
+  // Whole seconds (the TTL attribute's unit), so what is stored is exactly what list and lookup report.
+  const expiresAt =
+    options.expiresInDays === undefined ? undefined : Math.floor((now + options.expiresInDays * DAY_MS) / 1000);
+  const metadata: Item = {
+    business_id: businessId,
+    name: options.name ?? 'admin',
+    scopes,
+    created_at: new Date(now).toISOString(),
+    ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+  };
+  await transactWrite([
+    {
+      item: { ConditionCheck: { Key: keys.business(businessId), ConditionExpression: 'attribute_exists(PK)' } },
+      onConditionFailed: () => new UnknownBusiness(businessId),
+    },
+    {
+      item: { Put: { Item: { ...keys.token(hash), ...metadata }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      confirms: (stored) => stored !== undefined,
+    },
+    { item: { Put: { Item: { ...keys.tokenListing(businessId, hash), ...metadata } } } },
+  ]);
+  return { token, scopes, expires_at: expiresAt === undefined ? null : new Date(expiresAt * 1000).toISOString() };
+}
+
+/** A token with every scope that never expires (what `import`, `npm start` and the tests hand out). */
+export async function issueToken(businessId: string, name = 'admin'): Promise<string> {
+  return (await createToken(businessId, { name })).token;
 }
 
 /**
- * The business a token belongs to. The lookup is by hash, so no comparison of
- * secret bytes happens in our code (the key equality inside DynamoDB does not
- * leak timing a caller can use).
+ * What a token grants, or undefined for an unknown (or revoked) one. The lookup
+ * is by hash, so no comparison of secret bytes happens in our code (the key
+ * equality inside DynamoDB does not leak timing a caller can use). Expiry is
+ * the caller's to check: an expired token is told apart from an unknown one.
  */
-export async function businessOfToken(token: string): Promise<string | undefined> {
+export async function lookupToken(token: string): Promise<TokenGrant | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
   const item = await getItem(keys.token(hashToken(token)));
-  return typeof item?.business_id === 'string' ? item.business_id : undefined;
+  if (typeof item?.business_id !== 'string') return undefined;
+  return { businessId: item.business_id, scopes: scopesOf(item), expiresAt: expiresAtOf(item) };
+}
+
+
+/** The tokens of a business (never the token itself), oldest first. */
+export async function listTokens(businessId: string): Promise<TokenInfo[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :p',
+    ExpressionAttributeValues: { ':p': keys.tokenListings(businessId) },
+  });
+  return items
+    .map((item) => {
+      const expiresAt = expiresAtOf(item);
+      return {
+        name: String(item.name ?? ''),
+        scopes: scopesOf(item),
+        created_at: String(item.created_at ?? ''),
+        expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
+        hash_prefix: String(item.SK).slice(0, HASH_PREFIX_LENGTH),
+      };
+    })
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.hash_prefix.localeCompare(b.hash_prefix));
+}
+
+async function revokeHash(hash: string): Promise<boolean> {
+  // The token first: once it is gone the token is refused; the listing only tells operators it exists.
+  const out = await db().send(
+    new DeleteCommand({ TableName: tableName(), Key: keys.token(hash), ReturnValues: 'ALL_OLD' }),
+  );
+  const businessId = out.Attributes?.business_id;
+  if (typeof businessId === 'string')
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.tokenListing(businessId, hash) }));
+  return out.Attributes !== undefined;
 }
 
 /** Revoked = deleted: a revoked token is exactly an unknown one. Returns whether it existed. */
 export async function revokeToken(token: string): Promise<boolean> {
-  const out = await db().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.token(hashToken(token)), ReturnValues: 'ALL_OLD' }),
-  );
-  return out.Attributes !== undefined;
+  return revokeHash(hashToken(token));
+}
+
+/**
+ * Revokes the token of a business whose hash starts with `prefix` (as `token
+ * list` shows it): how an operator revokes a token nobody kept. Refuses a
+ * prefix that names no token or several.
+ */
+export async function revokeTokenByHashPrefix(
+  businessId: string,
+  prefix: string,
+): Promise<'revoked' | 'unknown' | 'ambiguous'> {
+  const p = prefix.toLowerCase();
+  if (!/^[0-9a-f]{6,64}$/.test(p)) return 'unknown';
+  const matches = (
+    await queryAll({
+      KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)',
+      ExpressionAttributeValues: { ':p': keys.tokenListings(businessId), ':s': p },
+    })
+  ).map((item) => String(item.SK));
+  if (matches.length > 1) return 'ambiguous';
+  const [hash] = matches;
+  if (!hash) return 'unknown';
+  await revokeHash(hash);
+  return 'revoked';
 }

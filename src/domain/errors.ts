@@ -39,6 +39,7 @@ export interface ErrorMessageParams {
   missing_authorization: Record<string, never>;
   malformed_authorization: Record<string, never>;
   unknown_token: Record<string, never>;
+  expired_token: Record<string, never>;
   insufficient_scope: { scope: string };
   record_not_found: { record: RecordName; id: string };
   route_not_found: { method: string; path: string };
@@ -135,11 +136,21 @@ export const bodyTooComplex = (problem: { tooDeep: number } | { tooWide: number 
       ? byKey('body_too_deep', { levels: problem.tooDeep })
       : byKey('body_too_wide', { keys: problem.tooWide }),
   );
-export const unauthorized = (key: 'missing_authorization' | 'malformed_authorization' | 'unknown_token'): HttpError =>
-  new HttpError(401, 'unauthorized', byKey(key, NO_PARAMS), { 'WWW-Authenticate': 'Bearer realm="api"' });
-/** 403: the token lacks the scope the route needs. */
-export const forbidden = (scope: string): HttpError =>
-  new HttpError(403, 'forbidden', byKey('insufficient_scope', { scope }));
+export type UnauthorizedKey = 'missing_authorization' | 'malformed_authorization' | 'unknown_token' | 'expired_token';
+/** The RFC 6750 challenge per case: no error code when no token was sent, `invalid_token` for one we refuse. */
+const BEARER_CHALLENGES: Record<UnauthorizedKey, string> = {
+  missing_authorization: 'Bearer realm="api"',
+  malformed_authorization: 'Bearer realm="api", error="invalid_request"',
+  unknown_token: 'Bearer realm="api", error="invalid_token"',
+  expired_token: 'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
+};
+export const unauthorized = (key: UnauthorizedKey): HttpError =>
+  new HttpError(401, 'unauthorized', byKey(key, NO_PARAMS), { 'WWW-Authenticate': BEARER_CHALLENGES[key] });
+/** 403: the token lacks the scope the route needs (contract §15, RFC 6750 §3.1). */
+export const insufficientScope = (scope: string): HttpError =>
+  new HttpError(403, 'insufficient_scope', byKey('insufficient_scope', { scope }), {
+    'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
 export const methodNotAllowed = (allowed: readonly string[]): HttpError =>
   new HttpError(405, 'method_not_allowed', byKey('method_not_allowed', { allowed }), {
     Allow: allowed.join(', '),

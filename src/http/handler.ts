@@ -5,14 +5,8 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ROUTES, type RouteDefinition, type RouteName } from './routes';
 import { inCallScope } from '../data/call-scope';
 import { FieldErrorCollector } from '../domain/errors';
-import {
-  authMiddleware,
-  bodyGuardMiddleware,
-  bodyShapeMiddleware,
-  requestIdOf,
-  responseMiddleware,
-  type AuthContext,
-} from './middleware';
+import { authMiddleware, type AuthContext } from './auth';
+import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, runWithDeadline } from '../data/deadline';
 import type { BodyValidator, QueryValidator } from './validation';
@@ -58,7 +52,7 @@ const rawQueryOf = (event: APIGatewayProxyEventV2): Record<string, string> =>
   >;
 
 /**
- * The one way an endpoint is built: authenticate, guard and parse the body,
+ * The one way an endpoint is built: authenticate and check the route's scope, guard and parse the body,
  * validate query and body against the route's schemas, call the domain,
  * serialize. Errors thrown anywhere are mapped by responseMiddleware only.
  */
@@ -68,7 +62,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
 ): LambdaHandler {
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
-  if (route.auth) middlewares.push(authMiddleware());
+  if (route.auth) middlewares.push(authMiddleware(route.scope));
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

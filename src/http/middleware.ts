@@ -1,12 +1,10 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { businessOfToken } from '../data/token-store';
 import {
   FieldError,
   HttpError,
   payloadTooLarge,
   serviceUnavailable,
-  unauthorized,
   unsupportedMediaType,
   badRequest,
   bodyTooComplex,
@@ -161,25 +159,6 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
     },
   };
 };
-
-export interface AuthContext {
-  readonly businessId: string;
-}
-
-/** Bearer token -> business (contract §1). One GetItem by the token's hash. */
-export const authMiddleware = (): MiddlewareObj => ({
-  before: async (request) => {
-    const event = request.event as Event;
-    const header = event.headers?.authorization;
-    if (!header) throw unauthorized('missing_authorization');
-    const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    if (!m?.[1]) throw unauthorized('malformed_authorization');
-    const businessId = await businessOfToken(m[1]);
-    if (!businessId) throw unauthorized('unknown_token');
-    (request.context as { auth?: AuthContext }).auth = { businessId };
-    logger.appendKeys({ business_id: businessId });
-  },
-});
 
 /** Rejects oversized and non-JSON bodies before anything parses them. */
 export const bodyGuardMiddleware = (): MiddlewareObj => ({

@@ -1,13 +1,15 @@
 /**
  * The route table: the single source for the CDK stack (one function per row),
- * the local server (same handlers, same matching) and the OpenAPI document.
+ * the local server (same handlers, same matching), the OpenAPI document and
+ * each route's token scope (contract §15).
  * Adding an endpoint = one row here + `functions/<name>.ts` exporting `handler`.
  *
- * Kept free of runtime imports (only the import-free API prefix and the table's
- * index names) so CDK synth, the local server and the OpenAPI builder can load it
+ * Kept free of runtime imports (only the import-free API prefix, the scope names
+ * and the table's index names) so CDK synth, the local server and the OpenAPI builder can load it
  * without pulling runtime code.
  */
 import { API_PREFIX } from '../domain/api-paths';
+import type { Scope } from '../domain/scopes';
 import type { IndexName } from '../data/table-definition';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -15,15 +17,13 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 /** Whether the function uses the table and may write; the exact IAM grant is TABLE_GRANTS below. */
 export type TableAccess = 'none' | 'read' | 'write';
 
-export interface RouteDefinition {
+interface RouteFields {
   /** verb-noun, also the handler file name: functions/<name>.ts */
   readonly name: string;
   readonly method: HttpMethod;
   /** API Gateway path syntax: {param} */
   readonly path: string;
   readonly access: TableAccess;
-  /** false only for the self-description routes */
-  readonly auth: boolean;
   readonly summary: string;
   readonly tag: string;
   /** Names of schemas in src/schemas (see schema registry) used by the OpenAPI document. */
@@ -43,6 +43,14 @@ export interface RouteDefinition {
   readonly bundleFiles?: readonly string[];
 }
 
+/**
+ * A route needs a bearer token with its `scope` (contract §15), or, only the
+ * self-description routes, no token at all. The scope lives here alone: the
+ * auth middleware, the OpenAPI document and the scope tests read it from this row.
+ */
+export type RouteDefinition = RouteFields &
+  ({ readonly auth: true; readonly scope: Scope } | { readonly auth: false; readonly scope?: undefined });
+
 /** The docs renderer get-docs inlines into its page (see src/openapi/docs-page.ts). */
 export const REDOC_PACKAGE_FILE = 'redoc/bundles/redoc.standalone.js';
 
@@ -55,6 +63,7 @@ export const ROUTES = [
     path: p('/employees'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employees',
     summary: 'Create an employee',
     request: 'EmployeeCreate',
@@ -66,6 +75,7 @@ export const ROUTES = [
     path: p('/employees'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employees',
     summary: 'List employees',
     response: 'Employee',
@@ -78,6 +88,7 @@ export const ROUTES = [
     path: p('/employees/{id}'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employees',
     summary: 'Show an employee',
     response: 'Employee',
@@ -88,6 +99,7 @@ export const ROUTES = [
     path: p('/employees/{id}'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employees',
     summary: 'Update an employee (partial)',
     request: 'EmployeeUpdate',
@@ -99,6 +111,7 @@ export const ROUTES = [
     path: p('/employee_jobs'),
     access: 'write',
     auth: true,
+    scope: 'employees:write',
     tag: 'Employee jobs',
     summary: 'Create an employee job',
     request: 'EmployeeJobCreate',
@@ -111,6 +124,7 @@ export const ROUTES = [
     path: p('/employee_jobs'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employee jobs',
     summary: 'List employee jobs',
     response: 'EmployeeJob',
@@ -123,6 +137,7 @@ export const ROUTES = [
     path: p('/employee_jobs/{id}'),
     access: 'read',
     auth: true,
+    scope: 'employees:read',
     tag: 'Employee jobs',
     summary: 'Show an employee job',
     response: 'EmployeeJob',
@@ -133,6 +148,7 @@ export const ROUTES = [
     path: p('/employee_payout_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List payout field definitions',
     response: 'PayoutField',
@@ -145,6 +161,7 @@ export const ROUTES = [
     path: p('/employee_payout_fields/{id}'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'Show a payout field definition',
     response: 'PayoutField',
@@ -155,6 +172,7 @@ export const ROUTES = [
     path: p('/locations'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List locations',
     response: 'Location',
@@ -167,6 +185,7 @@ export const ROUTES = [
     path: p('/locations/{id}'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'Show a location',
     response: 'Location',
@@ -177,6 +196,7 @@ export const ROUTES = [
     path: p('/employee_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom employee field definitions',
     response: 'CustomField',
@@ -189,6 +209,7 @@ export const ROUTES = [
     path: p('/employee_job_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom employee job field definitions',
     response: 'CustomField',
@@ -201,6 +222,7 @@ export const ROUTES = [
     path: p('/application_fields'),
     access: 'read',
     auth: true,
+    scope: 'reference:read',
     tag: 'Reference data',
     summary: 'List custom application field definitions',
     response: 'CustomField',
@@ -213,6 +235,7 @@ export const ROUTES = [
     path: p('/applications'),
     access: 'write',
     auth: true,
+    scope: 'applications:write',
     tag: 'Applications',
     summary: 'Create an application',
     request: 'ApplicationCreate',
@@ -224,6 +247,7 @@ export const ROUTES = [
     path: p('/applications'),
     access: 'read',
     auth: true,
+    scope: 'applications:read',
     tag: 'Applications',
     summary: 'List applications',
     response: 'Application',
@@ -236,6 +260,7 @@ export const ROUTES = [
     path: p('/applications/{id}'),
     access: 'read',
     auth: true,
+    scope: 'applications:read',
     tag: 'Applications',
     summary: 'Show an application',
     response: 'Application',
@@ -246,6 +271,7 @@ export const ROUTES = [
     path: p('/applications/{id}'),
     access: 'write',
     auth: true,
+    scope: 'applications:write',
     tag: 'Applications',
     summary: 'Update an application (partial)',
     request: 'ApplicationUpdate',
@@ -257,6 +283,7 @@ export const ROUTES = [
     path: p('/changes'),
     access: 'read',
     auth: true,
+    scope: 'changes:read',
     tag: 'Change feed',
     summary: 'Read the change feed after a cursor',
     response: 'ChangePage',
@@ -270,6 +297,7 @@ export const ROUTES = [
     path: p('/webhook_subscriptions'),
     access: 'write',
     auth: true,
+    scope: 'webhooks:manage',
     tag: 'Webhooks',
     summary: 'Subscribe a URL to changes (the signing secret is in this response only)',
     request: 'WebhookSubscriptionCreate',
@@ -281,6 +309,7 @@ export const ROUTES = [
     path: p('/webhook_subscriptions'),
     access: 'read',
     auth: true,
+    scope: 'webhooks:manage',
     tag: 'Webhooks',
     summary: 'List webhook subscriptions',
     response: 'WebhookSubscription',
@@ -293,6 +322,7 @@ export const ROUTES = [
     path: p('/webhook_subscriptions/{id}'),
     access: 'read',
     auth: true,
+    scope: 'webhooks:manage',
     tag: 'Webhooks',
     summary: 'Show a webhook subscription (status, last delivery error; never the secret)',
     response: 'WebhookSubscription',
@@ -303,6 +333,7 @@ export const ROUTES = [
     path: p('/webhook_subscriptions/{id}'),
     access: 'write',
     auth: true,
+    scope: 'webhooks:manage',
     tag: 'Webhooks',
     summary: 'Delete a webhook subscription; nothing more is delivered to it once this answers',
   },

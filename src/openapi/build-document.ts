@@ -4,6 +4,7 @@ import { ROUTES, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 import { LANGUAGES } from '../http/i18n/messages';
+import { SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes';
 
 /**
  * The OpenAPI 3.1 document (contract §12), generated from the route table and
@@ -14,9 +15,10 @@ import { LANGUAGES } from '../http/i18n/messages';
  * Statuses per operation follow from the route row (contract §3, §11):
  * - success: 201 + Location + ETag (POST), 200 + ETag (single read, PUT), 200 + Link (lists);
  * - 400: bad JSON (routes with a body, ErrorBody) / query field errors (routes with a query, FieldErrors);
- * - 401 with WWW-Authenticate (auth routes); 404 (`{id}` routes and `extraStatuses`);
+ * - 401 and 403 with WWW-Authenticate (auth routes; the route's scope is the operation's security
+ *   requirement); 404 (`{id}` routes and `extraStatuses`);
  * - 409 Idempotency-Key reuse (POST); 412 If-Match (PUT); 413, 415, 422 (routes with a body);
- * - 503 with Retry-After (routes that touch the table); 500 (every route).
+ * - 503 with Retry-After (routes that touch the table); 500 and 429 (stage throttling) on every route.
  * Unknown paths and wrong methods (404/405 with Allow) are answered by the
  * `$default` fallback, which is not an operation; the description says so.
  */
@@ -83,8 +85,19 @@ const DESCRIPTION = `HR and recruiting API: employees, employee jobs, applicatio
 
 ## Authentication
 Every request except this document and \`/docs\` sends \`Authorization: Bearer <token>\`. A token belongs to one business;
-records of other businesses are invisible (404). Missing, malformed, unknown or revoked tokens answer \`401\` with
-\`WWW-Authenticate: Bearer\`.
+records of other businesses are invisible (404). Missing, malformed, unknown, revoked or expired tokens answer \`401\`
+with \`WWW-Authenticate: Bearer\` (\`error="invalid_token"\` for a token that is not accepted).
+
+A token carries scopes; each operation names the one it needs as its security requirement. GET operations need the
+\`:read\` scope, POST and PUT the \`:write\` scope (a write scope does not imply the read scope). A token without it
+answers \`403\` \`insufficient_scope\` with \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<scope>"\`,
+before the body is read; nothing is changed. Scopes:
+${SCOPES.map((scope) => `- \`${scope}\`: ${SCOPE_DESCRIPTIONS[scope]}`).join('\n')}
+
+## Throttling
+Every operation may answer \`429\` when the deployment's request rate limit is exceeded. API Gateway answers it
+before the service sees the request (\`{"message": "Too Many Requests"}\`, not the error body below); nothing was
+done, retry with exponential backoff.
 
 ## Formats
 JSON in and out (UTF-8). Requests with a body must send \`Content-Type: application/json\` (else \`415\`), at most ${MAX_BODY_MIB} MiB
@@ -101,6 +114,7 @@ end in \`…\`), and a field-error body reports at most 100 fields, those of the
 
 ## Errors
 - \`{"error": "<code>", "message": "...", "request_id": "..."}\` for \`bad_request\` (400), \`unauthorized\` (401),
+  \`insufficient_scope\` (403),
   \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`not_acceptable\` (406, only the document and
   \`/docs\`, when \`Accept\` excludes their media type), \`idempotency_key_reused\` (409),
   \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
@@ -168,7 +182,12 @@ const HEADERS: Record<string, JsonObject> = {
     required: true,
     schema: { type: 'integer', minimum: 0 },
   },
-  WWWAuthenticate: { description: 'Always a `Bearer` challenge.', required: true, schema: { type: 'string' } },
+  WWWAuthenticate: {
+    description:
+      'A `Bearer` challenge (RFC 6750): with `error="invalid_token"` for a token that is not accepted, with `error="insufficient_scope"` and the needed `scope` on 403.',
+    required: true,
+    schema: { type: 'string' },
+  },
   ContentLanguage: {
     description: 'Language of the error texts (`message`, field messages), negotiated from `Accept-Language`.',
     required: true,
@@ -427,6 +446,21 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
   ];
 }
 
+/**
+ * Stage throttling: API Gateway answers before any function runs, with its own
+ * body and none of our headers.
+ */
+const THROTTLED: OpenApiResponse = {
+  description:
+    'Too many requests: the deployment’s rate limit (API Gateway stage throttling) was exceeded; nothing was done. Retry with backoff.',
+  content: {
+    'application/json': {
+      schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+      example: { message: 'Too Many Requests' },
+    },
+  },
+};
+
 function descriptionOf(route: RouteDefinition): string {
   const description = OPERATION_DESCRIPTIONS[route.name];
   if (!description) throw new Error(`Route ${route.name} has no description in OPERATION_DESCRIPTIONS`);
@@ -482,11 +516,16 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   }
   if (route.auth) {
     responses['401'] = errorResponse(
-      'Missing, malformed, unknown or revoked bearer token (`unauthorized`)',
+      'Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`)',
       'unauthorized',
       {
         'WWW-Authenticate': headerRef('WWWAuthenticate'),
       },
+    );
+    responses['403'] = errorResponse(
+      `This token lacks the scope ${route.scope} (\`insufficient_scope\`); nothing was read or changed`,
+      'insufficient_scope',
+      { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
     );
   }
   const extra = new Set<number>(route.extraStatuses ?? []);
@@ -534,6 +573,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     const key = String(status);
     responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.() ?? errorResponse(`Error ${key}`, 'error');
   }
+  responses['429'] = THROTTLED;
   responses['500'] = errorResponse(
     'Unexpected error, logged; never a stack trace (`internal_error`)',
     'internal_error',
@@ -552,9 +592,10 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   return {
     operationId: operationIdOf(route.name),
     summary: route.summary,
-    description: descriptionOf(route),
+    description: route.auth ? `${descriptionOf(route)}\n\nScope: \`${route.scope}\`.` : descriptionOf(route),
     tags: [route.tag],
-    ...(route.auth ? {} : { security: [] }),
+    // OpenAPI 3.1 lets a requirement of any scheme list the roles (here: token scopes) it needs.
+    security: route.auth ? [{ [BEARER_SCHEME]: [route.scope] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(request
       ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(request) } } } }
@@ -615,7 +656,9 @@ export function buildOpenApiDocument(
         [BEARER_SCHEME]: {
           type: 'http',
           scheme: 'bearer',
-          description: 'API token of one business (`npm run admin -- import FILE` prints one).',
+          description:
+            'API token of one business with scopes (`npm run admin -- token create BUSINESS_ID --scopes ...` prints one). ' +
+            'Each operation lists the scope it needs.',
         },
       },
     },

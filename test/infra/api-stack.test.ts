@@ -157,6 +157,14 @@ describe('functions', () => {
       else expect(vars.TABLE_NAME).toEqual({ Ref: tableId });
     }
   });
+
+  test('functions of token routes cache token lookups for 60 s (contract §15); the others have no cache setting', () => {
+    for (const { name } of ALL_FUNCTIONS) {
+      const vars = resources[functionId(name)]!.Properties.Environment.Variables;
+      const auth = ROUTES.some((r) => r.name === name && r.auth);
+      expect(vars.AUTH_CACHE_SECONDS).toBe(auth ? '60' : undefined);
+    }
+  });
 });
 
 describe('HTTP API', () => {

@@ -124,3 +124,86 @@ describe('npm run admin -- import / revoke', () => {
     );
   }, 60_000);
 });
+
+describe('npm run admin -- token create / list / revoke (contract §15)', () => {
+  interface Created {
+    token: string;
+    scopes: string[];
+    expires_at: string;
+  }
+  interface Listed {
+    name: string;
+    scopes: string[];
+    created_at: string;
+    expires_at: string | null;
+    hash_prefix: string;
+  }
+  const lastJson = <T>(stdout: string): T => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as T;
+
+  it('creates a scoped, expiring, named token, lists it without the secret, revokes it by hash prefix', async () => {
+    expect(
+      (await admin('import', fixtureFile('tok.json', { ...demo, business: { ...demo.business, id: 'tok' } }))).code,
+    ).toBe(0);
+    const created = await admin(
+      'token',
+      'create',
+      'tok',
+      '--scopes',
+      'employees:read,reference:read',
+      '--expires-in-days',
+      '7',
+      '--name',
+      'payroll sync',
+    );
+    expect(created.code).toBe(0);
+    expect(firstLine(created.stderr)).toBe(localTarget());
+    const { token, scopes, expires_at } = lastJson<Created>(created.stdout);
+    expect(token).toMatch(/^hr_/);
+    expect(scopes).toEqual(['employees:read', 'reference:read']);
+    const days = (Date.parse(expires_at) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(6.9);
+    expect(days).toBeLessThanOrEqual(7);
+    expect((await api.request('GET', `${API}/locations/hq`, { token })).status).toBe(200);
+    const write = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'A', last_name: 'B' } });
+    expect(write.status).toBe(403);
+
+    const listed = await admin('token', 'list', 'tok');
+    expect(listed.code).toBe(0);
+    const lines = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Listed);
+    expect(listed.stdout).not.toContain(token);
+    const mine = lines.find((l) => l.name === 'payroll sync');
+    if (!mine) throw new Error(`not listed: ${listed.stdout}`);
+    expect(mine).toEqual({
+      name: 'payroll sync',
+      scopes: ['employees:read', 'reference:read'],
+      created_at: expect.stringMatching(/Z$/),
+      expires_at,
+      hash_prefix: expect.stringMatching(/^[0-9a-f]{12}$/),
+    });
+    // The import's token is listed too, with every scope and no expiry.
+    expect(lines.some((l) => l.scopes.length === 7 && l.expires_at === null)).toBe(true);
+
+    const revoked = await admin('token', 'revoke', 'tok', mine.hash_prefix);
+    expect(revoked.code).toBe(0);
+    expect(lastJson<{ revoked: boolean }>(revoked.stdout)).toEqual({ revoked: true });
+    expect((await api.request('GET', `${API}/locations/hq`, { token })).status).toBe(401);
+    expect((await admin('token', 'list', 'tok')).stdout).not.toContain(mine.hash_prefix);
+  }, 90_000);
+
+  it('refuses unknown scopes and bad expiries before connecting, and an unknown business', async () => {
+    const badScope = await admin('token', 'create', 'tok', '--scopes', 'employees:read,employees:delete');
+    expect(badScope.code).toBe(2);
+    expect(badScope.stderr).toContain('unknown scope employees:delete');
+    expect(badScope.stderr).not.toContain('Target:');
+    const badDays = await admin('token', 'create', 'tok', '--expires-in-days', '0');
+    expect(badDays.code).toBe(2);
+    expect(badDays.stderr).toContain('--expires-in-days must be a whole number');
+    const unknown = await admin('token', 'create', 'no-such-business');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No business no-such-business');
+    expect(unknown.stdout).not.toContain('hr_');
+  }, 90_000);
+});

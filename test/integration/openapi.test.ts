@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { ROUTES } from '../../src/http/routes';
+import { SCOPES } from '../../src/domain/scopes';
 import { SCHEMAS } from '../../src/schemas';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/openapi/build-document';
 import { jsonForScript, REDOC_PACKAGE_FILE } from '../../src/openapi/docs-page';
@@ -107,7 +108,8 @@ describe('the document', () => {
         expect.objectContaining({ name: 'Accept-Language', in: 'header', required: false }),
       );
       for (const [status, response] of Object.entries(op.responses)) {
-        if (Number(status) >= 400)
+        // 429 is API Gateway's own answer (stage throttling), in English only.
+        if (Number(status) >= 400 && status !== '429')
           expect({ route: route.name, status, header: response.headers?.['Content-Language'] }).toEqual({
             route: route.name,
             status,
@@ -144,7 +146,7 @@ describe('the document', () => {
     }
   });
 
-  it('has one operation per route row, with its summary, tag and security', () => {
+  it("has one operation per route row, with its summary, tag and security (the route's scope)", () => {
     const operations = Object.values(doc.paths).flatMap((ops) => Object.keys(ops));
     expect(operations).toHaveLength(ROUTES.length);
     for (const route of ROUTES) {
@@ -152,13 +154,16 @@ describe('the document', () => {
       expect({ route: route.name, found: op !== undefined }).toEqual({ route: route.name, found: true });
       expect(op?.summary).toBe(route.summary);
       expect(op?.tags).toEqual([route.tag]);
-      if (route.auth) expect(op?.security).toBeUndefined();
-      else expect(op?.security).toEqual([]);
+      if (route.auth) {
+        expect(op?.security).toEqual([{ bearerAuth: [route.scope] }]);
+        expect(op?.description).toContain(`Scope: \`${route.scope}\``);
+      } else expect(op?.security).toEqual([]);
     }
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     expect(doc.components.securitySchemes.bearerAuth).toEqual(
       expect.objectContaining({ type: 'http', scheme: 'bearer' }),
     );
+    for (const scope of SCOPES) expect(doc.info.description).toContain(`\`${scope}\``);
   });
 
   it('documents the statuses each kind of route can answer', () => {
@@ -166,9 +171,9 @@ describe('the document', () => {
       const op = operationOf(route.method, route.path)!;
       const statuses = Object.keys(op.responses).map(Number);
       const hasBody = 'request' in route;
-      const expected = new Set<number>([500]);
+      const expected = new Set<number>([429, 500]);
       expected.add(route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200);
-      if (route.auth) expected.add(401);
+      if (route.auth) [401, 403].forEach((s) => expected.add(s));
       else expected.add(406);
       if (route.path.includes('{')) expected.add(404);
       for (const s of 'extraStatuses' in route ? route.extraStatuses : []) expected.add(s);
@@ -181,8 +186,12 @@ describe('the document', () => {
         route: route.name,
         statuses: [...expected].sort(),
       });
-      for (const response of Object.values(op.responses)) {
-        expect(response.headers?.['X-Request-Id']).toEqual({ $ref: '#/components/headers/XRequestId' });
+      // 429 comes from API Gateway's stage throttling, before our code: none of our headers.
+      for (const [status, response] of Object.entries(op.responses).filter(([s]) => s !== '429')) {
+        expect({ status, header: response.headers?.['X-Request-Id'] }).toEqual({
+          status,
+          header: { $ref: '#/components/headers/XRequestId' },
+        });
       }
       const success = op.responses[route.method === 'POST' ? '201' : '200']!;
       if (route.method === 'POST')
@@ -191,6 +200,7 @@ describe('the document', () => {
       else if ('etag' in route && route.etag === false) expect(success.headers).not.toHaveProperty('ETag');
       else if ('response' in route) expect(success.headers).toHaveProperty('ETag');
       if (route.auth) expect(op.responses['401']?.headers).toHaveProperty('WWW-Authenticate');
+      if (route.auth) expect(op.responses['403']?.headers).toHaveProperty('WWW-Authenticate');
       if (route.access !== 'none') expect(op.responses['503']?.headers).toHaveProperty('Retry-After');
       if (hasBody) {
         expect(op.requestBody).toEqual({

@@ -22,6 +22,7 @@ const documented = new Map(
 
 const built: Record<string, Key> = {
   token: keys.token('<sha256>'),
+  'token listing': keys.tokenListing('<bid>', '<sha256>'),
   'business config': keys.business('<bid>'),
   record: keys.record('<bid>', '<kind>' as RecordKind, '<id>'),
   'list counter': keys.counter('<bid>', '<list>'),

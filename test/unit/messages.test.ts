@@ -1,5 +1,5 @@
 import {
-  forbidden,
+  insufficientScope,
   MESSAGES,
   methodNotAllowed,
   notFound,
@@ -45,7 +45,7 @@ describe('message catalogues (contract §16)', () => {
     expect(messageOf(methodNotAllowed(['GET', 'PUT']), 'de')).toBe(
       'Methode nicht erlaubt; dieser Pfad erlaubt GET, PUT',
     );
-    expect(messageOf(forbidden('employees:write'), 'it')).toBe('A questo token manca lo scope employees:write');
+    expect(messageOf(insufficientScope('employees:write'), 'it')).toBe('A questo token manca lo scope employees:write');
   });
 
   it('keep field keys and pass unknown texts through', () => {

@@ -1,0 +1,148 @@
+/**
+ * `npm run bench` (third part, alone: `npm run bench:auth`): DynamoDB calls and
+ * time per request with the token cache off (AUTH_CACHE_SECONDS=0, the local
+ * default) and on (60, the deployed default), one request at a time against an
+ * in-memory DynamoDB Local. Calls are exact; times are this machine's and only
+ * their ratio means anything (DynamoDB Local is slower than DynamoDB).
+ *   BENCH_AUTH_REQUESTS (default 100 per request kind and setting)
+ */
+import type { AddressInfo } from 'node:net';
+import fixture from '../fixtures/demo.json';
+import { importBusiness } from '../src/data/business-store';
+import { dynamoStats, resetClient } from '../src/data/client';
+import { issueToken } from '../src/data/token-store';
+import { buildBusiness } from '../src/domain/fixture';
+import { parseFixture } from '../src/schemas/fixture';
+import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
+import { createLocalServer } from './lib/server';
+
+const API = '/services/api/v1';
+
+interface Kind {
+  readonly label: string;
+  readonly method: string;
+  readonly path: (ids: Ids) => string;
+  readonly body?: (i: number) => unknown;
+}
+interface Ids {
+  employee: string;
+  application: string;
+}
+
+const KINDS: readonly Kind[] = [
+  { label: 'show employee', method: 'GET', path: (ids) => `${API}/employees/${ids.employee}` },
+  { label: 'show location (reference)', method: 'GET', path: () => `${API}/locations/hq` },
+  { label: 'list employees, page 2', method: 'GET', path: () => `${API}/employees?page=2&per_page=5` },
+  { label: 'list applications, job filter', method: 'GET', path: () => `${API}/applications?job_id=cook-2026` },
+  {
+    label: 'create employee',
+    method: 'POST',
+    path: () => `${API}/employees`,
+    body: (i) => ({ first_name: 'Bench', last_name: `No${i}` }),
+  },
+  {
+    label: 'update application',
+    method: 'PUT',
+    path: (ids) => `${API}/applications/${ids.application}`,
+    body: (i) => ({ phone: `+39 ${1000 + i}` }),
+  },
+];
+
+const percentile = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+
+async function main(): Promise<void> {
+  const perKind = Number(process.env.BENCH_AUTH_REQUESTS ?? 100);
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const dynamo = await startDynamoLocal();
+  const server = createLocalServer();
+  const previous = process.env.AUTH_CACHE_SECONDS;
+  try {
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = 'bench-auth-cache';
+    resetClient();
+    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
+    const parsed = parseFixture(fixture);
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const { config, records } = buildBusiness(parsed.fixture);
+    await importBusiness(config, records);
+    const token = await issueToken(config.id, 'bench');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const send = async (method: string, path: string, body?: unknown): Promise<{ status: number; id?: string }> => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const json = (await res.json()) as { id?: string };
+      return { status: res.status, id: json.id };
+    };
+    const ids: Ids = { employee: '', application: '' };
+    for (let i = 0; i < 12; i++)
+      ids.employee = (await send('POST', `${API}/employees`, { first_name: 'S', last_name: `E${i}` })).id ?? '';
+    ids.application =
+      (
+        await send('POST', `${API}/applications`, {
+          first_name: 'A',
+          last_name: 'B',
+          email: 'a@example.com',
+          accept_terms_and_conditions: true,
+          job_id: 'cook-2026',
+        })
+      ).id ?? '';
+
+    const rows: string[] = [];
+    let n = 0;
+    for (const kind of KINDS) {
+      // Off and on alternate request by request, so drift on a shared machine hits both alike.
+      const samples: Record<string, { calls: number; times: number[] }> = {
+        '0': { calls: 0, times: [] },
+        '60': { calls: 0, times: [] },
+      };
+      process.env.AUTH_CACHE_SECONDS = '60';
+      await send(kind.method, kind.path(ids), kind.body?.(++n)); // warm-up: the one lookup the cache keeps
+      for (let i = 0; i < 2 * perKind; i++) {
+        const seconds = i % 2 === 0 ? '0' : '60';
+        const sample = samples[seconds]!;
+        process.env.AUTH_CACHE_SECONDS = seconds;
+        const callsBefore = dynamoStats.calls;
+        const started = performance.now();
+        const { status } = await send(kind.method, kind.path(ids), kind.body?.(++n));
+        sample.times.push(performance.now() - started);
+        sample.calls += dynamoStats.calls - callsBefore;
+        if (status >= 400) throw new Error(`${kind.label}: ${status}`);
+      }
+      const measured: Record<string, { calls: number; p50: number; mean: number }> = {};
+      for (const [seconds, { calls, times }] of Object.entries(samples)) {
+        times.sort((x, y) => x - y);
+        measured[seconds] = {
+          calls: calls / perKind,
+          p50: percentile(times, 50),
+          mean: times.reduce((x, y) => x + y, 0) / times.length,
+        };
+      }
+      const off = measured['0']!;
+      const on = measured['60']!;
+      rows.push(
+        `| ${kind.label} | ${off.calls.toFixed(2)} | ${on.calls.toFixed(2)} | ${off.p50.toFixed(1)} | ${on.p50.toFixed(1)} | ${(on.mean / off.mean).toFixed(2)} |`,
+      );
+    }
+    console.log(
+      `\nToken cache: DynamoDB calls and time per request (${perKind} sequential requests each, off and on alternating, DynamoDB Local)`,
+    );
+    console.log('| request | calls, cache off | calls, cache on | p50 ms off | p50 ms on | mean time on/off |');
+    console.log('|---|---|---|---|---|---|');
+    for (const row of rows) console.log(row);
+  } finally {
+    if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
+    else process.env.AUTH_CACHE_SECONDS = previous;
+    server.close();
+    await dynamo.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

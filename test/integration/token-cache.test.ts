@@ -1,0 +1,124 @@
+import demo from '../../fixtures/demo.json';
+import { createToken, revokeToken } from '../../src/data/token-store';
+import { API, countCalls, startApi, type TestApi } from '../support/harness';
+import {
+  TOKEN_ROUTES,
+  createSampleRecords,
+  sampleRequest,
+  successStatus,
+  type SampleIds,
+} from '../support/route-samples';
+
+/**
+ * Token lookups cached per instance for AUTH_CACHE_SECONDS (contract §15): the
+ * server runs in this process, so this file's setting is what its handlers read.
+ */
+let api: TestApi;
+let token: string;
+let ids: SampleIds;
+const BUSINESS = 'cached';
+const previous = process.env.AUTH_CACHE_SECONDS;
+
+beforeAll(async () => {
+  process.env.AUTH_CACHE_SECONDS = '3600';
+  api = await startApi();
+  token = await api.provision({ ...demo, business: { ...demo.business, id: BUSINESS } });
+  ids = await createSampleRecords(api, token);
+}, 60_000);
+afterAll(async () => {
+  if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
+  else process.env.AUTH_CACHE_SECONDS = previous;
+  await api.close();
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const get = (path: string, t = token) => api.request('GET', `${API}${path}`, { token: t });
+
+describe('a warm token saves its lookup on every route', () => {
+  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))('%s: one DynamoDB call less than cold', async (_n, route) => {
+    // A fresh token per route, so the first request is the cold one.
+    const fresh = (await createToken(BUSINESS, { name: 'cache' })).token;
+    const send = () => {
+      const sample = sampleRequest(route, ids);
+      return api.request(sample.method, sample.path, { token: fresh, body: sample.body });
+    };
+    const cold = await countCalls(send);
+    const warm = await countCalls(send);
+    expect([cold.result.status, warm.result.status]).toEqual([successStatus(route), successStatus(route)]);
+    expect(warm.calls).toBe(cold.calls - 1);
+  });
+
+  it('a repeated single-record GET is one DynamoDB call', async () => {
+    await get(`/employees/${ids.employee}`);
+    for (const path of [
+      `/employees/${ids.employee}`,
+      `/employee_jobs/${ids.job}`,
+      `/applications/${ids.application}`,
+      '/locations/hq',
+    ]) {
+      const { result, calls } = await countCalls(() => get(path));
+      expect({ path, status: result.status, calls }).toEqual({ path, status: 200, calls: 1 });
+    }
+  });
+
+  it('a list page is one call less than uncached (2 instead of 3)', async () => {
+    await get('/employees?page=2&per_page=1');
+    const { result, calls } = await countCalls(() => get('/employees?page=2&per_page=1'));
+    expect(result.status).toBe(200);
+    expect(calls).toBe(2);
+  });
+});
+
+describe('what the cache keeps and for how long', () => {
+  it('a token created a moment ago works at once (unknown tokens are not kept)', async () => {
+    const pending = 'hr_' + 'A'.repeat(43);
+    expect((await get('/locations/hq', pending)).status).toBe(401);
+    const fresh = (await createToken(BUSINESS, { name: 'new' })).token;
+    expect((await get('/locations/hq', fresh)).status).toBe(200);
+    const again = await countCalls(() => get('/locations/hq', pending));
+    expect(again.result.status).toBe(401);
+    expect(again.calls).toBe(1);
+  });
+
+  it('a revoked token works until its lookup is older than AUTH_CACHE_SECONDS, then 401', async () => {
+    const doomed = (await createToken(BUSINESS, { name: 'doomed' })).token;
+    expect((await get('/locations/hq', doomed)).status).toBe(200);
+    expect(await revokeToken(doomed)).toBe(true);
+    // Inside the window (3600 s here): still served from the instance's cache, without a lookup.
+    const cached = await countCalls(() => get('/locations/hq', doomed));
+    expect({ status: cached.result.status, calls: cached.calls }).toEqual({ status: 200, calls: 1 });
+    process.env.AUTH_CACHE_SECONDS = '1';
+    try {
+      await sleep(1100);
+      const res = await get('/locations/hq', doomed);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    } finally {
+      process.env.AUTH_CACHE_SECONDS = '3600';
+    }
+  });
+
+  it('expiry is exact even while the lookup is kept', async () => {
+    // Expires within the next 2 seconds (whole seconds are stored).
+    const created = await createToken(BUSINESS, { name: 'brief', expiresInDays: 2 / 86_400 });
+    await get('/locations/hq', created.token); // kept from now on, whatever it answered
+    await sleep(Math.max(0, Date.parse(created.expires_at ?? '') - Date.now()) + 50);
+    const { result, calls } = await countCalls(() => get('/locations/hq', created.token));
+    expect({ status: result.status, message: result.body.message, calls }).toEqual({
+      status: 401,
+      message: 'This token has expired',
+      calls: 0,
+    });
+  });
+
+  it('AUTH_CACHE_SECONDS=0 reads the token on every request', async () => {
+    process.env.AUTH_CACHE_SECONDS = '0';
+    try {
+      await get(`/employees/${ids.employee}`);
+      const { calls } = await countCalls(() => get(`/employees/${ids.employee}`));
+      expect(calls).toBe(2);
+    } finally {
+      process.env.AUTH_CACHE_SECONDS = '3600';
+    }
+  });
+});

@@ -1,0 +1,196 @@
+import demo from '../../fixtures/demo.json';
+import { createToken, revokeToken } from '../../src/data/token-store';
+import { SCOPES, type Scope } from '../../src/domain/scopes';
+import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import {
+  TOKEN_ROUTES,
+  createSampleRecords,
+  sampleRequest,
+  sampleRecordIds,
+  successStatus,
+  type SampleIds,
+} from '../support/route-samples';
+
+/**
+ * Contract §15 over every token route of the route table (caching off, the
+ * local default): the route's scope admits, any other scope set is 403 before
+ * anything is read or changed, a write scope does not imply the read scope,
+ * revoked and expired tokens are 401, and a token of another business with the
+ * right scope still sees nothing of this one (§1).
+ */
+let api: TestApi;
+let full: string;
+let theirs: string;
+let ids: SampleIds;
+
+const OURS = 'scoped-ours';
+const THEIRS = 'scoped-theirs';
+
+const tokenWith = async (scopes: readonly Scope[], businessId = OURS): Promise<string> =>
+  (await createToken(businessId, { name: 'test', scopes })).token;
+
+/** The scope of the same resource with the other access (employees:read <-> employees:write), if there is one. */
+const sibling = (scope: Scope): Scope | undefined => {
+  const [resource, access] = scope.split(':');
+  const other = `${resource}:${access === 'read' ? 'write' : 'read'}`;
+  return SCOPES.find((s) => s === other);
+};
+
+const send = (route: (typeof TOKEN_ROUTES)[number], token: string): Promise<ApiResponse> => {
+  const sample = sampleRequest(route, ids);
+  return api.request(sample.method, sample.path, { token, body: sample.body });
+};
+
+/** What a client could observe of the business: list totals and every sample record's ETag. */
+async function state(): Promise<unknown> {
+  const get = (path: string) => api.request('GET', `${API}${path}`, { token: full });
+  const total = async (path: string) => (await get(path)).body.total_entries as number;
+  return {
+    employees: await total('/employees'),
+    jobs: await total('/employee_jobs'),
+    applications: await total('/applications'),
+    employee: (await get(`/employees/${ids.employee}`)).headers.get('etag'),
+    job: (await get(`/employee_jobs/${ids.job}`)).headers.get('etag'),
+    application: (await get(`/applications/${ids.application}`)).headers.get('etag'),
+  };
+}
+
+const expectInsufficientScope = (res: ApiResponse, scope: Scope): void => {
+  expect({ status: res.status, body: res.body }).toEqual({
+    status: 403,
+    body: {
+      error: 'insufficient_scope',
+      message: `This token lacks the scope ${scope}`,
+      request_id: expect.any(String),
+    },
+  });
+  expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
+};
+
+const admitted = (res: ApiResponse): boolean => res.status === 200 || res.status === 201 || res.status === 204;
+
+beforeAll(async () => {
+  api = await startApi();
+  full = await api.provision({ ...demo, business: { ...demo.business, id: OURS } });
+  theirs = await api.provision({ ...demo, business: { ...demo.business, id: THEIRS } });
+  ids = await createSampleRecords(api, full);
+}, 60_000);
+afterAll(() => api.close());
+
+it('every token route declares one of the contract’s scopes: :read for GET, :write (or manage) otherwise', () => {
+  expect(TOKEN_ROUTES.length).toBeGreaterThan(0);
+  for (const route of TOKEN_ROUTES) {
+    expect(SCOPES).toContain(route.scope);
+    if (route.method === 'GET') expect({ route: route.name, scope: route.scope }).toMatchObject({ scope: /:read$/ });
+    else expect({ route: route.name, scope: route.scope }).toMatchObject({ scope: /:(write|manage)$/ });
+  }
+});
+
+describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_label, route) => {
+  it(`a token with only ${route.scope} is admitted`, async () => {
+    const res = await send(route, await tokenWith([route.scope]));
+    expect({ status: res.status, body: admitted(res) ? 'ok' : res.body }).toEqual({
+      status: successStatus(route),
+      body: 'ok',
+    });
+  });
+
+  it('a token with every other scope gets 403 after one DynamoDB call (its token), and nothing changes', async () => {
+    const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
+    const before = await state();
+    const { result, calls } = await countCalls(() => send(route, token));
+    expectInsufficientScope(result, route.scope);
+    expect(calls).toBe(1);
+    expect(await state()).toEqual(before);
+  });
+
+  it('a token with no scope at all gets 403', async () => {
+    expectInsufficientScope(await send(route, await tokenWith([])), route.scope);
+  });
+
+  const other = sibling(route.scope);
+  if (other) {
+    it(`a token with only ${other} gets 403 (read and write scopes are separate)`, async () => {
+      expectInsufficientScope(await send(route, await tokenWith([other])), route.scope);
+    });
+  }
+
+  it('a revoked token gets 401 invalid_token', async () => {
+    const token = await tokenWith([route.scope]);
+    expect(await revokeToken(token)).toBe(true);
+    const res = await send(route, token);
+    expect(res.status).toBe(401);
+    expect(res.body.error).toBe('unauthorized');
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
+  });
+
+  it('an expired token gets 401 invalid_token, saying it expired; nothing changes', async () => {
+    const { token } = await createToken(OURS, { scopes: [route.scope], expiresInDays: -1 });
+    const before = await state();
+    const res = await send(route, token);
+    expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
+      status: 401,
+      error: 'unauthorized',
+      message: 'This token has expired',
+    });
+    expect(res.headers.get('www-authenticate')).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
+    );
+    expect(await state()).toEqual(before);
+  });
+
+  it('another business’s token with the scope sees none of this business’s records, and changes nothing here', async () => {
+    const before = await state();
+    const sample = sampleRequest(route, ids);
+    const res = await api.request(sample.method, sample.path, { token: theirs, body: sample.body });
+    const sent = JSON.stringify(sample);
+    // Our ids in the path or body are unknown there: 404 (contract §1); everything else is their own business.
+    const refersToOurs = sampleRecordIds(ids).some((id) => sent.includes(id));
+    if (refersToOurs)
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 404, error: 'not_found' });
+    else expect({ status: res.status, admitted: admitted(res) }).toEqual({ status: res.status, admitted: true });
+    for (const id of Object.values(ids).filter((id) => !sent.includes(id))) expect(res.text).not.toContain(id);
+    expect(await state()).toEqual(before);
+  });
+});
+
+describe('the scope is checked before the body', () => {
+  it.each(TOKEN_ROUTES.filter((r) => r.method !== 'GET').map((r) => [r.name, r] as const))(
+    '%s: an invalid body with the wrong scope is 403, not 400/415/422',
+    async (_name, route) => {
+      const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
+      const path = sampleRequest(route, ids).path;
+      const broken = await api.request(route.method, path, {
+        token,
+        rawBody: '{"not json',
+        headers: { 'content-type': 'text/plain' },
+      });
+      expectInsufficientScope(broken, route.scope);
+    },
+  );
+});
+
+describe('tokens of the import and of new admin tokens', () => {
+  it('a token from import carries every scope', async () => {
+    for (const route of TOKEN_ROUTES.filter((r) => r.method === 'GET'))
+      expect({ route: route.name, status: (await send(route, full)).status }).toEqual({
+        route: route.name,
+        status: 200,
+      });
+  });
+
+  it('a created token without scopes named has every scope and no expiry', async () => {
+    const created = await createToken(OURS, { name: 'all' });
+    expect(created).toEqual({ token: expect.stringMatching(/^hr_/), scopes: [...SCOPES], expires_at: null });
+  });
+
+  it('expires_at is a UTC datetime N days ahead', async () => {
+    const created = await createToken(OURS, { scopes: ['employees:read'], expiresInDays: 30 });
+    expect(created.expires_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.000Z$/);
+    const days = (Date.parse(created.expires_at ?? '') - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(29.9);
+    expect(days).toBeLessThanOrEqual(30);
+    const res = await api.request('GET', `${API}/employees/${ids.employee}`, { token: created.token });
+    expect(res.status).toBe(200);
+  });
+});

@@ -1,0 +1,133 @@
+/**
+ * One valid request per token route of the route table, against the demo
+ * fixture, so tests can iterate ROUTES instead of hand-listing endpoints. Keyed
+ * by route name: a new token route does not compile until it has a sample here.
+ */
+import { ROUTES, type RouteDefinition, type RouteName } from '../../src/http/routes';
+import { API, type TestApi } from './harness';
+
+/** Ids of records a sample may refer to, created by `createSampleRecords`. */
+export interface SampleIds {
+  readonly employee: string;
+  readonly job: string;
+  readonly application: string;
+  readonly subscription: string;
+}
+
+/** Subscriptions the DELETE sample removes, one per request (a deleted one is 404 the next time). */
+const doomedSubscriptions: string[] = [];
+const allDoomed: string[] = [];
+
+/** Every id of the sample business a sample request may name: the sample records and the DELETE sample's subscriptions. */
+export const sampleRecordIds = (ids: SampleIds): string[] => [...Object.values(ids), ...allDoomed];
+
+/** A webhook target on the loopback discard port: allowed locally, nothing is ever delivered in these tests. */
+const HOOK_URL = 'http://127.0.0.1:9/hook';
+
+export interface SampleRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+}
+
+type TokenRoute = Extract<(typeof ROUTES)[number], { auth: true }>;
+type TokenRouteName = TokenRoute['name'];
+
+let n = 0;
+const unique = (): string => `${Date.now().toString(36)}-${++n}`;
+
+const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
+  'create-employee': () => ({
+    method: 'POST',
+    path: `${API}/employees`,
+    body: { first_name: 'Sample', last_name: 'Person', employee_number: `S-${unique()}` },
+  }),
+  'list-employees': () => ({ method: 'GET', path: `${API}/employees?per_page=5` }),
+  'get-employee': (ids) => ({ method: 'GET', path: `${API}/employees/${ids.employee}` }),
+  'update-employee': (ids) => ({
+    method: 'PUT',
+    path: `${API}/employees/${ids.employee}`,
+    body: { city: `City ${unique()}` },
+  }),
+  'create-employee-job': (ids) => ({
+    method: 'POST',
+    path: `${API}/employee_jobs`,
+    body: { employee_id: ids.employee, name: 'Cook', from: '2026-01-01' },
+  }),
+  'list-employee-jobs': () => ({ method: 'GET', path: `${API}/employee_jobs?per_page=5` }),
+  'get-employee-job': (ids) => ({ method: 'GET', path: `${API}/employee_jobs/${ids.job}` }),
+  'list-employee-payout-fields': () => ({ method: 'GET', path: `${API}/employee_payout_fields?per_page=2` }),
+  'get-employee-payout-field': () => ({ method: 'GET', path: `${API}/employee_payout_fields/41` }),
+  'list-locations': () => ({ method: 'GET', path: `${API}/locations?per_page=2` }),
+  'get-location': () => ({ method: 'GET', path: `${API}/locations/hq` }),
+  'list-employee-fields': () => ({ method: 'GET', path: `${API}/employee_fields` }),
+  'list-employee-job-fields': () => ({ method: 'GET', path: `${API}/employee_job_fields` }),
+  'list-application-fields': () => ({ method: 'GET', path: `${API}/application_fields` }),
+  'create-application': () => ({
+    method: 'POST',
+    path: `${API}/applications`,
+    body: {
+      first_name: 'Sample',
+      last_name: 'Applicant',
+      email: `s-${unique()}@example.com`,
+      accept_terms_and_conditions: true,
+      job_id: 'cook-2026',
+    },
+  }),
+  'list-applications': () => ({ method: 'GET', path: `${API}/applications?per_page=5` }),
+  'get-application': (ids) => ({ method: 'GET', path: `${API}/applications/${ids.application}` }),
+  'update-application': (ids) => ({
+    method: 'PUT',
+    path: `${API}/applications/${ids.application}`,
+    body: { phone: `+39 ${Math.floor(Math.random() * 1e9)}` },
+  }),
+  'list-changes': () => ({ method: 'GET', path: `${API}/changes?limit=5` }),
+  'create-webhook-subscription': () => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions`,
+    body: { url: `${HOOK_URL}?${unique()}` },
+  }),
+  'list-webhook-subscriptions': () => ({ method: 'GET', path: `${API}/webhook_subscriptions?per_page=5` }),
+  'get-webhook-subscription': (ids) => ({ method: 'GET', path: `${API}/webhook_subscriptions/${ids.subscription}` }),
+  'delete-webhook-subscription': () => {
+    const id = doomedSubscriptions.pop();
+    if (!id) throw new Error('createSampleRecords made too few subscriptions for the DELETE sample');
+    return { method: 'DELETE', path: `${API}/webhook_subscriptions/${id}` };
+  },
+};
+
+/** Every route that needs a token, with its scope, from the route table. */
+export const TOKEN_ROUTES = ROUTES.filter((r): r is TokenRoute => r.auth) as readonly TokenRoute[];
+
+export const sampleRequest = (route: RouteDefinition & { name: RouteName }, ids: SampleIds): SampleRequest => {
+  const sample = SAMPLES[route.name as TokenRouteName];
+  if (!sample) throw new Error(`No sample request for route ${route.name}`);
+  return sample(ids);
+};
+
+/** An employee, one of their jobs, an application and webhook subscriptions, created with a full-access token. */
+export async function createSampleRecords(api: TestApi, token: string): Promise<SampleIds> {
+  const post = async (path: string, body: unknown): Promise<string> => {
+    const res = await api.request('POST', `${API}${path}`, { token, body });
+    if (res.status !== 201) throw new Error(`setup POST ${path}: ${res.status} ${res.text}`);
+    return res.body.id as string;
+  };
+  const employee = await post('/employees', { first_name: 'Eva', last_name: 'Sample' });
+  const job = await post('/employee_jobs', { employee_id: employee, name: 'Cook', from: '2026-01-01' });
+  const application = await post('/applications', {
+    first_name: 'Al',
+    last_name: 'Sample',
+    email: 'al@example.com',
+    accept_terms_and_conditions: true,
+    job_id: null,
+  });
+  const hook = { url: HOOK_URL };
+  const subscription = await post('/webhook_subscriptions', hook);
+  for (let i = 0; i < 16; i++) doomedSubscriptions.push(await post('/webhook_subscriptions', hook));
+  allDoomed.push(...doomedSubscriptions);
+  return { employee, job, application, subscription };
+}
+
+/** The status a sample answers when admitted: 201 for a create, 204 for a delete, else 200. */
+export const successStatus = (route: RouteDefinition): number =>
+  route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;

@@ -1,0 +1,77 @@
+import { parseTokenCommand } from '../../scripts/lib/token-commands';
+import { authCacheSeconds } from '../../src/data/config';
+import { SCOPES } from '../../src/domain/scopes';
+
+describe('npm run admin -- token ... arguments (contract §15)', () => {
+  it('create: scopes, expiry and name; every scope when none are named', () => {
+    expect(
+      parseTokenCommand([
+        'create',
+        'acme',
+        '--scopes',
+        'employees:read, reference:read',
+        '--expires-in-days',
+        '30',
+        '--name',
+        'sync',
+      ]),
+    ).toEqual({
+      kind: 'create',
+      businessId: 'acme',
+      scopes: ['employees:read', 'reference:read'],
+      expiresInDays: 30,
+      name: 'sync',
+    });
+    expect(parseTokenCommand(['create', 'acme'])).toEqual({ kind: 'create', businessId: 'acme' });
+    expect(parseTokenCommand(['create', 'acme', '--scopes', SCOPES.join(',')])).toMatchObject({ scopes: [...SCOPES] });
+  });
+
+  it('list and revoke', () => {
+    expect(parseTokenCommand(['list', 'acme'])).toEqual({ kind: 'list', businessId: 'acme' });
+    expect(parseTokenCommand(['revoke', 'acme', '0123abcd4567'])).toEqual({
+      kind: 'revoke',
+      businessId: 'acme',
+      hashPrefix: '0123abcd4567',
+    });
+  });
+
+  it.each([
+    [['create'], 'BUSINESS_ID is required'],
+    [['create', 'acme', '--scopes', 'employees:delete'], 'unknown scope employees:delete'],
+    [['create', 'acme', '--scopes', ''], 'unknown scope'],
+    [['create', 'acme', '--expires-in-days', '0'], '--expires-in-days must be a whole number from 1 to 3650'],
+    [['create', 'acme', '--expires-in-days', '1.5'], '--expires-in-days must be a whole number'],
+    [['create', 'acme', '--expires-in-days', '99999'], '--expires-in-days must be a whole number'],
+    [['create', 'acme', '--name', ' '], '--name must not be empty'],
+    [['create', 'acme', '--colour', 'red'], "Unknown option '--colour'"],
+    [['create', 'acme', 'extra'], 'unexpected argument extra'],
+    [['list', 'acme', '--scopes', 'x'], 'token list takes only BUSINESS_ID'],
+    [['revoke', 'acme'], 'token revoke takes BUSINESS_ID HASH_PREFIX'],
+    [['revoke', 'acme', 'hr_secret-token'], 'not the token'],
+    [['rotate', 'acme'], 'unknown subcommand rotate'],
+  ])('%j is refused: %s', (argv, message) => {
+    const result = parseTokenCommand(argv);
+    expect(typeof result).toBe('string');
+    expect(result).toContain(message);
+  });
+});
+
+describe('AUTH_CACHE_SECONDS', () => {
+  const previous = process.env.AUTH_CACHE_SECONDS;
+  afterEach(() => {
+    if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
+    else process.env.AUTH_CACHE_SECONDS = previous;
+  });
+
+  it('is 0 (no caching) when unset, the seconds given otherwise', () => {
+    delete process.env.AUTH_CACHE_SECONDS;
+    expect(authCacheSeconds()).toBe(0);
+    process.env.AUTH_CACHE_SECONDS = '60';
+    expect(authCacheSeconds()).toBe(60);
+  });
+
+  it.each(['-1', '1.5', 'sixty', '60s'])('refuses %s loudly', (value) => {
+    process.env.AUTH_CACHE_SECONDS = value;
+    expect(() => authCacheSeconds()).toThrow(/AUTH_CACHE_SECONDS must be a whole number/);
+  });
+});
