@@ -316,6 +316,7 @@ describe('IAM least privilege', () => {
     ['create-employee-job', ['BatchGetItem', 'ConditionCheckItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['create-application', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['update-application', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
+    ['list-changes', ['BatchGetItem', 'GetItem'], []],
   ])('%s may call %j on the table and the indexes %j', (name, actions, indexes) => {
     const [statement] = dynamoStatements(name);
     expect(asArray(statement!.Action).sort()).toEqual(actions.map((a) => `dynamodb:${a}`));

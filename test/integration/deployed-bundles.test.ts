@@ -187,7 +187,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('get-webhook-subscription', 200, { params: { id: subscription } });
   add('delete-webhook-subscription', 204, { params: { id: doomed } }, false);
   add('list-webhook-subscriptions', 200);
-  add('list-changes', 200);
+  add('list-changes', 200, { query: { limit: '5' } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
   requests.push({ name: 'route-not-found', event: event('GET', `${API}/no_such_thing`), expect: 404 });

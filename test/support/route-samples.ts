@@ -43,6 +43,7 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     body: { first_name: 'Sample', last_name: 'Person', employee_number: `S-${unique()}` },
   }),
   'list-employees': () => ({ method: 'GET', path: `${API}/employees?per_page=5` }),
+  'list-changes': () => ({ method: 'GET', path: `${API}/changes?limit=5` }),
   'get-employee': (ids) => ({ method: 'GET', path: `${API}/employees/${ids.employee}` }),
   'update-employee': (ids) => ({
     method: 'PUT',
@@ -81,7 +82,6 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     path: `${API}/applications/${ids.application}`,
     body: { phone: `+39 ${Math.floor(Math.random() * 1e9)}` },
   }),
-  'list-changes': () => ({ method: 'GET', path: `${API}/changes?limit=5` }),
   'create-webhook-subscription': () => ({
     method: 'POST',
     path: `${API}/webhook_subscriptions`,
