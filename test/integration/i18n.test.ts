@@ -18,7 +18,7 @@ import { createToken } from '../../src/data/token-store';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
-import { feedAppendWrites } from '../../src/data/feed-store';
+import { feedAppendWrites, readLaneCounters } from '../../src/data/feed-store';
 import { transactWrite } from '../../src/data/table-io';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
@@ -403,11 +403,14 @@ beforeAll(async () => {
   const business = (FIXTURE as { business: { id: string } }).business.id;
   const at = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000).toISOString();
   const old = { type: 'employee.created', id: 'old', occurred_at: at, data: { id: 'old' } } as const;
-  await transactWrite(feedAppendWrites(business, { lane: 0, n: 0, days: {} }, [old, old]));
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.feedEntry(business, 0, 2) }));
+  // Lane 0 may already hold entries of the records created above (a record's lane is a hash of its id).
+  const [lane0] = await readLaneCounters(business);
+  const n = lane0?.n ?? 0;
+  await transactWrite(feedAppendWrites(business, { lane: 0, n, days: lane0?.days ?? {} }, [old, old]));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.feedEntry(business, 0, n + 2) }));
   expiredCursor = encodeCursor(
     business,
-    Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? 1 : 0)),
+    Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? n + 1 : 0)),
   );
 });
 
