@@ -3,8 +3,8 @@ const transform = {
   // Type checking happens once in `npm run typecheck`; jest only strips types (fast on 2 cores).
   '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, isolatedModules: true } }],
 };
-// @middy/* ship ES modules only; jest's CommonJS runtime needs them transformed.
-const transformIgnorePatterns = ['node_modules/(?!(@middy)/)'];
+// @middy/* and request-filtering-agent ship ES modules only; jest's CommonJS runtime needs them transformed.
+const transformIgnorePatterns = ['node_modules/(?!(@middy|request-filtering-agent)/)'];
 
 module.exports = {
   testEnvironment: 'node',

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CfnOutput, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -8,6 +8,11 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -15,7 +20,15 @@ import type { Construct, IConstruct } from 'constructs';
 import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
-import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS, type RouteDefinition, type RouteName, type TableGrant } from '../src/http/routes';
+import {
+  FALLBACK_ROUTE,
+  ROUTES,
+  TABLE_GRANTS,
+  WORKER_GRANTS,
+  type RouteDefinition,
+  type RouteName,
+  type TableGrant,
+} from '../src/http/routes';
 import { TABLE } from '../src/data/table-definition';
 
 /** The repository root (this file lives in lib/). */
@@ -39,6 +52,23 @@ const shipNextToHandler = (files: readonly string[]) => ({
 export const handlerEntry = (functionsDir: string, name: string): string => path.join(functionsDir, `${name}.ts`);
 
 export const SERVICE_NAME = 'hr-api';
+
+/**
+ * The webhook dispatcher (contract §14): not a route, its own function. It
+ * reads subscriptions and the feed and moves subscription state; it never
+ * creates or deletes items.
+ */
+export const DISPATCHER = {
+  name: 'dispatch-webhooks',
+  grant: WORKER_GRANTS['dispatch-webhooks'] satisfies TableGrant,
+  /** Several deliveries of up to 10 s each per invocation; the code stops starting new ones 2 s before this. */
+  timeout: Duration.seconds(120),
+  /** A schedule that finds due subscriptions (retries whose SQS wake-up was lost, catch-up after a backlog). */
+  schedule: Duration.minutes(1),
+} as const;
+
+/** Routes that seal (create) or open (idempotent replay) webhook secrets. */
+const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
 
 /**
  * How long a warm function reuses a token lookup (contract §15): a warm
@@ -190,7 +220,8 @@ export class ApiStack extends Stack {
   readonly stage: apigw.HttpStage;
   readonly alarmTopic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
-  /** By route name, plus FALLBACK_ROUTE.name. */
+  readonly webhooks: { key: kms.Key; retryQueue: sqs.Queue; deadLetters: sqs.Queue; alarms: cloudwatch.Alarm[] };
+  /** By route name, plus FALLBACK_ROUTE.name and DISPATCHER.name. */
   readonly functions: Readonly<Record<string, ApiFunction>>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -199,7 +230,7 @@ export class ApiStack extends Stack {
     Tags.of(this).add('stage', props.stage);
 
     const functionsDir = props.functionsDir ?? DEFAULT_FUNCTIONS_DIR;
-    const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name];
+    const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name];
     const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
       throw new ContextError(`Missing handler files (one per route in src/http/routes.ts):\n  ${missing.join('\n  ')}`);
@@ -270,6 +301,7 @@ export class ApiStack extends Stack {
         integration: new HttpLambdaIntegration(`${route.name}-integration`, fn.function),
       });
     }
+    this.webhooks = this.addWebhookDispatcher(props, alarmAction, functions);
     this.functions = functions;
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
@@ -312,6 +344,91 @@ export class ApiStack extends Stack {
   }
 
   /**
+   * Webhooks: the KMS key that seals subscription secrets (granted to the
+   * create route and the dispatcher only), the dispatcher Lambda on a schedule
+   * and on an SQS queue of delayed retries (with a dead-letter queue), and
+   * alarms on its backlog. Outbound calls time out after 10 s in the code.
+   */
+  private addWebhookDispatcher(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+  ): ApiStack['webhooks'] {
+    const key = new kms.Key(this, 'WebhookSecretsKey', {
+      description: `${SERVICE_NAME} ${props.stage}: seals webhook signing secrets`,
+      enableKeyRotation: true,
+    });
+    const deadLetters = new sqs.Queue(this, 'WebhookRetryDeadLetters', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      retentionPeriod: Duration.days(14),
+    });
+    const retryQueue = new sqs.Queue(this, 'WebhookRetries', {
+      enforceSSL: true,
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      visibilityTimeout: Duration.seconds(DISPATCHER.timeout.toSeconds() * 6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+    });
+    const dispatcher = new ApiFunction(this, `Fn-${DISPATCHER.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, DISPATCHER.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${DISPATCHER.name}: webhook deliveries from the change feed`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: DISPATCHER.timeout,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        TABLE_NAME: this.table.tableName,
+        WEBHOOK_KMS_KEY_ID: key.keyArn,
+        WEBHOOK_RETRY_QUEUE_URL: retryQueue.queueUrl,
+      },
+    });
+    const statement = tableStatement(this.table.tableArn, DISPATCHER.grant);
+    if (statement) dispatcher.role.addToPrincipalPolicy(statement);
+    key.grantDecrypt(dispatcher.function);
+    retryQueue.grantSendMessages(dispatcher.function);
+    dispatcher.function.addEventSource(new SqsEventSource(retryQueue, { batchSize: 10 }));
+    new events.Rule(this, 'WebhookSchedule', {
+      description: 'Webhook dispatcher: subscriptions that are due',
+      schedule: events.Schedule.rate(DISPATCHER.schedule),
+      targets: [new eventsTargets.LambdaFunction(dispatcher.function)],
+    });
+    for (const name of SEALS_WEBHOOK_SECRETS) {
+      const fn = functions[name];
+      if (!fn) continue;
+      fn.function.addEnvironment('WEBHOOK_KMS_KEY_ID', key.keyArn);
+      // Exactly Encrypt (seal) and Decrypt (idempotent replay); no ReEncrypt*/GenerateDataKey* wildcards.
+      key.grant(fn.function, 'kms:Encrypt', 'kms:Decrypt');
+    }
+    functions[DISPATCHER.name] = dispatcher;
+
+    const period = Duration.minutes(5);
+    const alarms = [
+      new cloudwatch.Alarm(this, 'WebhookDeadLettersAlarm', {
+        alarmDescription: 'Webhook retry messages the dispatcher failed to process 5 times (dead-letter queue)',
+        metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
+        threshold: 1,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+      new cloudwatch.Alarm(this, 'WebhookRetryBacklogAlarm', {
+        alarmDescription:
+          'A webhook retry message waited over 30 minutes past its delay (the dispatcher is not keeping up)',
+        metric: retryQueue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
+        // Messages carry at most a 15 min delay; older than that means they are not being consumed.
+        threshold: 45 * 60,
+        evaluationPeriods: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      }),
+    ];
+    for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
+    return { key, retryQueue, deadLetters, alarms };
+  }
+
+  /**
    * cdk-nag (v3) AwsSolutions findings that are decisions, not oversights,
    * acknowledged with CDK's native Validations API. Findings of rules with
    * several findings per resource are acknowledged one by one (`Rule[finding]`).
@@ -330,6 +447,10 @@ export class ApiStack extends Stack {
         },
       );
     }
+    Validations.of(this.webhooks.deadLetters).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason: 'This queue is the dead-letter queue of the webhook retry queue.',
+    });
     Validations.of(this.api).acknowledge({
       id: 'AwsSolutions-APIG4',
       reason:

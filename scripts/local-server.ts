@@ -3,6 +3,7 @@
  * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
  * and every route of src/http/routes.ts served through the deployed handlers.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
@@ -13,10 +14,19 @@ import { SCOPES } from '../src/domain/scopes';
 import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
+import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
+import '../src/services/feed-wiring';
 
 const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
+const WEBHOOK_KEY_FILE = join(DATA_DIR, 'webhook-key');
 const saveToken = (token: string): void => writeLocalFile('demo-token', token);
+
+/** The AES key that seals webhook secrets locally (src/data/secret-box.ts): made once, owner-only. */
+function webhookSecretKey(): string {
+  if (!existsSync(WEBHOOK_KEY_FILE)) writeLocalFile('webhook-key', randomBytes(32).toString('base64'));
+  return readFileSync(WEBHOOK_KEY_FILE, 'utf8').trim();
+}
 
 async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
@@ -41,6 +51,10 @@ async function main(): Promise<void> {
   const { endpoint, embedded } = await connect({ allowAws: false });
   if (embedded && endpoint) announceEndpoint(endpoint);
   const { businessId, token } = await demoToken();
+  // Contract §14: the local server also delivers to loopback http receivers.
+  process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_SECRET_KEY ??= webhookSecretKey();
+  const stopDispatcher = startLocalDispatcher();
   const port = Number(process.env.PORT ?? 3000);
   // Loopback unless HOST says otherwise (contract §10): the local stack is not for the network.
   const host = process.env.HOST || '127.0.0.1';
@@ -63,6 +77,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server.close();
+    await stopDispatcher();
     await embedded?.stop();
     process.exit(0);
   };

@@ -51,3 +51,18 @@ export const logLevel = (): 'INFO' | 'SILENT' =>
 /** Per request: EMF metrics only inside Lambda (locally and in tests they would be noise on stdout). */
 export const metricsEnabled = (): boolean =>
   Boolean(process.env.AWS_LAMBDA_FUNCTION_NAME) && process.env.POWERTOOLS_METRICS_DISABLED !== 'true';
+
+/** Webhooks (contract §14). Per call: tests change them between cases. */
+export const webhookRetryDelaysRaw = (): string | undefined => process.env.WEBHOOK_RETRY_DELAYS;
+/**
+ * Set by the local server (`npm start`) only: loopback http receivers are
+ * allowed. Ignored inside Lambda, so a stray variable cannot open the door.
+ */
+export const webhooksAllowLoopback = (): boolean =>
+  process.env.WEBHOOKS_ALLOW_LOOPBACK === '1' && !process.env.AWS_LAMBDA_FUNCTION_NAME;
+/** Deployed: the KMS key that seals webhook secrets. */
+export const webhookKmsKeyId = (): string | undefined => process.env.WEBHOOK_KMS_KEY_ID || undefined;
+/** Local and tests: base64 AES-256 key that seals webhook secrets (the local server keeps it in .dynamodb/webhook-key). */
+export const webhookSecretKey = (): string | undefined => process.env.WEBHOOK_SECRET_KEY || undefined;
+/** Deployed dispatcher: the SQS queue of delayed retries. */
+export const webhookRetryQueueUrl = (): string => requireEnv('WEBHOOK_RETRY_QUEUE_URL');

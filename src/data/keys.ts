@@ -40,6 +40,12 @@ export const keys = {
     SK: 'U',
   }),
   idempotency: (businessId: string, key: string): Key => ({ PK: `${biz(businessId)}#idem#${key}`, SK: 'I' }),
+  /** All webhook subscriptions of a business share one partition (see webhook-store). */
+  webhookSubscriptions: (businessId: string): string => `${biz(businessId)}#webhook-subscriptions`,
+  webhookSubscription: (businessId: string, id: string): Key => ({
+    PK: `${biz(businessId)}#webhook-subscriptions`,
+    SK: id,
+  }),
   /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
   listMap: (businessId: string, list: string, superblock: number): Key => ({
     PK: `${biz(businessId)}#map#${list}`,

@@ -25,7 +25,8 @@ export type RecordName =
   | 'payout_field'
   | 'employee_field'
   | 'employee_job_field'
-  | 'application_field';
+  | 'application_field'
+  | 'webhook_subscription';
 
 /** Every `message` of an error body, by key, with the parameters its text needs. */
 export interface ErrorMessageParams {
@@ -117,6 +118,7 @@ export const MESSAGES = {
   accepted: 'must be accepted',
   toBeforeFrom: 'must be on or after from',
   unknownField: 'is not a known field',
+  notAllowed: 'is not allowed',
 } as const;
 
 export const notFound = (record: RecordName, id: string): HttpError =>

@@ -302,6 +302,52 @@ export const ROUTES = [
     summary: 'Erase an application',
   },
   {
+    name: 'create-webhook-subscription',
+    method: 'POST',
+    path: p('/webhook_subscriptions'),
+    access: 'write',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'Subscribe a URL to changes (the signing secret is in this response only)',
+    request: 'WebhookSubscriptionCreate',
+    response: 'WebhookSubscriptionCreated',
+  },
+  {
+    name: 'list-webhook-subscriptions',
+    method: 'GET',
+    path: p('/webhook_subscriptions'),
+    access: 'read',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'List webhook subscriptions',
+    response: 'WebhookSubscription',
+    list: true,
+    query: 'PageQuery',
+  },
+  {
+    name: 'get-webhook-subscription',
+    method: 'GET',
+    path: p('/webhook_subscriptions/{id}'),
+    access: 'read',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'Show a webhook subscription (status, last delivery error; never the secret)',
+    response: 'WebhookSubscription',
+  },
+  {
+    name: 'delete-webhook-subscription',
+    method: 'DELETE',
+    path: p('/webhook_subscriptions/{id}'),
+    access: 'write',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'Delete a webhook subscription; nothing more is delivered to it once this answers',
+  },
+  {
     name: 'get-openapi',
     method: 'GET',
     path: p('/openapi.json'),
@@ -403,10 +449,26 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,
   // the feed's application.deleted entry Put and lane counter Update
   'delete-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
+  // the change feed's end (lane counters BatchGet), then subscription + idempotency Put in one transaction
+  'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
+  // the business's subscription partition
+  'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
+  'get-webhook-subscription': REFERENCE_ONE,
+  'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,
 };
+
+/**
+ * Functions that are not routes (a schedule or a queue triggers them), granted
+ * and checked against the calls the tests observe the same way as TABLE_GRANTS.
+ */
+export const WORKER_GRANTS = {
+  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list` index),
+  // the change feed (lane counters and entries by key: BatchGetItem)
+  'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+} as const satisfies Record<string, TableGrant>;
 
 export interface RouteMatch {
   readonly route: RouteDefinition;

@@ -55,6 +55,8 @@ export interface OpenApiDocument {
   security: JsonObject[];
   tags: { name: string; description?: string }[];
   paths: Record<string, Record<string, OpenApiOperation>>;
+  /** What the service sends (OpenAPI 3.1): the webhook delivery. */
+  webhooks: Record<string, { post: JsonObject }>;
   components: {
     schemas: Record<string, JsonObject>;
     headers: Record<string, JsonObject>;
@@ -75,6 +77,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Change feed':
     'Every committed change, exactly once, per record in commit order: sync by following `next_cursor` instead of polling `updated_at_since`.',
   Meta: 'This document and its HTML rendering; no token needed.',
+  Webhooks:
+    'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
 };
 
 const DESCRIPTION = `HR and recruiting API: employees, employee jobs, applications and the reference data of one business.
@@ -117,7 +121,8 @@ end in \`…\`), and a field-error body reports at most 100 fields, those of the
   \`service_unavailable\` (503, with \`Retry-After\`).
 - Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
   parameters. Messages: \`can't be blank\`, \`is invalid\`, \`is not included in the list\`, \`does not exist\`,
-  \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`.
+  \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`,
+  \`is not allowed\` (a webhook \`url\` the service will not call).
 - An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
 
 ## Languages
@@ -222,6 +227,14 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Changes the keys sent and leaves the others alone; `job_id` and `accept_terms_and_conditions` are fixed at creation. Send `If-Match` to update only the version you read.',
   'list-changes':
     'The change feed (contract §13): every committed create, update and delete of employees, employee jobs and applications, each exactly once, in the order the writes to each record were committed, with the record as its GET answered right after the change. Start without `after` (the oldest retained change, 30 days), then pass back `next_cursor` forever; a cursor past retention answers 410. Reads the table with consistent reads, never an index, so it misses nothing while indexes lag.',
+  'create-webhook-subscription':
+    'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address (422 `is not allowed`).',
+  'list-webhook-subscriptions':
+    'A page of the webhook subscriptions of the business, oldest first (never their secrets).',
+  'get-webhook-subscription':
+    'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error`; never the secret.',
+  'delete-webhook-subscription':
+    'Deletes a webhook subscription; once this has answered, nothing more is delivered to it.',
   'get-openapi':
     'This document (OpenAPI 3.1), generated from the route table and the JSON Schemas the server validates with; no token needed.',
   'get-docs': 'An HTML rendering of this document (Redoc), self-contained; no token needed.',
@@ -241,6 +254,46 @@ const schemaRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/$
 const json = (schema: JsonObject, example?: unknown): OpenApiResponse['content'] => ({
   'application/json': example === undefined ? { schema } : { schema, example },
 });
+
+const webhookHeader = (name: string, description: string): JsonObject => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string' },
+});
+
+/**
+ * The delivery a subscription's URL receives (contract §14), signed as the
+ * Standard Webhooks specification defines: the `standardwebhooks` package's
+ * `verify(body, headers)` checks it.
+ */
+const WEBHOOKS: OpenApiDocument['webhooks'] = {
+  change: {
+    post: {
+      operationId: 'receiveChange',
+      summary: 'One change-feed entry, delivered to a webhook subscription',
+      description:
+        'Sent to the subscription’s `url`, one entry at a time in feed order. Answer `2xx` within 10 s to move on; any other answer or none is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the subscription is `disabled`. Verify the signature with the `secret` from the subscription’s `201` (Standard Webhooks) and deduplicate on `webhook-id`.',
+      tags: ['Webhooks'],
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'The same on every retry of this entry to this subscription: deduplicate on it.'),
+        webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+        webhookHeader(
+          'webhook-signature',
+          '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret.',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('ChangeEntry') } } },
+      responses: {
+        '2XX': { description: 'Received: the next entry follows.' },
+        '4XX': { description: 'Refused (for example a signature that does not verify): retried on the schedule.' },
+        '5XX': { description: 'Failed: retried on the schedule.' },
+      },
+    },
+  },
+};
 
 function response(
   description: string,
@@ -357,7 +410,7 @@ function parametersOf(route: RouteDefinition, schemas: Record<string, object>): 
 }
 
 function successOf(route: RouteDefinition, response_: string | undefined): [string, OpenApiResponse] {
-  if (route.method === 'DELETE') return ['204', response('Erased; the id is unknown from now on (404)')];
+  if (route.method === 'DELETE') return ['204', response('Deleted; the id answers 404 from now on')];
   if (route.responseMediaType) {
     return ['200', response(route.summary, { [route.responseMediaType]: { schema: { type: 'string' } } })];
   }
@@ -596,9 +649,10 @@ export function buildOpenApiDocument(
     security: [{ [BEARER_SCHEME]: [] }],
     tags,
     paths,
+    webhooks: WEBHOOKS,
     components: {
       // Query schemas appear as parameters; a component nothing refers to is noise for tools.
-      schemas: referencedOnly(componentSchemas, paths),
+      schemas: referencedOnly(componentSchemas, { paths, webhooks: WEBHOOKS }),
       headers: clone(HEADERS),
       securitySchemes: {
         [BEARER_SCHEME]: {

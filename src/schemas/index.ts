@@ -1,4 +1,4 @@
-import { ChangePage, ChangesQuery } from './changes';
+import { ChangeEntry, ChangePage, ChangesQuery } from './changes';
 import { ErrorBody, FieldErrors, PageQuery } from './common';
 import { CustomField, Location, PayoutField } from './reference';
 import { Application, ApplicationCreate, ApplicationQuery, ApplicationUpdate } from './applications';
@@ -10,6 +10,7 @@ import {
   EmployeeJobQuery,
   EmployeeUpdate,
 } from './employees';
+import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the
@@ -35,4 +36,9 @@ export const SCHEMAS: Record<string, object> = {
   EmployeeJobQuery,
   ChangesQuery,
   ChangePage,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionCreated,
+  WebhookSubscription,
+  // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
+  ChangeEntry,
 };

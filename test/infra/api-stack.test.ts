@@ -15,6 +15,7 @@ import type { IConstruct } from 'constructs';
 import {
   ApiStack,
   DEFAULT_FUNCTIONS_DIR,
+  DISPATCHER,
   REPO_ROOT,
   apiStackPropsFromContext,
   handlerEntry,
@@ -44,7 +45,11 @@ const CONTEXT = {
   logRetentionDays: 14,
 };
 
-const ALL_FUNCTIONS = [...ROUTES.map((r) => ({ name: r.name as string, access: r.access as string })), FALLBACK_ROUTE];
+const ALL_FUNCTIONS = [
+  ...ROUTES.map((r) => ({ name: r.name as string, access: r.access as string })),
+  FALLBACK_ROUTE,
+  { name: DISPATCHER.name, access: 'dispatcher' },
+];
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -99,8 +104,8 @@ afterAll(() => {
 });
 
 describe('functions', () => {
-  test('one Lambda function per route row plus the fallback, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 1);
+  test('one Lambda function per route row plus the fallback and the webhook dispatcher, and no other (no CDK helper functions)', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 2);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -117,16 +122,18 @@ describe('functions', () => {
     );
   });
 
-  test('runtime nodejs22.x on arm64, 512 MB, 10 s, tracing from context, Powertools service name', () => {
-    for (const [, fn] of ofType('AWS::Lambda::Function')) {
+  test('runtime nodejs22.x on arm64, 512 MB, 10 s (the dispatcher 120 s), tracing from context, Powertools service name', () => {
+    for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: 10,
+        Timeout: id === functionId(DISPATCHER.name) ? 120 : 10,
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('hr-api');
+      // Loopback webhook targets are for `npm start` only (contract §14).
+      expect(fn.Properties.Environment.Variables.WEBHOOKS_ALLOW_LOOPBACK).toBeUndefined();
     }
   });
 
@@ -274,7 +281,7 @@ describe('IAM least privilege', () => {
 
   test('each function gets exactly its declared actions on the table and its declared indexes, nothing else', () => {
     for (const { name } of ALL_FUNCTIONS) {
-      const grant = TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+      const grant = name === DISPATCHER.name ? DISPATCHER.grant : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -325,7 +332,11 @@ describe('IAM least privilege', () => {
       }).toEqual({ route: route.name, writes: [] });
     }
     const deleters = ALL_FUNCTIONS.filter(({ name }) => dynamoActionsOf(name).includes('dynamodb:DeleteItem'));
-    expect(deleters.map((f) => f.name).sort()).toEqual(['delete-application', 'update-employee']);
+    expect(deleters.map((f) => f.name).sort()).toEqual([
+      'delete-application',
+      'delete-webhook-subscription',
+      'update-employee',
+    ]);
   });
 
   test('public routes, access "none" routes and the fallback have no table access and no TABLE_NAME', () => {
@@ -398,13 +409,16 @@ describe('alarms', () => {
     });
   });
 
-  test('an Errors, a Throttles and a p99 Duration alarm at 80 % of the 10 s timeout for every function', () => {
+  test('an Errors, a Throttles and a p99 Duration alarm at 80 % of the timeout (10 s; dispatcher 120 s) for every function', () => {
     for (const { name } of ALL_FUNCTIONS) {
       expect(ofFunction(name, 'Errors')).toHaveLength(1);
       expect(ofFunction(name, 'Throttles')).toHaveLength(1);
       const duration = ofFunction(name, 'Duration');
       expect(duration).toHaveLength(1);
-      expect(duration[0]!.Properties).toMatchObject({ ExtendedStatistic: 'p99', Threshold: 8000 });
+      expect(duration[0]!.Properties).toMatchObject({
+        ExtendedStatistic: 'p99',
+        Threshold: name === DISPATCHER.name ? 96_000 : 8000,
+      });
     }
   });
 
@@ -426,8 +440,8 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 6 for the service, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 6);
+  test('the full set: 3 per function + 6 for the service + 2 for webhook queues, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 6 + 2);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -533,8 +547,66 @@ describe('cdk-nag AwsSolutions', () => {
     };
     visit(stack);
     expect([...acknowledged.keys()].sort()).toEqual(
-      ['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1'].sort(),
+      ['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SQS3'].sort(),
     );
     for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(20);
+  });
+});
+
+describe('webhook dispatcher', () => {
+  test('may read and update the table (no Put, Delete or Scan), decrypt secrets with its key and queue retries', () => {
+    expect(dynamoActionsOf(DISPATCHER.name).sort()).toEqual(
+      ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+    );
+    const statements = statementsOf(DISPATCHER.name);
+    const actions = statements.flatMap((s) => asArray(s.Action));
+    const keyId = stack.getLogicalId(stack.webhooks.key.node.defaultChild as CfnResource);
+    const queueId = stack.getLogicalId(stack.webhooks.retryQueue.node.defaultChild as CfnResource);
+    const kmsStatements = statements.filter((s) => asArray(s.Action).some((a) => a.startsWith('kms:')));
+    expect(kmsStatements.flatMap((s) => asArray(s.Action))).toEqual(['kms:Decrypt']);
+    expect(kmsStatements.map((s) => s.Resource)).toEqual([{ 'Fn::GetAtt': [keyId, 'Arn'] }]);
+    expect(actions).toContain('sqs:SendMessage');
+    expect(actions.filter((a) => a.startsWith('sqs:')).every((a) => !a.includes('*'))).toBe(true);
+    for (const s of statements.filter((st) => asArray(st.Action).some((a) => a.startsWith('sqs:'))))
+      expect(s.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+  });
+
+  test('only the create route and the dispatcher may use the secrets key, the create route Encrypt+Decrypt', () => {
+    const kmsUsers = ALL_FUNCTIONS.map((f) => f.name).filter((name) =>
+      statementsOf(name).some((s) => asArray(s.Action).some((a) => a.startsWith('kms:'))),
+    );
+    expect(kmsUsers.sort()).toEqual(['create-webhook-subscription', DISPATCHER.name].sort());
+    const createKms = statementsOf('create-webhook-subscription')
+      .flatMap((s) => asArray(s.Action))
+      .filter((a) => a.startsWith('kms:'));
+    expect(createKms.sort()).toEqual(['kms:Decrypt', 'kms:Encrypt']);
+    const keyProps = resources[stack.getLogicalId(stack.webhooks.key.node.defaultChild as CfnResource)]!.Properties;
+    expect(keyProps.EnableKeyRotation).toBe(true);
+  });
+
+  test('runs every minute and on the retry queue, whose dead letters and backlog raise alarms to the topic', () => {
+    const fnArn = { 'Fn::GetAtt': [functionId(DISPATCHER.name), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'rate(1 minute)',
+      Targets: Match.arrayWith([Match.objectLike({ Arn: fnArn })]),
+    });
+    const queueId = stack.getLogicalId(stack.webhooks.retryQueue.node.defaultChild as CfnResource);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+      FunctionName: { Ref: functionId(DISPATCHER.name) },
+    });
+    const dlqId = stack.getLogicalId(stack.webhooks.deadLetters.node.defaultChild as CfnResource);
+    expect(resources[queueId]!.Properties.RedrivePolicy.deadLetterTargetArn).toEqual({
+      'Fn::GetAtt': [dlqId, 'Arn'],
+    });
+    const fn = stack.functions[DISPATCHER.name]!;
+    const alarmIds = [...stack.webhooks.alarms, fn.errorsAlarm, fn.throttlesAlarm].map((a) =>
+      stack.getLogicalId(a.node.defaultChild as CfnResource),
+    );
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    for (const id of alarmIds) expect(resources[id]!.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(
+      resources[stack.getLogicalId(stack.webhooks.alarms[0]!.node.defaultChild as CfnResource)]!.Properties.Dimensions,
+    ).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }]);
   });
 });

@@ -9,7 +9,14 @@ import * as path from 'node:path';
 import { App, CfnResource } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { ApiStack, CONTEXT_DEFAULTS, REPO_ROOT, apiStackPropsFromContext, handlerEntry } from '../../lib/api-stack';
+import {
+  ApiStack,
+  CONTEXT_DEFAULTS,
+  DISPATCHER,
+  REPO_ROOT,
+  apiStackPropsFromContext,
+  handlerEntry,
+} from '../../lib/api-stack';
 import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 
 const propsFor = (context: Record<string, unknown>) => apiStackPropsFromContext(new App({ context }));
@@ -104,7 +111,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
   beforeAll(() => {
     fs.mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
     stubDir = fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'infra-test-handlers-'));
-    for (const name of [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name]) {
+    for (const name of [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name]) {
       fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
     }
     const app = new App({
@@ -141,7 +148,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
 
   test('the same alarms on the topic, but nobody subscribed', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(3 * (ROUTES.length + 1) + 6);
+    expect(alarms).toHaveLength(3 * (ROUTES.length + 2) + 6 + 2);
     const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     template.resourceCountIs('AWS::SNS::Subscription', 0);

@@ -1,11 +1,17 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { build } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import demo from '../../fixtures/demo.json';
-import { bundleFunctions, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
+import { BUNDLING } from '../../lib/constructs/api-function';
+import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
 import { ROUTES } from '../../src/http/routes';
+import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -16,6 +22,15 @@ import { API, startApi, type TestApi } from '../support/harness';
  * answer must equal what the TypeScript sources answer.
  */
 const OUT_DIR = join(ROOT, '.cache', 'deployed-bundles');
+/** One scheduled invocation of the dispatcher bundle, as EventBridge sends it; prints the Node version. */
+const DISPATCHER_PROBE = `
+const { handler } = require(process.argv[1]);
+const event = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
+const context = { awsRequestId: 'smoke', getRemainingTimeInMillis: () => 30000 };
+handler(event, context).then(
+  () => process.stdout.write(process.version.split('.')[0]),
+  (e) => { process.stderr.write(String((e && e.stack) || e)); process.exit(1); },
+);`;
 let api: TestApi;
 let token: string;
 let bundles: Map<string, string>;
@@ -86,6 +101,8 @@ function invoke(requests: { name: string; event: APIGatewayProxyEventV2 }[]): Pr
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         POWERTOOLS_METRICS_DISABLED: 'true',
         POWERTOOLS_SERVICE_NAME: 'hr-api',
+        WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+        WEBHOOKS_ALLOW_LOOPBACK: '1',
       },
     });
     let stdout = '';
@@ -108,6 +125,8 @@ const route = (name: string) => {
 };
 
 beforeAll(async () => {
+  process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
+  process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
   api = await startApi();
   token = await api.provision(demo);
   rmSync(OUT_DIR, { recursive: true, force: true });
@@ -137,6 +156,10 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   };
   const application = await post('/applications', applicant);
   const erasable = await post('/applications', applicant);
+  // Loopback (allowed in local mode) on the discard port: nothing listens, no traffic leaves the machine.
+  const hook = { url: 'http://127.0.0.1:9/hook' };
+  const subscription = await post('/webhook_subscriptions', hook);
+  const doomed = await post('/webhook_subscriptions', hook);
 
   const requests: { name: string; event: APIGatewayProxyEventV2; expect: number; sameAsSources?: boolean }[] = [];
   const add = (name: string, expect: number, options: Parameters<typeof event>[2] = {}, sameAsSources = true) => {
@@ -162,6 +185,10 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('list-application-fields', 200);
   add('list-applications', 200);
   add('get-application', 200, { params: { id: application } });
+  add('create-webhook-subscription', 201, { body: hook }, false);
+  add('get-webhook-subscription', 200, { params: { id: subscription } });
+  add('delete-webhook-subscription', 204, { params: { id: doomed } }, false);
+  add('list-webhook-subscriptions', 200);
   add('list-changes', 200, { query: { limit: '5' } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
@@ -196,4 +223,74 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   // The bundles' writes are visible to the sources: the same table, the same data.
   const listed = await api.request('GET', `${API}/employees/${employee}`, { token });
   expect(listed.body.last_name).toBe('Bundled');
+}, 120_000);
+
+it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write to a loopback receiver, signed', async () => {
+  // Only the receiver's subscription may be active: the route test's ones point at the discard port.
+  const existing = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
+  for (const s of existing.body.entries as { id: string }[])
+    expect((await api.request('DELETE', `${API}/webhook_subscriptions/${s.id}`, { token })).status).toBe(204);
+
+  const received: { body: string; headers: Record<string, string> }[] = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ body, headers: req.headers as Record<string, string> });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const sub = await api.request('POST', `${API}/webhook_subscriptions`, { token, body: { url } });
+    expect(sub.status).toBe(201);
+    const employee = await api.request('POST', `${API}/employees`, {
+      token,
+      body: { first_name: 'Hook', last_name: 'Bundle' },
+    });
+    expect(employee.status).toBe(201);
+
+    const bundle = join(OUT_DIR, DISPATCHER_NAME, 'index.js');
+    await build({
+      ...esbuildOptionsOf(BUNDLING),
+      entryPoints: [join(ROOT, 'functions', `${DISPATCHER_NAME}.ts`)],
+      outfile: bundle,
+      write: true,
+    });
+    // Asynchronous: the receiver answers from this process meanwhile.
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(node22(), ['-e', DISPATCHER_PROBE, bundle], {
+        env: {
+          PATH: process.env.PATH,
+          DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+          TABLE_NAME: process.env.TABLE_NAME,
+          AWS_REGION: 'eu-central-1',
+          POWERTOOLS_LOG_LEVEL: 'SILENT',
+          POWERTOOLS_METRICS_DISABLED: 'true',
+          WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+          WEBHOOKS_ALLOW_LOOPBACK: '1',
+        },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      child.on('error', reject);
+      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    });
+    expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+      status: 0,
+      stderr: '',
+      stdout: 'v22',
+    });
+
+    const changes = await api.request('GET', `${API}/changes`, { token });
+    const entry = (changes.body.entries as { id: string }[]).find((e) => e.id === employee.body.id);
+    expect(received.map((r) => JSON.parse(r.body) as unknown)).toEqual([entry]);
+    const [delivery] = received;
+    expect(new Webhook(sub.body.secret as string).verify(delivery!.body, delivery!.headers)).toEqual(entry);
+  } finally {
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
 }, 120_000);

@@ -5,6 +5,7 @@
  * The case table is checked against the OpenAPI document, so a documented
  * 4xx without a case here fails this file.
  */
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { ROUTES, type RouteName } from '../../src/http/routes';
 import { MESSAGES, type FieldMessages, type LocalizedMessage } from '../../src/domain/errors';
@@ -17,7 +18,7 @@ import { createToken } from '../../src/data/token-store';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
-import { feedAppendWrites } from '../../src/data/feed-store';
+import { feedAppendWrites, readLaneCounters } from '../../src/data/feed-store';
 import { transactWrite } from '../../src/data/table-io';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
@@ -39,6 +40,8 @@ const EMPLOYEE = { first_name: 'Anna', last_name: 'Huber', cf_5: 1 };
 const APPLICANT = { accept_terms_and_conditions: true, first_name: 'Lena', last_name: 'Huber', email: 'l@example.com' };
 const JOB = (employee: string) => ({ employee_id: employee, name: 'Cook', from: '2026-01-01' });
 const REUSED_KEY = 'i18n-reused-key';
+/** Local mode allows loopback http targets; nothing is delivered here (no dispatcher runs). */
+const HOOK = { url: 'http://127.0.0.1:9/hook' };
 
 const key = <K extends LocalizedMessage['key']>(k: K, params: Extract<LocalizedMessage, { key: K }>['params']) =>
   ({ key: k, params }) as LocalizedMessage;
@@ -163,6 +166,8 @@ function casesOf(): Case[] {
         'delete-application': 'application',
         'get-location': 'location',
         'get-employee-payout-field': 'payout_field',
+        'get-webhook-subscription': 'webhook_subscription',
+        'delete-webhook-subscription': 'webhook_subscription',
       } as const;
       cases.push({
         route: name,
@@ -272,6 +277,10 @@ function casesOf(): Case[] {
         body: { first_name: null, gender: 'x' },
         fields: { first_name: [MESSAGES.blank], gender: [MESSAGES.inclusion] },
       },
+      'create-webhook-subscription': {
+        body: { url: 'http://10.0.0.7/hook' },
+        fields: { url: [MESSAGES.notAllowed] },
+      },
     };
     const bad = invalid[name];
     if (!bad) throw new Error(`no 422 case for ${name}`);
@@ -348,15 +357,25 @@ function casesOf(): Case[] {
 
 /** The body an Idempotency-Key was first used with, and another one. */
 const firstBody = (route: RouteName): object =>
-  route === 'create-employee' ? EMPLOYEE : route === 'create-application' ? APPLICANT : JOB(employeeId);
+  route === 'create-employee'
+    ? EMPLOYEE
+    : route === 'create-application'
+      ? APPLICANT
+      : route === 'create-webhook-subscription'
+        ? HOOK
+        : JOB(employeeId);
 const secondBody = (route: RouteName): object =>
   route === 'create-employee-job'
     ? { ...JOB(employeeId), name: 'Other' }
-    : { ...firstBody(route), first_name: 'Other' };
+    : route === 'create-webhook-subscription'
+      ? { ...HOOK, types: ['employee.created'] }
+      : { ...firstBody(route), first_name: 'Other' };
 
 const CASES = casesOf();
 
 beforeAll(async () => {
+  process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
   api = await startApi();
   token = await api.provision(FIXTURE);
   const businessId = (FIXTURE as { business: { id: string } }).business.id;
@@ -364,7 +383,12 @@ beforeAll(async () => {
   expiredToken = (await createToken(businessId, { expiresInDays: -1 })).token;
   employeeId = (await api.request('POST', path('create-employee'), { token, body: EMPLOYEE })).body.id;
   applicationId = (await api.request('POST', path('create-application'), { token, body: APPLICANT })).body.id;
-  for (const route of ['create-employee', 'create-application', 'create-employee-job'] as const) {
+  for (const route of [
+    'create-employee',
+    'create-application',
+    'create-employee-job',
+    'create-webhook-subscription',
+  ] as const) {
     const first = await api.request('POST', path(route), {
       token,
       body: firstBody(route),
@@ -380,11 +404,14 @@ beforeAll(async () => {
   const business = (FIXTURE as { business: { id: string } }).business.id;
   const at = new Date(Date.now() - 40 * 24 * 60 * 60 * 1000).toISOString();
   const old = { type: 'employee.created', id: 'old', occurred_at: at, data: { id: 'old' } } as const;
-  await transactWrite(feedAppendWrites(business, { lane: 0, n: 0, days: {} }, [old, old]));
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.feedEntry(business, 0, 2) }));
+  // Lane 0 may already hold entries of the records created above (a record's lane is a hash of its id).
+  const [lane0] = await readLaneCounters(business);
+  const n = lane0?.n ?? 0;
+  await transactWrite(feedAppendWrites(business, { lane: 0, n, days: lane0?.days ?? {} }, [old, old]));
+  await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.feedEntry(business, 0, n + 2) }));
   expiredCursor = encodeCursor(
     business,
-    Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? 1 : 0)),
+    Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? n + 1 : 0)),
   );
 });
 

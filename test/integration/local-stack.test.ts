@@ -1,13 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { freePort } from '../../scripts/lib/dynamodb-local';
 
 /**
  * Contract §10: a real `npm start` (embedded DynamoDB Local on its own data
  * folder) listens on 127.0.0.1 only, API and DynamoDB Local alike, and its data
- * folder is readable by its owner only.
+ * folder is readable by its owner only. Contract §14: it delivers webhooks.
  */
 const ROOT = join(__dirname, '..', '..');
 const LOOPBACK = '127.0.0.1';
@@ -146,3 +149,44 @@ test('the printed token works against the printed base URL', async () => {
   });
   expect(res.status).toBe(200);
 });
+
+test('a write through the API reaches a loopback webhook receiver, signed, from the in-process dispatcher', async () => {
+  const base = (/Base URL: (\S+)/.exec(output)?.[1] ?? '').replace('localhost', LOOPBACK);
+  const token = /Token:\s+(\S+)/.exec(output)?.[1] ?? '';
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const received: { body: string; headers: Record<string, string> }[] = [];
+  const receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push({ body, headers: req.headers as Record<string, string> });
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, LOOPBACK, resolve));
+  try {
+    const url = `http://${LOOPBACK}:${(receiver.address() as AddressInfo).port}/hook`;
+    const sub = await fetch(`${base}/webhook_subscriptions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ url }),
+    });
+    expect(sub.status).toBe(201);
+    const { secret } = (await sub.json()) as { secret: string };
+    const created = await fetch(`${base}/employees`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ first_name: 'Hook', last_name: 'Local' }),
+    });
+    expect(created.status).toBe(201);
+    const employee = (await created.json()) as { id: string };
+    // Contract §14 says within 5 s; the wait here only bounds a broken run (no wall-clock claims in tests).
+    for (let i = 0; i < 600 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(received).toHaveLength(1);
+    const delivery = received[0]!;
+    const entry = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; id: string };
+    expect(entry).toMatchObject({ type: 'employee.created', id: employee.id });
+  } finally {
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  }
+}, 60_000);

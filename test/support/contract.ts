@@ -184,3 +184,36 @@ export function checkResponse(
     throw new Error(`${where}: 405 without an Allow header`);
   checkAgainst(where, FALLBACK_RESPONSE, status, body, headers, `fallback ${status}`);
 }
+
+/**
+ * A webhook delivery as a receiver got it, against the document's `webhooks`:
+ * every documented header is there and the body matches the request schema.
+ */
+export function expectDeliveryMatchesContract(
+  body: string,
+  headers: Record<string, string | string[] | undefined>,
+): void {
+  const operation = contractDocument().webhooks.change?.post as
+    | {
+        parameters: { name: string; required: boolean }[];
+        requestBody: { content: Record<string, { schema: JsonObject }> };
+      }
+    | undefined;
+  if (!operation) throw new Error('the OpenAPI document describes no webhook delivery');
+  const missing = operation.parameters.filter((p) => p.required && !headers[p.name.toLowerCase()]).map((p) => p.name);
+  if (missing.length > 0) throw new Error(`webhook delivery lacks the documented header(s) ${missing.join(', ')}`);
+  const key = 'webhook change';
+  let validate = validators.get(key);
+  if (!validate) {
+    const schema = operation.requestBody.content['application/json']?.schema ?? {};
+    validate = contractAjv().compile(rewriteRefs(schema) as JsonObject);
+    validators.set(key, validate);
+  }
+  const parsed: unknown = JSON.parse(body);
+  if (!validate(parsed)) {
+    throw new Error(
+      `webhook delivery does not match the OpenAPI document:\n  ` +
+        `${contractAjv().errorsText(validate.errors, { separator: '\n  ', dataVar: 'body' })}\n  body: ${excerpt(body)}`,
+    );
+  }
+}

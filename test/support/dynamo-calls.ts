@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TABLE_GRANTS, type TableGrant } from '../../src/http/routes';
+import { TABLE_GRANTS, WORKER_GRANTS, type TableGrant } from '../../src/http/routes';
 
 export const CALLS_DIR = path.join(__dirname, '..', '..', '.cache', 'dynamo-calls');
 
@@ -49,7 +49,7 @@ export interface GrantCheck {
 
 export function checkGrants(
   observed: readonly ObservedCall[],
-  grants: Readonly<Record<string, TableGrant>> = TABLE_GRANTS,
+  grants: Readonly<Record<string, TableGrant>> = { ...TABLE_GRANTS, ...WORKER_GRANTS },
 ): GrantCheck {
   const undeclared: string[] = [];
   for (const { route, action, index } of observed) {

@@ -44,6 +44,9 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
   if (!endpoint) throw new Error('DYNAMODB_ENDPOINT not set (jest globalSetup starts DynamoDB Local)');
   process.env.NODE_ENV = 'test';
   process.env.TABLE_NAME = `test-${randomBytes(6).toString('hex')}`;
+  // Like `npm start` (scripts/local-server.ts): loopback webhook targets allowed, a key that seals their secrets.
+  process.env.WEBHOOKS_ALLOW_LOOPBACK ??= '1';
+  process.env.WEBHOOK_SECRET_KEY ??= randomBytes(32).toString('base64');
   resetClient();
   await ensureTable(endpoint, process.env.TABLE_NAME);
   const server: Server = createLocalServer(options);

@@ -13,7 +13,18 @@ export interface SampleIds {
   readonly application: string;
   /** An application the DELETE sample erases (the first DELETE answers 204, later ones 404). */
   readonly erasable: string;
+  readonly subscription: string;
 }
+
+/** Subscriptions the DELETE sample removes, one per request (a deleted one is 404 the next time). */
+const doomedSubscriptions: string[] = [];
+const allDoomed: string[] = [];
+
+/** Every id of the sample business a sample request may name: the sample records and the DELETE sample's subscriptions. */
+export const sampleRecordIds = (ids: SampleIds): string[] => [...Object.values(ids), ...allDoomed];
+
+/** A webhook target on the loopback discard port: allowed locally, nothing is ever delivered in these tests. */
+const HOOK_URL = 'http://127.0.0.1:9/hook';
 
 export interface SampleRequest {
   readonly method: string;
@@ -74,6 +85,18 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     body: { phone: `+39 ${Math.floor(Math.random() * 1e9)}` },
   }),
   'delete-application': (ids) => ({ method: 'DELETE', path: `${API}/applications/${ids.erasable}` }),
+  'create-webhook-subscription': () => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions`,
+    body: { url: `${HOOK_URL}?${unique()}` },
+  }),
+  'list-webhook-subscriptions': () => ({ method: 'GET', path: `${API}/webhook_subscriptions?per_page=5` }),
+  'get-webhook-subscription': (ids) => ({ method: 'GET', path: `${API}/webhook_subscriptions/${ids.subscription}` }),
+  'delete-webhook-subscription': () => {
+    const id = doomedSubscriptions.pop();
+    if (!id) throw new Error('createSampleRecords made too few subscriptions for the DELETE sample');
+    return { method: 'DELETE', path: `${API}/webhook_subscriptions/${id}` };
+  },
 };
 
 /** Every route that needs a token, with its scope, from the route table. */
@@ -85,7 +108,7 @@ export const sampleRequest = (route: RouteDefinition & { name: RouteName }, ids:
   return sample(ids);
 };
 
-/** An employee, one of their jobs and an application, created with a full-access token. */
+/** An employee, one of their jobs, an application and webhook subscriptions, created with a full-access token. */
 export async function createSampleRecords(api: TestApi, token: string): Promise<SampleIds> {
   const post = async (path: string, body: unknown): Promise<string> => {
     const res = await api.request('POST', `${API}${path}`, { token, body });
@@ -107,5 +130,13 @@ export async function createSampleRecords(api: TestApi, token: string): Promise<
     email: 'er@example.com',
     accept_terms_and_conditions: true,
   });
-  return { employee, job, application, erasable };
+  const hook = { url: HOOK_URL };
+  const subscription = await post('/webhook_subscriptions', hook);
+  for (let i = 0; i < 16; i++) doomedSubscriptions.push(await post('/webhook_subscriptions', hook));
+  allDoomed.push(...doomedSubscriptions);
+  return { employee, job, application, erasable, subscription };
 }
+
+/** The status a sample answers when admitted: 201 for a create, 204 for a delete, else 200. */
+export const successStatus = (route: RouteDefinition): number =>
+  route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;

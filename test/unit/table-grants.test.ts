@@ -1,4 +1,5 @@
-import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS } from '../../src/http/routes';
+import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS, WORKER_GRANTS } from '../../src/http/routes';
+import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { TABLE } from '../../src/data/table-definition';
 import { iamActionsOf } from '../../src/data/call-scope';
 import { checkGrants, parseCall } from '../support/dynamo-calls';
@@ -8,6 +9,11 @@ const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'Ba
 describe('TABLE_GRANTS (src/http/routes.ts)', () => {
   test('one grant per route and the fallback, and no other', () => {
     expect(Object.keys(TABLE_GRANTS).sort()).toEqual([...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name].sort());
+  });
+
+  test('one worker grant per function that is not a route: the webhook dispatcher', () => {
+    expect(Object.keys(WORKER_GRANTS)).toEqual([DISPATCHER_NAME]);
+    expect(ROUTES.map((r) => r.name)).not.toContain(DISPATCHER_NAME);
   });
 
   test('agree with each route access level: none = no table, GET routes write nothing, writers write', () => {
@@ -24,7 +30,7 @@ describe('TABLE_GRANTS (src/http/routes.ts)', () => {
 
   test('no Scan, no duplicates, only existing indexes, indexes only with Query', () => {
     const indexNames: string[] = TABLE.indexes.map((i) => i.name);
-    for (const [name, { actions, indexes }] of Object.entries(TABLE_GRANTS)) {
+    for (const [name, { actions, indexes }] of Object.entries({ ...TABLE_GRANTS, ...WORKER_GRANTS })) {
       expect({ name, scan: actions.includes('Scan' as never) }).toEqual({ name, scan: false });
       expect(new Set(actions).size).toBe(actions.length);
       expect(new Set(indexes).size).toBe(indexes.length);

@@ -37,6 +37,7 @@ const en: Catalogue = {
     'does not exist': 'does not exist',
     'is not a known field': 'is not a known field',
     'must be on or after from': 'must be on or after from',
+    'is not allowed': 'is not allowed',
   },
   records: {
     employee: (id) => `Employee ${q(id)} not found`,
@@ -47,6 +48,7 @@ const en: Catalogue = {
     employee_field: (id) => `Employee field ${q(id)} not found`,
     employee_job_field: (id) => `Employee job field ${q(id)} not found`,
     application_field: (id) => `Application field ${q(id)} not found`,
+    webhook_subscription: (id) => `Webhook subscription ${q(id)} not found`,
   },
   errors: {
     invalid_json: () => 'Request body is not valid JSON',
@@ -87,6 +89,7 @@ const de: Catalogue = {
     'does not exist': 'existiert nicht',
     'is not a known field': 'ist kein bekanntes Feld',
     'must be on or after from': 'muss am oder nach from liegen',
+    'is not allowed': 'ist nicht erlaubt',
   },
   records: {
     employee: (id) => `Mitarbeiter ${q(id)} wurde nicht gefunden`,
@@ -97,6 +100,7 @@ const de: Catalogue = {
     employee_field: (id) => `Mitarbeiterfeld ${q(id)} wurde nicht gefunden`,
     employee_job_field: (id) => `Anstellungsfeld ${q(id)} wurde nicht gefunden`,
     application_field: (id) => `Bewerbungsfeld ${q(id)} wurde nicht gefunden`,
+    webhook_subscription: (id) => `Webhook-Abonnement ${q(id)} wurde nicht gefunden`,
   },
   errors: {
     invalid_json: () => 'Der Request-Body ist kein gültiges JSON',
@@ -138,6 +142,7 @@ const it: Catalogue = {
     'does not exist': 'non esiste',
     'is not a known field': 'non è un campo conosciuto',
     'must be on or after from': 'deve essere uguale o successiva a from',
+    'is not allowed': 'non è consentito',
   },
   records: {
     employee: (id) => `Dipendente ${q(id)} non trovato`,
@@ -148,6 +153,7 @@ const it: Catalogue = {
     employee_field: (id) => `Campo del dipendente ${q(id)} non trovato`,
     employee_job_field: (id) => `Campo del rapporto di lavoro ${q(id)} non trovato`,
     application_field: (id) => `Campo della candidatura ${q(id)} non trovato`,
+    webhook_subscription: (id) => `Sottoscrizione webhook ${q(id)} non trovata`,
   },
   errors: {
     invalid_json: () => 'Il corpo della richiesta non è un JSON valido',

@@ -1,0 +1,125 @@
+/**
+ * POST/GET/DELETE /webhook_subscriptions (contract §14). Deliveries are the
+ * dispatcher's (webhook-dispatcher.ts); this module creates, shows and deletes.
+ */
+import { randomBytes } from 'node:crypto';
+import { API_PREFIX } from '../domain/api-paths';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { seal, open } from '../data/secret-box';
+import {
+  deleteSubscription,
+  readSubscription,
+  readSubscriptions,
+  sealingContext,
+  subscriptionPut,
+  type StoredSubscription,
+} from '../data/webhook-store';
+import { MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { pagePositions, type PageRequest } from '../domain/pagination';
+import { created, etagOf, ok, type ApiResult } from '../domain/result';
+import { changeSource } from './change-source';
+import { isAllowedUrl } from './webhook-delivery';
+
+export interface SubscriptionBody {
+  url: string;
+  types?: string[] | null;
+}
+
+const location = (id: string): string => `${API_PREFIX}/webhook_subscriptions/${encodeURIComponent(id)}`;
+
+/** Sorts by creation time within the business partition: hex milliseconds, then randomness. */
+const newId = (now: number): string => `wh_${now.toString(16).padStart(12, '0')}${randomBytes(6).toString('hex')}`;
+
+/** Standard Webhooks secret: `whsec_` + base64 of 32 random bytes. */
+const newSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+
+const view = (s: StoredSubscription): Record<string, unknown> => ({
+  id: s.id,
+  url: s.url,
+  types: s.types,
+  status: s.status,
+  last_delivery_error: s.lastDeliveryError,
+  created_at: s.createdAt,
+});
+
+const notFoundError = (id: string): Error => notFound('webhook_subscription', id);
+
+/**
+ * Checks the URL (form and resolved addresses), then one transaction with the
+ * idempotency record. The secret is sealed before it is stored, in the record
+ * and in the idempotency record alike; the response carries it in clear.
+ * A new subscription starts at the feed's current end.
+ */
+export async function createSubscription(
+  businessId: string,
+  body: SubscriptionBody,
+  fieldErrors: FieldErrorCollector,
+  idempotencyKey: string | undefined,
+  target: RequestTarget,
+): Promise<ApiResult> {
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
+  fieldErrors.throwIfAny();
+
+  const createdAtMs = Date.now();
+  const id = newId(createdAtMs);
+  const context = sealingContext(businessId, id);
+  const sealed = await seal(newSecret(), context);
+  const result = await idempotentCreate(
+    idem,
+    async () => ({ end: await changeSource().end(businessId), idempotency: undefined }),
+    ({ end }) => {
+      const sub = {
+        businessId,
+        id,
+        url: body.url,
+        types: body.types ?? null,
+        createdAt: new Date(createdAtMs).toISOString(),
+        secretSealed: sealed,
+        status: 'active' as const,
+        cursor: end,
+        attempts: 0,
+        nextAttemptAt: 0,
+        lastDeliveryError: null,
+      };
+      const shown = { id, url: sub.url, types: sub.types, status: sub.status, created_at: sub.createdAt };
+      // Stored (idempotency record) with the sealed secret; opened below for the response.
+      const response = created({ ...shown, secret: sealed }, location(id), { ETag: etagOf(id, 1) });
+      return { result: response, writes: [subscriptionPut(sub)] };
+    },
+  );
+  // A replay carries the first request's id: open the secret with that subscription's context.
+  const replayed = result.body as { id: string; secret: string };
+  return {
+    ...result,
+    body: { ...replayed, secret: await open(replayed.secret, sealingContext(businessId, replayed.id)) },
+  };
+}
+
+/** GetItem (consistent). */
+export async function showSubscription(businessId: string, id: string): Promise<ApiResult> {
+  const sub = await readSubscription(businessId, id);
+  if (!sub) throw notFoundError(id);
+  return ok(view(sub), { ETag: etagOf(sub.id, sub.version) });
+}
+
+/**
+ * One Query over the business's subscription partition; the page is cut in
+ * memory (a business has few subscriptions; the cost is that number, not the
+ * page number).
+ */
+export async function listSubscriptions(
+  businessId: string,
+  page: PageRequest,
+): Promise<{ entries: Record<string, unknown>[]; total: number }> {
+  const all = await readSubscriptions(businessId);
+  const range = pagePositions(page, all.length);
+  const entries = range ? all.slice(range.first - 1, range.last).map(view) : [];
+  return { entries, total: all.length };
+}
+
+/** DeleteItem; the dispatcher's next conditional write fails on the missing item, so nothing more goes out. */
+export async function removeSubscription(businessId: string, id: string): Promise<ApiResult> {
+  if (!(await deleteSubscription(businessId, id))) throw notFoundError(id);
+  return { status: 204, body: '' };
+}

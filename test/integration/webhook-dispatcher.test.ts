@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import demo from '../../fixtures/demo.json';
+import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
+// Wired first (the handlers import it too), so the scripted feed set in beforeAll replaces the real one.
+import '../../src/services/feed-wiring';
+import { defaultDeps, pumpDue, pumpSubscription, type DispatchDeps } from '../../src/services/webhook-dispatcher';
+import { API, startApi, type TestApi } from '../support/harness';
+
+/**
+ * The dispatcher's own logic against subscriptions in DynamoDB Local, with a
+ * scripted feed (entries, failures) and a recorded `send` instead of HTTP:
+ * what the end-to-end tests (webhooks.test.ts, on the real feed) cannot
+ * provoke on purpose.
+ */
+class ScriptedFeed implements ChangeSource {
+  readonly entries = new Map<string, FeedEntry[]>();
+  readonly broken = new Set<string>();
+  private seq = 0;
+  append(businessId: string, type: string): FeedEntry {
+    const n = ++this.seq;
+    const entry = { cursor: `c${String(n).padStart(8, '0')}`, type, id: `r${n}`, occurred_at: '', data: null };
+    this.entries.set(businessId, [...(this.entries.get(businessId) ?? []), entry]);
+    return entry;
+  }
+  readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
+    if (this.broken.has(businessId)) return Promise.reject(new Error(`feed of ${businessId} unavailable`));
+    const all = this.entries.get(businessId) ?? [];
+    return Promise.resolve({ entries: all.filter((e) => cursor === null || e.cursor > cursor).slice(0, limit) });
+  }
+  end(businessId: string): Promise<string | null> {
+    return Promise.resolve(this.entries.get(businessId)?.at(-1)?.cursor ?? null);
+  }
+}
+
+const feed = new ScriptedFeed();
+let api: TestApi;
+const tokens: Record<string, string> = {};
+const sent: { subscription: string; entry: FeedEntry }[] = [];
+const saved = { ...process.env };
+
+const deps = (): DispatchDeps => ({
+  ...defaultDeps(),
+  send: (sub, entry) => {
+    sent.push({ subscription: sub.id, entry });
+    return Promise.resolve({ ok: true });
+  },
+});
+
+beforeAll(async () => {
+  process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
+  process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
+  useChangeSource(feed);
+  api = await startApi();
+  for (const id of ['healthy', 'broken'])
+    tokens[id] = await api.provision({ ...demo, business: { ...demo.business, id } });
+});
+
+afterAll(async () => {
+  await api.close();
+  process.env = saved;
+});
+
+const subscribe = async (business: string, extra: Record<string, unknown> = {}): Promise<string> => {
+  const res = await api.request('POST', `${API}/webhook_subscriptions`, {
+    token: tokens[business],
+    body: { url: 'http://127.0.0.1:9/never-called', ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as string;
+};
+
+it('a subscription whose feed read fails does not keep the others of the pass from their deliveries', async () => {
+  const broken = await subscribe('broken');
+  const healthy = await subscribe('healthy');
+  feed.broken.add('broken');
+  feed.append('broken', 'employee.created');
+  const entry = feed.append('healthy', 'employee.created');
+
+  const runs = await pumpDue(Date.now() + 60_000, deps());
+  expect(runs.find((r) => r.id === broken)?.result).toMatchObject({ state: 'failed' });
+  expect(runs.find((r) => r.id === healthy)?.result).toEqual({ state: 'idle' });
+  expect(sent.filter((s) => s.subscription === healthy).map((s) => s.entry)).toEqual([entry]);
+
+  // Once the feed answers again, the broken one catches up from where it was.
+  feed.broken.delete('broken');
+  await pumpSubscription('broken', broken, Date.now() + 60_000, deps());
+  expect(sent.filter((s) => s.subscription === broken).map((s) => s.entry)).toEqual(feed.entries.get('broken'));
+});
+
+it('passes over pages of entries it does not want, then delivers the wanted one', async () => {
+  const typed = await subscribe('healthy', { types: ['application.created'] });
+  // More unwanted entries than one feed page (the dispatcher reads 25 at a time).
+  for (let i = 0; i < 60; i++) feed.append('healthy', 'employee.updated');
+  const wanted = feed.append('healthy', 'application.created');
+  feed.append('healthy', 'employee.updated');
+
+  expect(await pumpSubscription('healthy', typed, Date.now() + 60_000, deps())).toEqual({ state: 'idle' });
+  expect(sent.filter((s) => s.subscription === typed).map((s) => s.entry)).toEqual([wanted]);
+  const show = await api.request('GET', `${API}/webhook_subscriptions/${typed}`, { token: tokens.healthy });
+  expect(show.body).toMatchObject({ status: 'active', last_delivery_error: null });
+});
+
+it('stops before a delivery could outlast its deadline, and leaves the entry for the next run', async () => {
+  const late = await subscribe('healthy');
+  const entry = feed.append('healthy', 'employee.created');
+  expect(await pumpSubscription('healthy', late, Date.now() + 1_000, deps())).toEqual({ state: 'out-of-time' });
+  expect(sent.filter((s) => s.subscription === late)).toEqual([]);
+  expect(await pumpSubscription('healthy', late, Date.now() + 60_000, deps())).toEqual({ state: 'idle' });
+  expect(sent.filter((s) => s.subscription === late).map((s) => s.entry)).toEqual([entry]);
+});
