@@ -6,15 +6,9 @@
  * their ratio means anything (DynamoDB Local is slower than DynamoDB).
  *   BENCH_AUTH_REQUESTS (default 100 per request kind and setting)
  */
-import type { AddressInfo } from 'node:net';
 import fixture from '../fixtures/demo.json';
-import { importBusiness } from '../src/data/business-store';
-import { dynamoStats, resetClient } from '../src/data/client';
-import { issueToken } from '../src/data/token-store';
-import { buildBusiness } from '../src/domain/fixture';
-import { parseFixture } from '../src/schemas/fixture';
-import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
-import { createLocalServer } from './lib/server';
+import { dynamoStats } from '../src/data/client';
+import { startBenchStack } from './lib/bench-stack';
 
 const API = '/services/api/v1';
 
@@ -53,30 +47,12 @@ const percentile = (sorted: readonly number[], p: number): number =>
 
 async function main(): Promise<void> {
   const perKind = Number(process.env.BENCH_AUTH_REQUESTS ?? 100);
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const dynamo = await startDynamoLocal();
-  const server = createLocalServer();
+  const stack = await startBenchStack('bench-auth-cache', fixture);
   const previous = process.env.AUTH_CACHE_SECONDS;
   try {
-    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
-    process.env.TABLE_NAME = 'bench-auth-cache';
-    resetClient();
-    await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
-    const parsed = parseFixture(fixture);
-    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
-    const { config, records } = buildBusiness(parsed.fixture);
-    await importBusiness(config, records);
-    const token = await issueToken(config.id, 'bench');
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const send = async (method: string, path: string, body?: unknown): Promise<{ status: number; id?: string }> => {
-      const res = await fetch(`${base}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const json = (await res.json()) as { id?: string };
-      return { status: res.status, id: json.id };
+      const res = await stack.send(method, path, body);
+      return { status: res.status, id: (res.body as { id?: string } | null)?.id };
     };
     const ids: Ids = { employee: '', application: '' };
     for (let i = 0; i < 12; i++)
@@ -137,8 +113,7 @@ async function main(): Promise<void> {
   } finally {
     if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
     else process.env.AUTH_CACHE_SECONDS = previous;
-    server.close();
-    await dynamo.stop();
+    await stack.stop();
   }
 }
 

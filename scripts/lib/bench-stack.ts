@@ -1,0 +1,57 @@
+/**
+ * What the request benchmarks share (`bench:auth`, the capacity table of
+ * `npm run bench`): an in-memory DynamoDB Local, a table, a business imported
+ * from a fixture with a token, and the local server on a free loopback port.
+ */
+import type { AddressInfo } from 'node:net';
+import { importBusiness } from '../../src/data/business-store';
+import { resetClient } from '../../src/data/client';
+import { issueToken } from '../../src/data/token-store';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
+import { ensureTable, startDynamoLocal } from './dynamodb-local';
+import { createLocalServer } from './server';
+
+export interface BenchStack {
+  /** Sends one request with the business's token; the JSON body, or null when there is none (204). */
+  send(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  stop(): Promise<void>;
+}
+
+export async function startBenchStack(tableName: string, fixture: unknown): Promise<BenchStack> {
+  process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
+  const dynamo = await startDynamoLocal();
+  const server = createLocalServer();
+  const stop = async (): Promise<void> => {
+    server.close();
+    await dynamo.stop();
+  };
+  try {
+    process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+    process.env.TABLE_NAME = tableName;
+    resetClient();
+    await ensureTable(dynamo.endpoint, tableName);
+    const parsed = parseFixture(fixture);
+    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+    const { config, records } = buildBusiness(parsed.fixture);
+    await importBusiness(config, records);
+    const token = await issueToken(config.id, 'bench');
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      async send(method, path, body) {
+        const res = await fetch(`${base}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
