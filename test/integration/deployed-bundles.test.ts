@@ -1,8 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
@@ -12,6 +10,7 @@ import { BUNDLING } from '../../lib/constructs/api-function';
 import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
 import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
+import { startLoopbackReceiver } from '../support/loopback-receiver';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -231,18 +230,9 @@ it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write
   for (const s of existing.body.entries as { id: string }[])
     expect((await api.request('DELETE', `${API}/webhook_subscriptions/${s.id}`, { token })).status).toBe(204);
 
-  const received: { body: string; headers: Record<string, string> }[] = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ body, headers: req.headers as Record<string, string> });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  const receiver = await startLoopbackReceiver('127.0.0.1');
+  const { url, received } = receiver;
   try {
-    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     const sub = await api.request('POST', `${API}/webhook_subscriptions`, { token, body: { url } });
     expect(sub.status).toBe(201);
     const employee = await api.request('POST', `${API}/employees`, {
@@ -291,6 +281,6 @@ it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write
     const [delivery] = received;
     expect(new Webhook(sub.body.secret as string).verify(delivery!.body, delivery!.headers)).toEqual(entry);
   } finally {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
   }
 }, 120_000);

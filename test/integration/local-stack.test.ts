@@ -1,11 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { freePort } from '../../scripts/lib/dynamodb-local';
+import { startLoopbackReceiver } from '../support/loopback-receiver';
 
 /**
  * Contract §10: a real `npm start` (embedded DynamoDB Local on its own data
@@ -154,18 +153,9 @@ test('a write through the API reaches a loopback webhook receiver, signed, from 
   const base = (/Base URL: (\S+)/.exec(output)?.[1] ?? '').replace('localhost', LOOPBACK);
   const token = /Token:\s+(\S+)/.exec(output)?.[1] ?? '';
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const received: { body: string; headers: Record<string, string> }[] = [];
-  const receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      received.push({ body, headers: req.headers as Record<string, string> });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, LOOPBACK, resolve));
+  const receiver = await startLoopbackReceiver(LOOPBACK);
+  const { url, received } = receiver;
   try {
-    const url = `http://${LOOPBACK}:${(receiver.address() as AddressInfo).port}/hook`;
     const sub = await fetch(`${base}/webhook_subscriptions`, {
       method: 'POST',
       headers,
@@ -187,6 +177,6 @@ test('a write through the API reaches a loopback webhook receiver, signed, from 
     const entry = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; id: string };
     expect(entry).toMatchObject({ type: 'employee.created', id: employee.id });
   } finally {
-    await new Promise<void>((resolve) => receiver.close(() => resolve()));
+    await receiver.close();
   }
 }, 60_000);
