@@ -30,6 +30,8 @@ import { db } from './client';
 import { tableName } from './config';
 import { keys, lists, type Key } from './keys';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
+import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
+import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } from './table-io';
 
 const KIND = 'application' as const;
@@ -50,6 +52,8 @@ export interface ApplicationPositions {
   readonly updatePosition: number;
   /** Key of the idempotency record its create stored (erased with it), if any. */
   readonly idempotencyPk?: string;
+  /** Its change-feed entries (lane sequence + expiry), redacted when it is erased (src/domain/feed-refs.ts). */
+  readonly feedRefs?: readonly FeedRef[];
 }
 
 const CAPACITY = { ReturnConsumedCapacity: 'TOTAL' } as const;
@@ -86,6 +90,7 @@ export function applicationItem(businessId: string, app: StoredApplication, at: 
     T4PK: updatedListPartition(businessId),
     T4SK: at.updatePosition,
     ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
+    ...(at.feedRefs?.length ? { feed_refs: at.feedRefs } : {}),
   };
 }
 
@@ -117,6 +122,7 @@ export const positionsOf = (item: Item): ApplicationPositions => ({
   jobPosition: Number(item.L2SK),
   updatePosition: Number(item.T4SK ?? 0),
   ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
+  feedRefs: feedRefsOf(item.feed_refs),
 });
 
 // ---------------------------------------------------------------- writes
@@ -338,6 +344,8 @@ export function createWrites(
     jobPosition: state.jobCount + 1,
     updatePosition: state.writeOrder.count + 1,
     ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
+    // The create's feed entry is the first one at state.feed.n + 1 (feedAppendWrites).
+    feedRefs: withFeedRef([], state.feed.n + 1, app.created_at, Date.now()),
   };
   const code = codeOf(config, app.application_status_id);
   return [
@@ -401,7 +409,8 @@ export function updateWrites(
  * The writes of an erasure: the item deleted if nobody wrote it since it was
  * read (a racing PUT makes the erasure re-run from the read, so it never
  * counts a status twice), both summaries and maps get a hole at its
- * positions, and the idempotency record holding its first response goes too.
+ * positions, and the idempotency record holding its first response becomes a
+ * data-free tombstone (a retried create answers 410, never creates it again).
  */
 export function deleteWrites(
   businessId: string,
@@ -429,9 +438,7 @@ export function deleteWrites(
     mapWrite(businessId, jobListName(app.job_id), at.jobPosition, HOLE),
     summaryMove(updatedCounterKey(businessId), at.updatePosition, code, undefined),
     mapWrite(businessId, UPDATED_LIST, at.updatePosition, HOLE),
-    ...(at.idempotencyPk
-      ? [{ item: { Delete: { Key: { PK: at.idempotencyPk, SK: keys.idempotency('', '').SK } } } }]
-      : []),
+    ...(at.idempotencyPk ? [idempotencyTombstoneWrite(at.idempotencyPk)] : []),
   ];
 }
 
@@ -450,7 +457,12 @@ export async function readApplication(
 export async function readForWrite(
   businessId: string,
   id: string,
-): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; writeOrder: WriteOrder; feed: FeedLaneState }> {
+): Promise<{
+  config: BusinessConfig | undefined;
+  item: Item | undefined;
+  writeOrder: WriteOrder;
+  feed: FeedLaneState;
+}> {
   const [config, item, updated, feed] = await batchGet([
     keys.business(businessId),
     applicationKey(businessId, id),

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
-import { idempotencyKeyReused } from '../domain/errors';
+import { applicationErased, idempotencyKeyReused } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
@@ -11,6 +11,8 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 export interface Idempotency {
   readonly key: Key;
   readonly requestHash: string;
+  /** Hash of method and path alone: what an erased record's tombstone still checks. */
+  readonly targetHash: string;
 }
 
 /** The request a key is bound to besides its body (contract §11). */
@@ -32,10 +34,15 @@ export function idempotencyOf(
   target: RequestTarget,
 ): Idempotency | undefined {
   if (key === undefined) return undefined;
+  const line = `${target.method.toUpperCase()} ${target.path}`;
   const requestHash = createHash('sha256')
-    .update(`${target.method.toUpperCase()} ${target.path}\n${stableStringify(body ?? null)}`)
+    .update(`${line}\n${stableStringify(body ?? null)}`)
     .digest('hex');
-  return { key: keys.idempotency(businessId, key), requestHash };
+  return {
+    key: keys.idempotency(businessId, key),
+    requestHash,
+    targetHash: createHash('sha256').update(line).digest('hex'),
+  };
 }
 
 /** Thrown when the key was already used: carries the first response, or 409 for another body. */
@@ -49,6 +56,11 @@ export class StoredResponse extends Error {
 /** The stored first response for this key, if any (expired records count as absent). */
 export function replayOf(idem: Idempotency, stored: Item | undefined): ApiResult | undefined {
   if (!stored || Number(stored.expires_at ?? 0) * 1000 < Date.now()) return undefined;
+  if (stored.erased === true) {
+    // The body it was bound to went with the applicant: only the route is still checked.
+    if (stored.target_hash !== undefined && stored.target_hash !== idem.targetHash) throw idempotencyKeyReused();
+    throw applicationErased();
+  }
   if (stored.request_hash !== idem.requestHash) throw idempotencyKeyReused();
   return {
     status: Number(stored.status),
@@ -69,6 +81,7 @@ export function idempotencyWrite(idem: Idempotency, result: ApiResult): TxWrite 
         Item: {
           ...idem.key,
           request_hash: idem.requestHash,
+          target_hash: idem.targetHash,
           status: result.status,
           body: JSON.stringify(result.body),
           headers: result.headers ?? {},
@@ -117,4 +130,26 @@ export function idempotentCreate<S extends { idempotency?: Item }>(
       return result;
     }, attempts),
   );
+}
+
+/**
+ * Erasure of the record a create stored this response for (contract §17): the
+ * record keeps its key, route and expiry and loses the body, response and body
+ * hash (a hash of a body is still the applicant's data). Until it expires, the
+ * same key answers 410 `application_erased` instead of creating the applicant
+ * again (replayOf). An Update, so an expired or missing record costs nothing
+ * and a tombstone never outlives the 24 hours.
+ */
+export function idempotencyTombstoneWrite(pk: string, now = Date.now()): TxWrite {
+  return {
+    item: {
+      Update: {
+        Key: { PK: pk, SK: keys.idempotency('', '').SK },
+        UpdateExpression:
+          'SET erased = :t, expires_at = if_not_exists(expires_at, :exp) REMOVE request_hash, body, headers, #s',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':t': true, ':exp': Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+      },
+    },
+  };
 }

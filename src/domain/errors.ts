@@ -46,6 +46,7 @@ export interface ErrorMessageParams {
   not_acceptable: { available: string };
   method_not_allowed: { allowed: readonly string[] };
   idempotency_key_reused: Record<string, never>;
+  application_erased: Record<string, never>;
   precondition_failed: Record<string, never>;
   cursor_expired: { days: number };
   payload_too_large: { limit: number };
@@ -167,6 +168,9 @@ export const preconditionFailed = (): HttpError =>
 /** 410: a change-feed cursor older than the feed's retention (contract §13). */
 export const cursorExpired = (days = 30): HttpError =>
   new HttpError(410, 'cursor_expired', byKey('cursor_expired', { days }));
+/** 410: the Idempotency-Key created an application that has since been erased (contract §11, §17). */
+export const applicationErased = (): HttpError =>
+  new HttpError(410, 'application_erased', byKey('application_erased', NO_PARAMS));
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
 /** 429 with Retry-After. */

@@ -240,6 +240,8 @@ export const ROUTES = [
     summary: 'Create an application',
     request: 'ApplicationCreate',
     response: 'Application',
+    // A retried create whose application was erased since (application_erased, contract §17).
+    extraStatuses: [410],
   },
   {
     name: 'list-applications',

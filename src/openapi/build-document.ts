@@ -241,12 +241,17 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
 };
 
 /** Statuses only some routes have (RouteDefinition.extraStatuses), described once. */
-const EXTRA_STATUS_RESPONSES: Record<string, () => OpenApiResponse> = {
-  '410': () =>
-    errorResponse(
-      'The cursor is older than the change feed’s retention (30 days); start again without `after` (`cursor_expired`)',
-      'cursor_expired',
-    ),
+const EXTRA_STATUS_RESPONSES: Record<string, (route: RouteDefinition) => OpenApiResponse> = {
+  '410': (route) =>
+    route.method === 'POST'
+      ? errorResponse(
+          'The application this Idempotency-Key created was erased since (DELETE or retention); it is not created again: send a new key to create a new one (`application_erased`)',
+          'application_erased',
+        )
+      : errorResponse(
+          'The cursor is older than the change feed’s retention (30 days); start again without `after` (`cursor_expired`)',
+          'cursor_expired',
+        ),
 };
 
 const headerRef = (name: keyof typeof HEADERS & string): JsonObject => ({ $ref: `#/components/headers/${name}` });
@@ -573,7 +578,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   }
   for (const status of extra) {
     const key = String(status);
-    responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.() ?? errorResponse(`Error ${key}`, 'error');
+    responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.(route) ?? errorResponse(`Error ${key}`, 'error');
   }
   responses['429'] = THROTTLED;
   responses['500'] = errorResponse(

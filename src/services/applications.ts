@@ -36,6 +36,9 @@ import {
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
+import { applicationRedactions } from '../data/feed-redaction';
+import { withFeedRef } from '../domain/feed-refs';
+import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import {
@@ -189,8 +192,11 @@ export async function updateApplication(
       version: before.version + 1,
     };
     const rendered = renderApplication(config, after);
+    const at = positionsOf(item);
+    // This write's feed entry is the lane's next one (feedAppendWrites): the record lists it for its erasure.
+    const feedRefs = withFeedRef(at.feedRefs ?? [], feed.n + 1, after.updated_at, Date.now());
     await transactWrite([
-      ...updateWrites(businessId, config, before, after, positionsOf(item), writeOrder),
+      ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, writeOrder),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.updated', id: after.id, occurred_at: after.updated_at, data: rendered },
       ]),
@@ -200,25 +206,48 @@ export async function updateApplication(
 }
 
 /**
- * DELETE /applications/{id} (contract §17): read (record + config + order of
- * writes), one transaction deleting the record if its version is still the
- * one read, with holes in every list's summary and map and the idempotency
- * record of its create. A racing PUT makes it re-run from the read (so it
- * erases the updated record and uncounts its current status); a PUT that
- * loses finds no record (404): never resurrected, never counted twice.
+ * DELETE /applications/{id} (contract §17): erases it (eraseApplication);
+ * 404 when there is nothing to erase.
  */
 export async function deleteApplication(businessId: string, id: string): Promise<ApiResult> {
-  return withRetries(async () => {
+  if ((await eraseApplication(businessId, id)).kind === 'gone') throw notFound('application', id);
+  return noContent();
+}
+
+/**
+ * The one erasure path of DELETE and retention (contract §17): read (record +
+ * config + order of writes + feed lane), one transaction deleting the record
+ * if its version is still the one read, with holes in every list's summary and
+ * map, the idempotency record of its create turned into a data-free tombstone,
+ * `application.deleted` appended and its earlier feed entries redacted (those
+ * near expiry or over the transaction's cap just before it). A racing PUT
+ * makes it re-run from the read (so it erases the updated record and uncounts
+ * its current status); a PUT that loses finds no record (404): never
+ * resurrected, never counted twice. `keep` (retention: not due) is decided on
+ * the record read in the same attempt, so a PUT that makes it recent wins.
+ */
+export async function eraseApplication(
+  businessId: string,
+  id: string,
+  keep?: (app: ApplicationRecord) => boolean,
+): Promise<RetentionOutcome> {
+  return withRetries(async (): Promise<RetentionOutcome> => {
     const { config, item, feed } = await readForWrite(businessId, id);
-    if (!item) throw notFound('application', id);
+    if (!item) return { kind: 'gone' };
+    const app = storedOf(item);
+    const at = positionsOf(item);
+    if (keep?.(app)) return { kind: 'kept', updatePosition: at.updatePosition };
     const c = requireConfig(config, businessId);
+    const redactions = applicationRedactions(businessId, id, at.feedRefs ?? []);
+    await redactions.before();
     await transactWrite([
-      ...deleteWrites(businessId, c, storedOf(item), positionsOf(item)),
+      ...deleteWrites(businessId, c, app, at),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.deleted', id, occurred_at: new Date().toISOString(), data: null },
       ]),
+      ...redactions.writes,
     ]);
-    return noContent();
+    return { kind: 'erased' };
     // Erasures touch the business's shared counters and maps like creates do: the same retry budget.
   }, CREATE_ATTEMPTS);
 }

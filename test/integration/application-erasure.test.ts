@@ -5,7 +5,8 @@
  * leaves a count off by one; pages over many holes (half the business
  * erased at random) stay exact and cost what page 1 costs.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { inflateRawSync } from 'node:zlib';
 import {
   businessCounterKey,
   jobCounterKey,
@@ -52,12 +53,19 @@ const request = (method: string, path: string, body?: unknown, headers?: Record<
     ...(headers ? { headers } : {}),
   });
 
-async function scanAll(): Promise<Record<string, unknown>[]> {
+/** Every item of the table; binary attributes (feed entries' deflated `data`) inflated so their text can be searched. */
+export async function scanAll(): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    items.push(...(out.Items ?? []));
+    items.push(
+      ...(out.Items ?? []).map((item) =>
+        Object.fromEntries(
+          Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? inflateRawSync(v).toString('utf8') : v]),
+        ),
+      ),
+    );
     start = out.LastEvaluatedKey;
   } while (start);
   return items;
@@ -134,11 +142,103 @@ describe('DELETE /applications/{id}', () => {
         const text = JSON.stringify(item);
         return traces.some((t) => text.includes(t));
       });
-    expect((await holding()).length).toBeGreaterThanOrEqual(2); // the record and the idempotency record
+    // The record, the idempotency record, and both feed entries (created, updated).
+    expect((await holding()).length).toBeGreaterThanOrEqual(4);
 
     expect((await request('DELETE', `/applications/${created.body.id}`)).status).toBe(204);
     expect(await holding()).toEqual([]);
+
+    // The feed keeps every entry (no hole, no 410): the earlier ones without data, then the deletion.
+    const feed = await request('GET', '/changes?limit=500');
+    const mine = (feed.body.entries as { type: string; id: string; occurred_at: string; data: unknown }[]).filter(
+      (e) => e.id === created.body.id,
+    );
+    expect(mine.map((e) => [e.type, e.data])).toEqual([
+      ['application.created', null],
+      ['application.updated', null],
+      ['application.deleted', null],
+    ]);
+    expect(mine[0]!.occurred_at).toBe(created.body.created_at);
+    expect(mine[1]!.occurred_at).toBe(updated.body.updated_at);
   });
+
+  it('answers a retried create of an erased application 410 application_erased, creating nothing', async () => {
+    const body = {
+      accept_terms_and_conditions: true,
+      first_name: 'Retry',
+      last_name: 'Ghost',
+      email: 'rg@example.com',
+    };
+    const headers = { 'Idempotency-Key': 'erase-then-retry' };
+    const created = await request('POST', '/applications', body, headers);
+    expect(created.status).toBe(201);
+    expect((await request('POST', '/applications', body, headers)).body.id).toBe(created.body.id);
+    expect((await request('DELETE', `/applications/${created.body.id}`)).status).toBe(204);
+    const total = (await request('GET', '/applications')).body.total_entries as number;
+
+    for (const retry of [body, { ...body, first_name: 'Other' }]) {
+      const res = await request('POST', '/applications', retry, headers);
+      expect(res.status).toBe(410);
+      expect(res.body.error).toBe('application_erased');
+    }
+    // Another route with the key is still the other request's key (contract §11).
+    const elsewhere = await request('POST', '/employees', { first_name: 'E', last_name: 'F' }, headers);
+    expect(elsewhere.status).toBe(409);
+    expect(elsewhere.body.error).toBe('idempotency_key_reused');
+    expect((await request('GET', '/applications')).body.total_entries).toBe(total);
+    // A new key creates anew.
+    expect((await request('POST', '/applications', body, { 'Idempotency-Key': 'erase-then-new' })).status).toBe(201);
+  });
+});
+
+describe('redaction of earlier feed entries', () => {
+  const feedOf = async (id: string) => {
+    const entries: { type: string; id: string; data: unknown }[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await request('GET', `/changes?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+      entries.push(...(page.body.entries as typeof entries));
+      if ((page.body.entries as unknown[]).length === 0) break;
+      after = page.body.next_cursor as string;
+    }
+    return entries.filter((e) => e.id === id);
+  };
+
+  it('redacts more entries than one transaction holds (90 writes), and entries near or past their expiry', async () => {
+    const created = await request('POST', '/applications', {
+      accept_terms_and_conditions: true,
+      first_name: 'Busy',
+      last_name: 'Writer',
+      email: 'busy@example.com',
+    });
+    const id = created.body.id as string;
+    for (let i = 0; i < 90; i++)
+      expect((await request('PUT', `/applications/${id}`, { last_name: `Writer-${i}` })).status).toBe(200);
+    const key = keys.record(BUSINESS, 'application', id);
+    const item = (await getItem(key))!;
+    const refs = item.feed_refs as [number, number][];
+    expect(refs).toHaveLength(91);
+    // Pretend the first two entries are about to expire, and one more (never written: TTL removed it) expired.
+    const nowS = Math.floor(Date.now() / 1000);
+    const aged = [[refs[0]![0], nowS + 5], [refs[1]![0], nowS - 3600], [999_999, nowS - 7200], ...refs.slice(2)];
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET feed_refs = :r',
+        ExpressionAttributeValues: { ':r': aged },
+      }),
+    );
+    expect((await request('DELETE', `/applications/${id}`)).status).toBe(204);
+    const entries = await feedOf(id);
+    expect(entries).toHaveLength(92);
+    expect(entries.filter((e) => e.data !== null)).toEqual([]);
+    expect(entries.at(-1)!.type).toBe('application.deleted');
+    const lane = keys.feedEntry(BUSINESS, 0, 999_999).PK.replace(/#0$/, '');
+    expect((await scanAll()).filter((i) => String(i.PK).startsWith(lane) && String(i.SK) === '000000999999')).toEqual(
+      [],
+    );
+  }, 120_000);
 });
 
 describe('a DELETE racing PUTs', () => {

@@ -40,6 +40,8 @@ const EMPLOYEE = { first_name: 'Anna', last_name: 'Huber', cf_5: 1 };
 const APPLICANT = { accept_terms_and_conditions: true, first_name: 'Lena', last_name: 'Huber', email: 'l@example.com' };
 const JOB = (employee: string) => ({ employee_id: employee, name: 'Cook', from: '2026-01-01' });
 const REUSED_KEY = 'i18n-reused-key';
+/** The key of a create whose application was erased afterwards (contract §17: 410). */
+const ERASED_KEY = 'i18n-erased-key';
 /** Local mode allows loopback http targets; nothing is delivered here (no dispatcher runs). */
 const HOOK = { url: 'http://127.0.0.1:9/hook' };
 
@@ -331,6 +333,19 @@ function casesOf(): Case[] {
   }
   cases.push(
     {
+      route: 'create-application',
+      status: 410,
+      code: 'application_erased',
+      request: () =>
+        withToken({
+          method: 'POST',
+          path: path('create-application'),
+          body: APPLICANT,
+          headers: { 'idempotency-key': ERASED_KEY },
+        }),
+      expected: { message: key('application_erased', noParams) },
+    },
+    {
       route: 'create-employee-job',
       status: 404,
       code: 'not_found',
@@ -396,6 +411,14 @@ beforeAll(async () => {
     });
     expect(first.status).toBe(201);
   }
+  const erased = await api.request('POST', path('create-application'), {
+    token,
+    body: APPLICANT,
+    headers: { 'idempotency-key': ERASED_KEY },
+  });
+  expect(
+    (await api.request('DELETE', `${path('create-application')}/${erased.body.id as string}`, { token })).status,
+  ).toBe(204);
 });
 afterAll(() => api?.close());
 

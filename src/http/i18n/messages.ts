@@ -68,6 +68,8 @@ const en: Catalogue = {
     method_not_allowed: ({ allowed }) => `Method not allowed; this path allows ${allowed.join(', ')}`,
     idempotency_key_reused: () =>
       'This Idempotency-Key was already used for another request (another method, path or body)',
+    application_erased: () =>
+      'The application this Idempotency-Key created has been erased; it is not created again (send a new key to create a new one)',
     precondition_failed: () => 'If-Match does not match the current ETag of the record; nothing was written',
     cursor_expired: ({ days }) =>
       `This cursor is older than the change feed's retention of ${days} days; start again without after and resync`,
@@ -120,6 +122,8 @@ const de: Catalogue = {
     method_not_allowed: ({ allowed }) => `Methode nicht erlaubt; dieser Pfad erlaubt ${allowed.join(', ')}`,
     idempotency_key_reused: () =>
       'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet (andere Methode, anderer Pfad oder Body)',
+    application_erased: () =>
+      'Die mit diesem Idempotency-Key angelegte Bewerbung wurde gelöscht; sie wird nicht erneut angelegt (für eine neue Bewerbung einen neuen Key senden)',
     precondition_failed: () =>
       'If-Match stimmt nicht mit dem aktuellen ETag des Datensatzes überein; es wurde nichts geschrieben',
     cursor_expired: ({ days }) =>
@@ -173,6 +177,8 @@ const it: Catalogue = {
     method_not_allowed: ({ allowed }) => `Metodo non consentito; questo percorso consente ${allowed.join(', ')}`,
     idempotency_key_reused: () =>
       'Questa Idempotency-Key è già stata usata per un’altra richiesta (altro metodo, percorso o corpo)',
+    application_erased: () =>
+      'La candidatura creata con questa Idempotency-Key è stata cancellata; non viene ricreata (per crearne una nuova inviare una nuova chiave)',
     precondition_failed: () => "If-Match non corrisponde all'ETag attuale del record; non è stato scritto nulla",
     cursor_expired: ({ days }) =>
       `Questo cursore è più vecchio della conservazione del feed delle modifiche di ${days} giorni; ricomincia senza after e risincronizza`,

@@ -1,0 +1,62 @@
+/**
+ * Redaction of an erased application's earlier change-feed entries (contract
+ * §13, §17, docs/change-feed.md): each entry keeps its key, type, id,
+ * occurred_at and expiry and loses `data`. Entries are never deleted before
+ * their TTL: a missing entry after a cursor reads as 410.
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { laneOf } from '../domain/change-feed';
+import { redactionPlan, type FeedRef } from '../domain/feed-refs';
+import { db } from './client';
+import { tableName } from './config';
+import { keys } from './keys';
+import type { TxWrite } from './table-io';
+
+const REDACT = {
+  UpdateExpression: 'SET #d = :null',
+  // Never creates an entry: one TTL removed stays removed.
+  ConditionExpression: 'attribute_exists(PK)',
+  ExpressionAttributeNames: { '#d': 'data' },
+  ExpressionAttributeValues: { ':null': null },
+} as const;
+
+/**
+ * The redactions of an erasure of application `id` whose record lists `refs`:
+ * `before` runs first (entries near expiry, which may be gone: a failed
+ * condition there is ignored; entries over the transaction's cap), then
+ * `writes` go into the delete transaction (entries that surely exist).
+ */
+export function applicationRedactions(
+  businessId: string,
+  id: string,
+  refs: readonly FeedRef[],
+  nowMs = Date.now(),
+): { before: () => Promise<void>; writes: TxWrite[] } {
+  const lane = laneOf('application', id);
+  const plan = redactionPlan(refs, nowMs);
+  return {
+    before: () => redactEach(businessId, lane, plan.before),
+    writes: plan.inTransaction.map((seq) => ({
+      item: { Update: { Key: keys.feedEntry(businessId, lane, seq), ...REDACT } },
+      onConditionFailed: () => 'retry',
+    })),
+  };
+}
+
+const PARALLEL = 8;
+
+/** One conditional UpdateItem per entry, a few at a time; an entry already gone needs nothing. */
+async function redactEach(businessId: string, lane: number, seqs: readonly number[]): Promise<void> {
+  for (let i = 0; i < seqs.length; i += PARALLEL)
+    await Promise.all(
+      seqs.slice(i, i + PARALLEL).map(async (seq) => {
+        try {
+          await db().send(
+            new UpdateCommand({ TableName: tableName(), Key: keys.feedEntry(businessId, lane, seq), ...REDACT }),
+          );
+        } catch (error) {
+          if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+        }
+      }),
+    );
+}
