@@ -5,25 +5,30 @@
  *   npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME]
  *   npm run admin -- token list BUSINESS_ID            one JSON line per token (never the token)
  *   npm run admin -- token revoke BUSINESS_ID HASH      revoke by the hash prefix `token list` shows
+ *   npm run admin -- retention run [--now DATETIME] [--business ID]
+ *                                                 erase applications past their business's retention, print {"erased": N}
  * Every command first prints its target on stderr (table and endpoint, or AWS region and account).
  */
 import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './lib/token-commands';
+import { parseRetentionCommand, retentionCommand, RETENTION_USAGE } from './lib/retention-command';
 import { revokeToken } from '../src/data/token-store';
 import type { RunningDynamo } from './lib/dynamodb-local';
 import { connect, describeFailure, describeTarget } from './lib/environment';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
-const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}`;
+const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, arg] = argv;
   // Arguments are checked before anything connects: a typo never reaches a table.
   const token = command === 'token' ? parseTokenCommand(argv.slice(1)) : undefined;
-  if (typeof token === 'string') {
-    console.error(`${token}\n${USAGE}`);
-    return 2;
-  }
-  if (!token && (!command || !arg || !['import', 'revoke'].includes(command))) {
+  const retention = command === 'retention' ? parseRetentionCommand(argv.slice(1)) : undefined;
+  for (const problem of [token, retention])
+    if (typeof problem === 'string') {
+      console.error(`${problem}\n${USAGE}`);
+      return 2;
+    }
+  if (!token && !retention && (!command || !arg || !['import', 'revoke'].includes(command))) {
     console.error(USAGE);
     return 2;
   }
@@ -33,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
     ({ embedded } = await connect({ allowAws: true }));
     // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
     console.error(await describeTarget());
-    if (token) return await tokenCommand(token);
+    if (token && typeof token !== 'string') return await tokenCommand(token);
+    if (retention && typeof retention !== 'string') return await retentionCommand(retention);
     if (command === 'import') {
       const { business_id, token, summary } = await provisionFromFile(value);
       console.error(

@@ -521,6 +521,30 @@ export async function readFrom(
   });
 }
 
+/**
+ * Up to `limit` applications of the order of writes (oldest updated_at first)
+ * from position `from` on: ids and positions only (keys are projected by
+ * every index), for the retention walk. One Query reading at most `limit` items.
+ */
+export async function readWriteOrderFrom(
+  businessId: string,
+  from: number,
+  limit: number,
+): Promise<{ id: string; updatePosition: number }[]> {
+  const [pk, sk] = LIST_KEYS.updatedlist;
+  const prefix = applicationKey(businessId, '').PK;
+  const items = await query({
+    IndexName: 'updatedlist',
+    KeyConditionExpression: '#pk = :p AND #sk >= :a',
+    ProjectionExpression: 'PK, #sk',
+    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+    ExpressionAttributeValues: { ':p': updatedListPartition(businessId), ':a': from },
+    Limit: limit,
+    ...CAPACITY,
+  });
+  return items.map((item) => ({ id: String(item.PK).slice(prefix.length), updatePosition: Number(item[sk]) }));
+}
+
 /** Entries of a list between two positions whose status is `statusId` (FilterExpression). */
 export async function readRangeOfStatus(
   index: 'sublist' | 'updatedlist',

@@ -1,6 +1,7 @@
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
+import { retentionDaysOf } from '../domain/retention';
 import { db } from './client';
 import { tableName } from './config';
 import { keys, lists } from './keys';
@@ -39,6 +40,47 @@ export function requireConfig(config: BusinessConfig | undefined, businessId: st
   return config;
 }
 
+/**
+ * The business's entry in the registry partition (keys.businessRegistry):
+ * the retention job Queries that one partition instead of scanning the whole
+ * table for config items, so finding businesses costs O(businesses), not
+ * O(table). It carries the retention setting so the job skips businesses
+ * without one for free; import writes it with the config (same setting).
+ */
+export function registryEntry(config: BusinessConfig): Item {
+  const days = retentionDaysOf(config.application_retention_days);
+  return {
+    ...keys.businessRegistry(config.id),
+    business_id: config.id,
+    ...(days !== undefined ? { application_retention_days: days } : {}),
+  };
+}
+
+/** A registered business and its retention setting (undefined = applications are kept). */
+export interface RegisteredBusiness {
+  readonly businessId: string;
+  readonly retentionDays: number | undefined;
+}
+
+const registeredOf = (item: Item): RegisteredBusiness => ({
+  businessId: String(item.business_id),
+  retentionDays: retentionDaysOf(item.application_retention_days),
+});
+
+/** Every business (one Query of the registry partition, 100 per call), or just `businessId` (one GetItem). */
+export async function readRegistry(businessId?: string): Promise<RegisteredBusiness[]> {
+  if (businessId !== undefined) {
+    const [item] = await batchGet([keys.businessRegistry(businessId)]);
+    return item ? [registeredOf(item)] : [];
+  }
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :p',
+    ExpressionAttributeValues: { ':p': keys.businessRegistry('').PK },
+    Limit: 100,
+  });
+  return items.map(registeredOf);
+}
+
 export interface ImportSummary {
   created: boolean;
   written: number;
@@ -57,7 +99,7 @@ export async function importBusiness(
 ): Promise<ImportSummary> {
   const bid = config.id;
   const now = new Date().toISOString();
-  const [existingConfigItem] = await batchGet([keys.business(bid)]);
+  const [existingConfigItem, registered] = await batchGet([keys.business(bid), keys.businessRegistry(bid)]);
   const writes: Item[] = [];
   let unchanged = 0;
 
@@ -113,6 +155,8 @@ export async function importBusiness(
       updated_at: now,
     });
   }
+  const entry = registryEntry(config);
+  if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);
   for (let i = 0; i < writes.length; i += 25) {
     let pending = writes.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     for (let attempt = 0; pending.length > 0; attempt++) {

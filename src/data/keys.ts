@@ -19,6 +19,9 @@ export interface Key {
 
 const biz = (businessId: string): string => `B#${businessId}`;
 
+/** The registry partition: no `B#` prefix, it belongs to no tenant. */
+export const BUSINESS_REGISTRY = 'BUSINESSES';
+
 /** Feed sequences are zero-padded so they sort numerically; the counter shares the lane's partition. */
 export const FEED_SEQ_DIGITS = 12;
 export const FEED_COUNTER_SK = 'SEQ';
@@ -29,6 +32,8 @@ export const keys = {
   tokenListing: (businessId: string, tokenHash: string): Key => ({ PK: `${biz(businessId)}#tokens`, SK: tokenHash }),
   tokenListings: (businessId: string): string => `${biz(businessId)}#tokens`,
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
+  /** Every business in one partition, written by import: the retention job finds businesses without a Scan. */
+  businessRegistry: (businessId: string): Key => ({ PK: BUSINESS_REGISTRY, SK: businessId }),
   record: (businessId: string, kind: RecordKind, id: string): Key => ({
     PK: `${biz(businessId)}#${kind}#${id}`,
     SK: 'R',

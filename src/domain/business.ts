@@ -9,6 +9,8 @@ export interface BusinessProfile {
   /** Non-empty, in order; the first is the preferred language. */
   readonly locales: Locale[];
   readonly timezone: string;
+  /** Contract §17: applications not written for longer are erased by the retention job; absent/null = kept. */
+  readonly application_retention_days?: number | null;
 }
 
 /**

@@ -28,7 +28,13 @@ const SELECT_TYPES = new Set(['select_single', 'select_multiple', 'select_radio'
 type Json = Record<string, unknown>;
 
 export interface Fixture {
-  business: { id: string; name: string; locales: Locale[]; timezone: string };
+  business: {
+    id: string;
+    name: string;
+    locales: Locale[];
+    timezone: string;
+    application_retention_days?: number | null;
+  };
   employee_statuses: Json[];
   application_statuses: Json[];
   departments: Json[];

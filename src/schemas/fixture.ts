@@ -1,6 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject } from 'ajv';
 import { LOCALES, type Locale } from '../domain/business';
+import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../domain/retention';
 import { CUSTOM_FIELD_TYPES } from '../domain/custom-fields';
 import { checkFixture, NAMED_PAYOUT_TYPES, type FixtureResult } from '../domain/fixture';
 
@@ -59,6 +60,10 @@ function fixtureSchema(locales: readonly Locale[]): Json {
           name: { type: 'string', minLength: 1 },
           locales: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: LOCALES } },
           timezone: { type: 'string' },
+          // Contract §17: applications whose updated_at is older are erased (absent or null: kept).
+          application_retention_days: {
+            anyOf: [{ type: 'null' }, { type: 'integer', minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS }],
+          },
         },
       },
       employee_statuses: { type: 'array', items: status },

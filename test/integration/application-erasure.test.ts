@@ -5,8 +5,7 @@
  * leaves a count off by one; pages over many holes (half the business
  * erased at random) stay exact and cost what page 1 costs.
  */
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { inflateRawSync } from 'node:zlib';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   businessCounterKey,
   jobCounterKey,
@@ -21,6 +20,7 @@ import { keys } from '../../src/data/keys';
 import { getItem } from '../../src/data/table-io';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
+import { scanAll } from '../support/table-scan';
 
 const fixture = {
   business: { id: 'eraseco', name: 'Erase Co', locales: ['en', 'de'], timezone: 'Europe/Rome' },
@@ -52,24 +52,6 @@ const request = (method: string, path: string, body?: unknown, headers?: Record<
     ...(body !== undefined ? { body } : {}),
     ...(headers ? { headers } : {}),
   });
-
-/** Every item of the table; binary attributes (feed entries' deflated `data`) inflated so their text can be searched. */
-export async function scanAll(): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
-    items.push(
-      ...(out.Items ?? []).map((item) =>
-        Object.fromEntries(
-          Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? inflateRawSync(v).toString('utf8') : v]),
-        ),
-      ),
-    );
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return items;
-}
 
 /** Live counts per status in a list's summary, and its total. */
 async function summaryTotals(key: { PK: string; SK: string }): Promise<Record<string, number>> {

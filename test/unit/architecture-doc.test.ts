@@ -24,6 +24,7 @@ const built: Record<string, Key> = {
   token: keys.token('<sha256>'),
   'token listing': keys.tokenListing('<bid>', '<sha256>'),
   'business config': keys.business('<bid>'),
+  'business registry': keys.businessRegistry('<bid>'),
   record: keys.record('<bid>', '<kind>' as RecordKind, '<id>'),
   'list counter': keys.counter('<bid>', '<list>'),
   'unique value': keys.unique('<bid>', '<field>', '<value>'),

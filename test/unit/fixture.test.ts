@@ -7,6 +7,18 @@ const base = { business: { id: 'b', name: 'B', locales: ['de', 'en'], timezone: 
 describe('parseFixture', () => {
   it('accepts the demo fixture', () => expect(parseFixture(demo)).toMatchObject({ ok: true }));
 
+  it('takes application_retention_days (whole days, or null = keep) into the business config', () => {
+    for (const days of [30, null]) {
+      const result = parseFixture({ ...base, business: { ...base.business, application_retention_days: days } });
+      if (!result.ok) throw new Error(result.problems.join('; '));
+      expect(buildBusiness(result.fixture).config.application_retention_days).toBe(days);
+    }
+    for (const days of [0, 1.5, '30', 36_501]) {
+      const result = parseFixture({ ...base, business: { ...base.business, application_retention_days: days } });
+      expect(result.ok).toBe(false);
+    }
+  });
+
   it('a fixture with only a business is complete (lists default to empty)', () => {
     const result = parseFixture(base);
     expect(result.ok).toBe(true);

@@ -1,0 +1,71 @@
+/**
+ * `npm run admin -- retention run [--now DATETIME] [--business ID]` (contract
+ * §17): erases every application whose updated_at is older than its
+ * business's application_retention_days (src/services/retention.ts). Prints
+ * one JSON line `{"erased": N}` on stdout; progress goes to stderr, as one
+ * live line on a terminal and as a line per batch otherwise. Parsing is pure
+ * (checked before the tool connects anywhere).
+ */
+import { parseArgs } from 'node:util';
+import { runRetention, type RetentionProgress } from '../../src/services/retention';
+
+export const RETENTION_USAGE = '       npm run admin -- retention run [--now DATETIME] [--business BUSINESS_ID]';
+
+export interface RetentionCommand {
+  /** Epoch ms the run pretends it is. */
+  readonly nowMs: number;
+  readonly businessId?: string;
+}
+
+/** The command, or one line saying what is wrong with the arguments. */
+export function parseRetentionCommand(argv: readonly string[], nowMs = Date.now()): RetentionCommand | string {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: { now: { type: 'string' }, business: { type: 'string' } },
+    });
+  } catch (error) {
+    return (error as Error).message;
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || positionals[0] !== 'run') return 'retention: the only subcommand is run';
+  let now = nowMs;
+  if (values.now !== undefined) {
+    // A full date-time with a zone, or a date (midnight UTC): never a local-time guess.
+    const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(values.now);
+    now = ok ? Date.parse(values.now) : Number.NaN;
+    if (!Number.isFinite(now))
+      return `retention: --now must be an ISO 8601 date-time with zone (2026-11-23T12:00:00Z) or a date, got ${JSON.stringify(values.now)}`;
+  }
+  if (values.business !== undefined && values.business.trim() === '') return 'retention: --business needs an id';
+  return { nowMs: now, ...(values.business !== undefined ? { businessId: values.business } : {}) };
+}
+
+const describe = (p: RetentionProgress): string =>
+  `retention: business ${p.businessIndex + 1}/${p.businesses} ${p.businessId}: ${p.examined} examined, ${p.erased} erased in this run`;
+
+/** Runs it; returns the exit code. */
+export async function retentionCommand(
+  command: RetentionCommand,
+  stderr: Pick<NodeJS.WriteStream, 'isTTY' | 'write'> = process.stderr,
+): Promise<number> {
+  const live = stderr.isTTY === true;
+  console.error(
+    `retention: due = updated_at before (now - application_retention_days), now = ${new Date(command.nowMs).toISOString()}`,
+  );
+  const result = await runRetention({
+    nowMs: command.nowMs,
+    ...(command.businessId !== undefined ? { businessId: command.businessId } : {}),
+    onProgress: (p) => {
+      if (live) stderr.write(`\r\x1b[2K${describe(p)}`);
+      else stderr.write(`${describe(p)}\n`);
+    },
+  });
+  if (live) stderr.write('\n');
+  console.error(`retention: done, ${result.erased} erased`);
+  console.log(JSON.stringify({ erased: result.erased }));
+  return 0;
+}

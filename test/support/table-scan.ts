@@ -1,0 +1,22 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { inflateRawSync } from 'node:zlib';
+import { db } from '../../src/data/client';
+import { tableName } from '../../src/data/config';
+
+/** Every item of the table; binary attributes (feed entries' deflated `data`) inflated so their text can be searched. */
+export async function scanAll(): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ TableName: tableName(), ExclusiveStartKey: start }));
+    items.push(
+      ...(out.Items ?? []).map((item) =>
+        Object.fromEntries(
+          Object.entries(item).map(([k, v]) => [k, v instanceof Uint8Array ? inflateRawSync(v).toString('utf8') : v]),
+        ),
+      ),
+    );
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return items;
+}
