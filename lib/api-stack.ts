@@ -67,6 +67,21 @@ export const DISPATCHER = {
   schedule: Duration.minutes(1),
 } as const;
 
+/**
+ * The retention job (contract §17): not a route, its own function, once a day.
+ * It erases applications through the DELETE path (WORKER_GRANTS['apply-retention']:
+ * no Scan; businesses come from the registry partition) and stops 30 s before
+ * its timeout; the next day's run resumes where it stopped.
+ */
+export const RETENTION_JOB = {
+  name: 'apply-retention',
+  grant: WORKER_GRANTS['apply-retention'] satisfies TableGrant,
+  /** The longest a Lambda may run: a large backlog is worked off in as few runs as possible. */
+  timeout: Duration.minutes(15),
+  /** Daily at 03:15 UTC, outside European office hours. */
+  schedule: { minute: '15', hour: '3' },
+} as const;
+
 /** Routes that seal (create) or open (idempotent replay) webhook secrets. */
 const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
 
@@ -221,7 +236,9 @@ export class ApiStack extends Stack {
   readonly alarmTopic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly webhooks: { key: kms.Key; retryQueue: sqs.Queue; deadLetters: sqs.Queue; alarms: cloudwatch.Alarm[] };
-  /** By route name, plus FALLBACK_ROUTE.name and DISPATCHER.name. */
+  /** The daily rule that invokes the retention job. */
+  readonly retentionSchedule: events.Rule;
+  /** By route name, plus FALLBACK_ROUTE.name, DISPATCHER.name and RETENTION_JOB.name. */
   readonly functions: Readonly<Record<string, ApiFunction>>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -230,7 +247,7 @@ export class ApiStack extends Stack {
     Tags.of(this).add('stage', props.stage);
 
     const functionsDir = props.functionsDir ?? DEFAULT_FUNCTIONS_DIR;
-    const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name];
+    const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name, RETENTION_JOB.name];
     const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
       throw new ContextError(`Missing handler files (one per route in src/http/routes.ts):\n  ${missing.join('\n  ')}`);
@@ -302,6 +319,7 @@ export class ApiStack extends Stack {
       });
     }
     this.webhooks = this.addWebhookDispatcher(props, alarmAction, functions);
+    this.retentionSchedule = this.addRetentionJob(props, alarmAction, functions);
     this.functions = functions;
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
@@ -426,6 +444,37 @@ export class ApiStack extends Stack {
     ];
     for (const alarm of alarms) alarm.addAlarmAction(alarmAction);
     return { key, retryQueue, deadLetters, alarms };
+  }
+
+  /**
+   * The retention job: its function (Errors, Throttles and Duration alarms to
+   * the topic like every function; a Duration alarm here means a backlog
+   * larger than one run), exactly its table grant, and the daily rule.
+   */
+  private addRetentionJob(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+  ): events.Rule {
+    const job = new ApiFunction(this, `Fn-${RETENTION_JOB.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, RETENTION_JOB.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${RETENTION_JOB.name}: erases applications past their business's retention (daily)`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: RETENTION_JOB.timeout,
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
+    });
+    const statement = tableStatement(this.table.tableArn, RETENTION_JOB.grant);
+    if (statement) job.role.addToPrincipalPolicy(statement);
+    functions[RETENTION_JOB.name] = job;
+    return new events.Rule(this, 'RetentionSchedule', {
+      description: 'Retention job: erase applications past their business retention (contract §17)',
+      schedule: events.Schedule.cron(RETENTION_JOB.schedule),
+      // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat.
+      targets: [new eventsTargets.LambdaFunction(job.function)],
+    });
   }
 
   /**

@@ -470,6 +470,14 @@ export const WORKER_GRANTS = {
   // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list` index),
   // the change feed (lane counters and entries by key: BatchGetItem)
   'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+  // the business registry (Query of its partition, BatchGetItem of one entry), the order of writes (Query of
+  // `updatedlist`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
+  // one transaction (record Delete, counter/map/idempotency/feed Updates, feed entry Put), redactions (UpdateItem),
+  // the witness GetItem of an ambiguous write
+  'apply-retention': {
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
+    indexes: ['updatedlist'],
+  },
 } as const satisfies Record<string, TableGrant>;
 
 export interface RouteMatch {

@@ -20,9 +20,16 @@
  * (readRegistry), never by a Scan.
  */
 import { readWriteOrderFrom } from '../data/application-store';
+import { inCallScope } from '../data/call-scope';
 import { readRegistry, type RegisteredBusiness } from '../data/business-store';
 import { endsWalk, isDue, retentionCutoff, runOrder } from '../domain/retention';
 import { eraseApplication } from './applications';
+
+/** The scheduled job's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+export const RETENTION_JOB_NAME = 'apply-retention';
+
+/** Runs `run` with its DynamoDB calls attributed to the retention job (Lambda, tests). */
+export const asRetentionJob = <T>(run: () => Promise<T>): Promise<T> => inCallScope(RETENTION_JOB_NAME, run);
 
 /** Keys read per Query of the walk. */
 export const BATCH_SIZE = 25;

@@ -17,6 +17,7 @@ import {
   DEFAULT_FUNCTIONS_DIR,
   DISPATCHER,
   REPO_ROOT,
+  RETENTION_JOB,
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
@@ -49,7 +50,10 @@ const ALL_FUNCTIONS = [
   ...ROUTES.map((r) => ({ name: r.name as string, access: r.access as string })),
   FALLBACK_ROUTE,
   { name: DISPATCHER.name, access: 'dispatcher' },
+  { name: RETENTION_JOB.name, access: 'retention' },
 ];
+/** Timeout in seconds per function: 10 for routes. */
+const timeoutOf = (name: string): number => (name === DISPATCHER.name ? 120 : name === RETENTION_JOB.name ? 900 : 10);
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -104,8 +108,8 @@ afterAll(() => {
 });
 
 describe('functions', () => {
-  test('one Lambda function per route row plus the fallback and the webhook dispatcher, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 2);
+  test('one Lambda function per route row plus the fallback, the webhook dispatcher and the retention job, and no other (no CDK helper functions)', () => {
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 3);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -122,13 +126,13 @@ describe('functions', () => {
     );
   });
 
-  test('runtime nodejs22.x on arm64, 512 MB, 10 s (the dispatcher 120 s), tracing from context, Powertools service name', () => {
+  test('runtime nodejs22.x on arm64, 512 MB, 10 s (the dispatcher 120 s, the retention job 900 s), tracing from context, Powertools service name', () => {
     for (const [id, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs22.x',
         Architectures: ['arm64'],
         MemorySize: 512,
-        Timeout: id === functionId(DISPATCHER.name) ? 120 : 10,
+        Timeout: timeoutOf(ALL_FUNCTIONS.find((f) => functionId(f.name) === id)!.name),
         TracingConfig: { Mode: 'Active' },
       });
       expect(fn.Properties.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('hr-api');
@@ -281,7 +285,12 @@ describe('IAM least privilege', () => {
 
   test('each function gets exactly its declared actions on the table and its declared indexes, nothing else', () => {
     for (const { name } of ALL_FUNCTIONS) {
-      const grant = name === DISPATCHER.name ? DISPATCHER.grant : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+      const grant =
+        name === DISPATCHER.name
+          ? DISPATCHER.grant
+          : name === RETENTION_JOB.name
+            ? RETENTION_JOB.grant
+            : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -306,11 +315,7 @@ describe('IAM least privilege', () => {
     ['list-locations', ['BatchGetItem', 'GetItem', 'Query'], ['list']],
     ['list-employees', ['BatchGetItem', 'GetItem', 'Query'], ['list']],
     ['list-employee-jobs', ['BatchGetItem', 'GetItem', 'Query'], ['list', 'sublist']],
-    [
-      'list-applications',
-      ['BatchGetItem', 'GetItem', 'Query'],
-      ['list', 'sublist', 'statuslist', 'updatedlist'],
-    ],
+    ['list-applications', ['BatchGetItem', 'GetItem', 'Query'], ['list', 'sublist', 'statuslist', 'updatedlist']],
     ['create-employee', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['update-employee', ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['create-employee-job', ['BatchGetItem', 'ConditionCheckItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
@@ -333,6 +338,7 @@ describe('IAM least privilege', () => {
     }
     const deleters = ALL_FUNCTIONS.filter(({ name }) => dynamoActionsOf(name).includes('dynamodb:DeleteItem'));
     expect(deleters.map((f) => f.name).sort()).toEqual([
+      RETENTION_JOB.name,
       'delete-application',
       'delete-webhook-subscription',
       'update-employee',
@@ -409,7 +415,7 @@ describe('alarms', () => {
     });
   });
 
-  test('an Errors, a Throttles and a p99 Duration alarm at 80 % of the timeout (10 s; dispatcher 120 s) for every function', () => {
+  test('an Errors, a Throttles and a p99 Duration alarm at 80 % of the timeout (10 s; dispatcher 120 s; retention 900 s) for every function', () => {
     for (const { name } of ALL_FUNCTIONS) {
       expect(ofFunction(name, 'Errors')).toHaveLength(1);
       expect(ofFunction(name, 'Throttles')).toHaveLength(1);
@@ -417,7 +423,7 @@ describe('alarms', () => {
       expect(duration).toHaveLength(1);
       expect(duration[0]!.Properties).toMatchObject({
         ExtendedStatistic: 'p99',
-        Threshold: name === DISPATCHER.name ? 96_000 : 8000,
+        Threshold: timeoutOf(name) * 800,
       });
     }
   });
@@ -608,5 +614,47 @@ describe('webhook dispatcher', () => {
     expect(
       resources[stack.getLogicalId(stack.webhooks.alarms[0]!.node.defaultChild as CfnResource)]!.Properties.Dimensions,
     ).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }]);
+  });
+});
+
+describe('retention job', () => {
+  test('may read, erase and update applications (no Scan, no BatchWrite) and Query only the order-of-writes index', () => {
+    expect(dynamoActionsOf(RETENTION_JOB.name).sort()).toEqual(
+      ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`).sort(),
+    );
+    const resourcesOf = statementsOf(RETENTION_JOB.name).flatMap((s) => asArray(s.Resource));
+    expect(JSON.stringify(resourcesOf)).toContain('/index/updatedlist');
+    expect(JSON.stringify(resourcesOf)).not.toContain('/index/*');
+    // Nothing but DynamoDB (and its own log group, granted by ApiFunction).
+    const other = statementsOf(RETENTION_JOB.name)
+      .flatMap((s) => asArray(s.Action))
+      .filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'));
+    expect(other).toEqual([]);
+  });
+
+  test('runs once a day on its own rule, and its errors alarm the topic', () => {
+    const fnArn = { 'Fn::GetAtt': [functionId(RETENTION_JOB.name), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(15 3 * * ? *)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: fnArn })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: fnArn,
+      SourceArn: {
+        'Fn::GetAtt': [stack.getLogicalId(stack.retentionSchedule.node.defaultChild as CfnResource), 'Arn'],
+      },
+    });
+    const fn = stack.functions[RETENTION_JOB.name]!;
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    const errors = resources[stack.getLogicalId(fn.errorsAlarm.node.defaultChild as CfnResource)]!;
+    expect(errors.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(errors.Properties.MetricName).toBe('Errors');
+    expect(errors.Properties.Dimensions).toEqual([
+      { Name: 'FunctionName', Value: { Ref: functionId(RETENTION_JOB.name) } },
+    ]);
+    expect(resources[functionId(RETENTION_JOB.name)]!.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
   });
 });
