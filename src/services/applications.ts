@@ -13,25 +13,21 @@ import { API_PREFIX } from '../domain/api-paths';
 import {
   BUSINESS_LIST,
   businessCounterKey,
-  businessListPartition,
+  jobListName,
   createWrites,
   deleteWrites,
   jobCounterKey,
-  jobListPartition,
   positionsOf,
   readApplication,
   readForWrite,
   readConfigAndSummaries,
   readCreateState,
   readFrom,
-  readRangeOfStatus,
   readMaps,
   readUpdatedSince,
-  statusPartition,
   storedOf,
   UPDATED_LIST,
   updatedCounterKey,
-  updatedListPartition,
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
@@ -41,13 +37,7 @@ import { withFeedRef } from '../domain/feed-refs';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
-import {
-  jobListName,
-  nextCreatedAt,
-  nextUpdatedAt,
-  sinceOf,
-  type ApplicationFilters,
-} from '../domain/application-pages';
+import { nextCreatedAt, nextUpdatedAt, sinceOf, type ApplicationFilters } from '../domain/application-pages';
 import {
   candidateSuperblocks,
   countBefore,
@@ -315,7 +305,6 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const { jobId, statusId, createdSince } = filters;
   const ofJob = jobId !== undefined;
   const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
-  const partition = ofJob ? jobListPartition(businessId, jobId) : businessListPartition(businessId);
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
   const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
@@ -352,10 +341,16 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
 
   let items: Item[];
   if (ofJob && code !== undefined)
-    items = await readRangeOfStatus('sublist', partition, first, at(k + take - 1), statusId!);
+    items = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
   else if (code !== undefined)
-    items = await readFrom('statuslist', statusPartition(businessId, statusId!), first, take);
-  else items = await readFrom(ofJob ? 'sublist' : 'list', partition, first, take);
+    items = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
+  else if (ofJob) items = await readFrom('byJob', { businessId, jobId }, { from: first, limit: take });
+  else
+    items = await readFrom(
+      createdSince === undefined ? 'byPosition' : 'createdSince',
+      { businessId },
+      { from: first, limit: take },
+    );
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
@@ -400,11 +395,15 @@ async function pageOfUpdatedSince(
     const loc = locate(counts, rank)!;
     return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
   };
-  const partition = updatedListPartition(businessId);
   const items =
     code === undefined
-      ? await readFrom('updatedlist', partition, at(k), take)
-      : await readRangeOfStatus('updatedlist', partition, at(k), at(k + take - 1), filters.statusId!);
+      ? await readFrom('updatedSince', { businessId }, { from: at(k), limit: take })
+      : await readFrom(
+          'updatedSince',
+          { businessId },
+          { from: at(k), to: at(k + take - 1) },
+          { statusId: filters.statusId },
+        );
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
