@@ -117,7 +117,7 @@ end in \`…\`), and a field-error body reports at most 100 fields, those of the
   \`insufficient_scope\` (403),
   \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`not_acceptable\` (406, only the document and
   \`/docs\`, when \`Accept\` excludes their media type), \`idempotency_key_reused\` (409),
-  \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
+  \`cursor_expired\` and \`application_erased\` (410), \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
   \`service_unavailable\` (503, with \`Retry-After\`).
 - Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
   parameters. Messages: \`can't be blank\`, \`is invalid\`, \`is not included in the list\`, \`does not exist\`,
@@ -157,7 +157,9 @@ Lists take \`page\` (1..2147483647, default 1) and \`per_page\` (1..100, default
 ## Safe retries and concurrency
 POST takes an optional \`Idempotency-Key\`: a retry with the same key, method, path and body within 24 hours returns
 the first response and creates nothing. Bodies compare as JSON values (key order and whitespace do not matter). The
-same key with another body, or on another route or path, is \`409\` \`idempotency_key_reused\`. Single-record responses carry an \`ETag\`;
+same key with another body, or on another route or path, is \`409\` \`idempotency_key_reused\`. Once the application a key
+created is erased (DELETE or retention), the key answers \`410\` \`application_erased\` and creates nothing (the erased
+body is not kept, so this holds for any body). Single-record responses carry an \`ETag\`;
 PUT with \`If-Match\` answers \`412\` and writes nothing when the record changed meanwhile.`;
 
 /** Response headers, referenced from every response that carries them. */

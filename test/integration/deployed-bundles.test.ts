@@ -10,6 +10,11 @@ import { BUNDLING } from '../../lib/constructs/api-function';
 import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
 import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
+import { RETENTION_JOB_NAME } from '../../src/services/retention';
+import { putAll, seedItems } from '../../src/data/application-store';
+import { configOf } from '../../src/data/business-store';
+import { keys } from '../../src/data/keys';
+import { getItem } from '../../src/data/table-io';
 import { startLoopbackReceiver } from '../support/loopback-receiver';
 import { API, startApi, type TestApi } from '../support/harness';
 
@@ -283,4 +288,77 @@ it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write
   } finally {
     await receiver.close();
   }
+}, 120_000);
+
+it('Node 22 runs the retention job bundle: a scheduled run erases what is due, and nothing else', async () => {
+  const bid = 'bundleretain';
+  await api.provision({
+    business: { id: bid, name: 'Bundle retention', locales: ['en'], timezone: 'UTC', application_retention_days: 1 },
+    application_statuses: [{ id: 'new', name_en: 'New', default: true }],
+  });
+  const config = configOf(await getItem(keys.business(bid)))!;
+  const old = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString();
+  const apps = [0, 1, 2].map((i) => ({
+    id: `old-${i}`,
+    job_id: null,
+    application_status_id: 'new',
+    accept_terms_and_conditions: true,
+    accept_archivation: false,
+    language: 'en',
+    campaign_id: null,
+    first_name: 'Old',
+    last_name: `${i}`,
+    gender: null,
+    email: `old${i}@example.com`,
+    phone: null,
+    birthday: null,
+    cf: {},
+    created_at: old(i),
+    updated_at: old(i),
+    version: 1,
+  }));
+  await putAll(seedItems(bid, config, apps));
+  const demoTotal = (await api.request('GET', `${API}/applications`, { token })).body.total_entries as number;
+
+  const bundle = join(OUT_DIR, RETENTION_JOB_NAME, 'index.js');
+  await build({
+    ...esbuildOptionsOf(BUNDLING),
+    entryPoints: [join(ROOT, 'functions', `${RETENTION_JOB_NAME}.ts`)],
+    outfile: bundle,
+    write: true,
+  });
+  const probe = `
+const { handler } = require(process.argv[1]);
+const event = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
+const context = { awsRequestId: 'smoke', getRemainingTimeInMillis: () => 120000 };
+handler(event, context).then(
+  (r) => process.stdout.write(process.version.split('.')[0] + ' ' + JSON.stringify(r)),
+  (e) => { process.stderr.write(String((e && e.stack) || e)); process.exit(1); },
+);`;
+  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(node22(), ['-e', probe, bundle], {
+      env: {
+        PATH: process.env.PATH,
+        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+        TABLE_NAME: process.env.TABLE_NAME,
+        AWS_REGION: 'eu-central-1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+  expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+    status: 0,
+    stderr: '',
+    stdout: 'v22 {"erased":3,"complete":true}',
+  });
+  for (const app of apps) expect(await getItem(keys.record(bid, 'application', app.id))).toBeUndefined();
+  // The demo business keeps its applications for 365 days: nothing of it was due.
+  expect((await api.request('GET', `${API}/applications`, { token })).body.total_entries).toBe(demoTotal);
 }, 120_000);
