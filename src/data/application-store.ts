@@ -26,6 +26,7 @@ import { keys, type Key } from './keys';
 import { application, type ApplicationPattern, type ApplicationPositions } from './entities/application';
 import type { AccessPattern, ParamsOf } from './entities/entity';
 import { readPositions, type PositionRange, type QueryFilter } from './list-store';
+import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
@@ -83,46 +84,6 @@ export function storedOf(item: Item): StoredApplication {
 export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
-
-/**
- * A list counter moved from `current` to `current + 1` (only if nobody else
- * moved it: positions stay dense) with the new entry counted in its
- * superblock's summary.
- */
-function counterStep(
-  key: Key,
-  current: number,
-  code: number,
-  createdAt: string,
-  extra: Record<string, unknown> = {},
-): TxWrite {
-  const names = Object.keys(extra);
-  const sb = superblockOf(current + 1);
-  return {
-    item: {
-      Update: {
-        Key: key,
-        UpdateExpression: `SET n = :next, #f = if_not_exists(#f, :created)${names.map((n, i) => `, #x${i} = :x${i}`).join('')} ADD #l :one, #s :one`,
-        ConditionExpression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-        ExpressionAttributeNames: {
-          '#l': liveAttribute(sb),
-          '#s': statusAttribute(sb, code),
-          '#f': firstCreatedAttribute(sb),
-          ...Object.fromEntries(names.map((n, i) => [`#x${i}`, n])),
-        },
-        ExpressionAttributeValues: {
-          ':next': current + 1,
-          ':current': current,
-          ':one': 1,
-          ':created': Date.parse(createdAt),
-          ...Object.fromEntries(names.map((n, i) => [`:x${i}`, extra[n]])),
-        },
-      },
-    },
-    // Another create took this position: re-read the counters and try again.
-    onConditionFailed: () => 'retry',
-  };
-}
 
 /** Moves the summary counts of one entry: status `from` -> `to` (undefined = not counted / not live). */
 function summaryMove(key: Key, position: number, from: number | undefined, to: number | undefined): TxWrite {
@@ -309,8 +270,13 @@ export function createWrites(
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    counterStep(businessCounterKey(businessId), state.count, code, app.created_at, { last_created_at: app.created_at }),
-    counterStep(jobCounterKey(businessId, app.job_id), state.jobCount, code, app.created_at),
+    counterAdvance(businessCounterKey(businessId), state.count, {
+      set: { last_created_at: app.created_at },
+      summary: { code, createdAtMs: Date.parse(app.created_at) },
+    }),
+    counterAdvance(jobCounterKey(businessId, app.job_id), state.jobCount, {
+      summary: { code, createdAtMs: Date.parse(app.created_at) },
+    }),
     mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(app.created_at), code)),
     mapWrite(businessId, jobListName(app.job_id), at.jobPosition, mapValue(Date.parse(app.created_at), code)),
     ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
