@@ -9,7 +9,9 @@
  * the per-request DynamoDB statistics: calls, items read, consumed capacity.
  */
 import type { AddressInfo } from 'node:net';
-import { putAll, seedItems, type StoredApplication } from '../src/data/application-store';
+import type { StoredApplication } from '../src/data/application-store';
+import { batchPut } from '../src/data/table-io';
+import { seedItems } from './lib/seed-applications';
 import { importBusiness } from '../src/data/business-store';
 import { dynamoStats, resetClient } from '../src/data/client';
 import { issueToken } from '../src/data/token-store';
@@ -164,7 +166,7 @@ async function main(): Promise<void> {
     const apps = applications();
     const t0 = performance.now();
     const items = seedItems(BUSINESS, config, apps);
-    await putAll(items);
+    await batchPut(items);
     console.log(
       `Seeded ${N} applications (${items.length} items incl. counters and position maps, ${MAP_SIZE} positions per map) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
     );

@@ -1,13 +1,10 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { retentionDaysOf } from '../domain/retention';
-import { db } from './client';
-import { tableName } from './config';
 import { keys } from './keys';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
-import { batchGet, queryAll, type Item } from './table-io';
+import { batchGet, batchPut, queryAll, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
   'location',
@@ -156,13 +153,6 @@ export async function importBusiness(
   }
   const entry = registryEntry(config);
   if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);
-  for (let i = 0; i < writes.length; i += 25) {
-    let pending = writes.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6)));
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
+  await batchPut(writes);
   return { created: !existingConfigItem, written: writes.length, unchanged };
 }

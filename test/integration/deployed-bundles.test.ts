@@ -11,10 +11,10 @@ import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../
 import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
-import { putAll, seedItems } from '../../src/data/application-store';
+import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf } from '../../src/data/business-store';
 import { keys } from '../../src/data/keys';
-import { getItem } from '../../src/data/table-io';
+import { batchPut, getItem } from '../../src/data/table-io';
 import { startLoopbackReceiver } from '../support/loopback-receiver';
 import { API, startApi, type TestApi } from '../support/harness';
 
@@ -317,7 +317,7 @@ it('Node 22 runs the retention job bundle: a scheduled run erases what is due, a
     updated_at: old(i),
     version: 1,
   }));
-  await putAll(seedItems(bid, config, apps));
+  await batchPut(seedItems(bid, config, apps));
   const demoTotal = (await api.request('GET', `${API}/applications`, { token })).body.total_entries as number;
 
   const bundle = join(OUT_DIR, RETENTION_JOB_NAME, 'index.js');

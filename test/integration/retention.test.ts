@@ -10,11 +10,11 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
-import { putAll, seedItems } from '../../src/data/application-store';
+import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf, readRegistry } from '../../src/data/business-store';
 import { db } from '../../src/data/client';
 import { keys } from '../../src/data/keys';
-import { getItem } from '../../src/data/table-io';
+import { batchPut, getItem } from '../../src/data/table-io';
 import { BATCH_SIZE, asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as retentionJob } from '../../functions/apply-retention';
 import type { Context } from 'aws-lambda';
@@ -183,7 +183,7 @@ describe('a large business, walked in bounded batches, twice and concurrently', 
         version: 1,
       };
     });
-    await putAll(seedItems(BID, config, apps));
+    await batchPut(seedItems(BID, config, apps));
   }, 120_000);
 
   it('erases the due ones exactly once across two concurrent runs; no call reads more than a batch', async () => {
