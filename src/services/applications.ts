@@ -30,7 +30,6 @@ import {
   updatedCounterKey,
   updateWrites,
 } from '../data/application-store';
-import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
@@ -106,7 +105,7 @@ export async function createApplication(
     idem,
     (recordKey) => readCreateState(businessId, jobId, id, recordKey),
     (state) => {
-      const config = requireConfig(state.config, businessId);
+      const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
 
@@ -139,7 +138,7 @@ export async function showApplication(businessId: string, id: string): Promise<A
   const { config, item } = await readApplication(businessId, id);
   if (!item) throw notFound('application', id);
   const app = storedOf(item);
-  return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
+  return ok(renderApplication(config, app), { ETag: etagOf(app.id, app.version) });
 }
 
 /** The later of two stored timestamps (same format, so string order is time order). */
@@ -163,12 +162,11 @@ export async function updateApplication(
   ifMatch: string | undefined,
 ): Promise<ApiResult> {
   return withRetries(async () => {
-    const { config: maybeConfig, item, writeOrder, feed } = await readForWrite(businessId, id);
+    const { config, item, writeOrder, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 
-    const config = requireConfig(maybeConfig, businessId);
     const fields = fieldsForUpdate(body, before, inputContext(config, fieldErrors));
     fieldErrors.throwIfAny();
     // Like employees: a PUT that changes nothing writes nothing and keeps updated_at and the ETag.
@@ -227,11 +225,10 @@ export async function eraseApplication(
     const app = storedOf(item);
     const at = positionsOf(item);
     if (keep?.(app)) return { kind: 'kept', updatePosition: at.updatePosition };
-    const c = requireConfig(config, businessId);
     const redactions = applicationRedactions(businessId, id, at.feedRefs ?? []);
     await redactions.before();
     await transactWrite([
-      ...deleteWrites(businessId, c, app, at),
+      ...deleteWrites(businessId, config, app, at),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.deleted', id, occurred_at: new Date().toISOString(), data: null },
       ]),
@@ -279,8 +276,7 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
-  const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [counter]);
   const summary = summaries[0]!;
   const code = statusId === undefined ? undefined : statusCode(c.application_status_ids, statusId);
   if (code === -1) return { entries: [], total: 0 };
@@ -341,8 +337,7 @@ async function pageOfUpdatedSince(
 ): Promise<ListPage> {
   if (filters.jobId !== undefined || filters.createdSince !== undefined)
     return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
-  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const summary = summaries[0]!;
   const code = filters.statusId === undefined ? undefined : statusCode(c.application_status_ids, filters.statusId);
   if (code === -1) return { entries: [], total: 0 };
@@ -391,8 +386,7 @@ async function pageOfUpdatedSinceScan(
   updatedSince: string,
   page: PageRequest,
 ): Promise<ListPage> {
-  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
   const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
   const range = pagePositions(page, items.length);
