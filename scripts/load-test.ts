@@ -213,7 +213,7 @@ async function main(): Promise<void> {
   console.log(
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
       `(${contention.rereadsSaved} without a re-read), ${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
-      `${contention.exhausted} out of attempts/time`,
+      `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
   );
   console.log(
     `refused on    ${

@@ -21,13 +21,18 @@ interface Operation {
   readonly items: Map<string, Stored>;
   /** Whether `items` is as current as a fresh read would be (the last refusal named every change). */
   current: boolean;
+  /** How long this operation's last read took: a re-run that waits longer than this reads again instead. */
+  readMs: number;
 }
 
 const scope = new AsyncLocalStorage<Operation>();
 
+/** No read answers sooner than this, however fast the last one was. */
+const A_ROUND_TRIP_MS = 10;
+
 /** Runs `fn` (all attempts of one operation) with its own memory of what was read. */
 export function withReadMemory<T>(fn: () => Promise<T>): Promise<T> {
-  return scope.run({ items: new Map(), current: false }, fn);
+  return scope.run({ items: new Map(), current: false, readMs: 0 }, fn);
 }
 
 /** The items of `ids` as a fresh read would return them, if a refusal told us; undefined = read them. */
@@ -37,22 +42,26 @@ export function knownItems(ids: readonly string[]): Stored[] | undefined {
   return ids.map((id) => op.items.get(id));
 }
 
-/** Remembers what a read returned (inside an operation; a no-op elsewhere). */
-export function rememberRead(ids: readonly string[], items: readonly Stored[]): void {
+/** Remembers what a read returned and how long it took (inside an operation; a no-op elsewhere). */
+export function rememberRead(ids: readonly string[], items: readonly Stored[], tookMs: number): void {
   const op = scope.getStore();
   if (!op) return;
   ids.forEach((id, i) => op.items.set(id, items[i]));
+  op.readMs = tookMs;
 }
 
 /**
- * What a refusal said before the operation re-runs: the current value of
- * every item whose condition failed (by key id), or undefined when the
- * refusal does not name every cause.
+ * What a refusal said before the operation re-runs after `pauseMs`: the
+ * current value of every item whose condition failed (by key id), or
+ * undefined when the refusal does not name every cause. Values age while the
+ * operation waits (other writers go on committing), so they replace a read
+ * only when the pause is shorter than a read: the re-run is then both sooner
+ * and fresher than one that reads. After a longer pause it reads again.
  */
-export function learnRefusal(changed: ReadonlyMap<string, Stored> | undefined): boolean {
+export function learnRefusal(changed: ReadonlyMap<string, Stored> | undefined, pauseMs: number): boolean {
   const op = scope.getStore();
   if (!op) return false;
-  if (!changed) {
+  if (!changed || pauseMs > Math.max(op.readMs, A_ROUND_TRIP_MS)) {
     op.current = false;
     return false;
   }

@@ -49,6 +49,7 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
     writeStats.rereadsSaved += 1;
     return known;
   }
+  const startedAt = Date.now();
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
   let pending: Key[] = unique;
@@ -64,7 +65,7 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
   const result = keys.map((k) => found.get(keyId(k)));
-  rememberRead(keys.map(keyId), result);
+  rememberRead(keys.map(keyId), result, Date.now() - startedAt);
   return result;
 }
 
@@ -153,6 +154,7 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     await keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input)));
   } catch (error) {
     if (!outcomeUnknown(error)) throw cancellationError(error, writes);
+    writeStats.ambiguous += 1;
     await resolveOutcome(input, writes);
   }
 }
@@ -287,11 +289,11 @@ export function withRetries<T>(operation: () => Promise<T>, attempts = 16): Prom
           throw serviceUnavailable();
         }
         writeStats.retries += 1;
-        // A refusal that named every change: the re-run starts from those values without reading again
-        // (src/data/retry-reads.ts). Either way full jitter, capped, so writers racing for one item spread
-        // out instead of colliding again. Within the request's deadline: 503 + Retry-After, not a timeout.
-        learnRefusal(error.changed);
+        // Full jitter, capped, so writers racing for one item spread out instead of colliding again. After a
+        // short pause a refusal that named every change replaces the read (src/data/retry-reads.ts).
+        // Within the request's deadline: 503 + Retry-After, not a timeout.
         const pause = Math.random() * 10 * 2 ** Math.min(attempt, 6);
+        learnRefusal(error.changed, pause);
         await sleepWithin(pause).catch((e: unknown) => {
           writeStats.exhausted += 1;
           throw e;

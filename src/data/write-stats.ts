@@ -17,6 +17,8 @@ export const writeStats = {
   rereadsSaved: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
+  /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
+  ambiguous: 0,
   reset(): void {
     this.transactions = 0;
     this.conditionFailed = {};
@@ -24,6 +26,7 @@ export const writeStats = {
     this.retries = 0;
     this.rereadsSaved = 0;
     this.exhausted = 0;
+    this.ambiguous = 0;
   },
 };
 
