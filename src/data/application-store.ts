@@ -1,16 +1,13 @@
 /**
  * Every DynamoDB access of applications (docs/pagination.md). Built on the
  * table-io primitives; the service decides, this module only reads and writes.
- *
- * An application item carries its list keys:
- *   L1 (list)       business list,        L1SK = position 1..n (dense)
- *   L2 (sublist)    its job opening list,  L2SK = position in that list (dense)
- *   L3 (statuslist) its status,            L3SK = business position
- *   T4 (updatedlist) order of writes,      T4SK = position of its last write 1..m (a write moves it to the end)
+ * Keys, lists and access patterns are the application entity's
+ * (src/data/entities/application.ts): byPosition and byJob (dense positions),
+ * byStatus (business position within one status), updatedSince (position of
+ * the last write: a write moves it to the end of the order of writes).
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
-import { jobListName } from '../domain/application-pages';
 import {
   HOLE,
   firstCreatedAttribute,
@@ -28,63 +25,37 @@ import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { configOf } from './business-store';
 import { db } from './client';
 import { tableName } from './config';
-import { keys, lists, type Key } from './keys';
+import { keys, type Key } from './keys';
+import { application, type ApplicationPattern, type ApplicationPositions } from './entities/application';
+import type { AccessPattern, ParamsOf } from './entities/entity';
+import { readPositions, type PositionRange, type QueryFilter } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
-import { batchGet, carries, exists, query, queryAll, type Item, type TxWrite } from './table-io';
+import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
-const KIND = 'application' as const;
-export const BUSINESS_LIST = 'applications';
+export type { ApplicationPositions } from './entities/application';
+export const BUSINESS_LIST = application.lists.business;
 /** The list of applications in the order of their last write (updated_at ascending). */
-export const UPDATED_LIST = 'applications-updated';
+export const UPDATED_LIST = application.lists.updated;
+export const jobListName = application.lists.job;
 
 /** Stored fields of an application (its response fields, custom values under `cf`). */
 export type StoredApplication = ApplicationRecord;
 
-/** Where an application sits in its lists: fixed at creation but for the order of writes. */
-export interface ApplicationPositions {
-  /** Position in the business list (1..n). */
-  readonly position: number;
-  /** Position in its job opening's (or the speculative) list. */
-  readonly jobPosition: number;
-  /** Position in the order of writes (moves to the end on every write). */
-  readonly updatePosition: number;
-  /** Key of the idempotency record its create stored (erased with it), if any. */
-  readonly idempotencyPk?: string;
-}
-
-const CAPACITY = { ReturnConsumedCapacity: 'TOTAL' } as const;
-
-export const applicationKey = (businessId: string, id: string): Key => keys.record(businessId, KIND, id);
-export const businessListPartition = (businessId: string): string => lists.all(businessId, KIND);
-export const jobListPartition = (businessId: string, jobId: string | null): string =>
-  lists.applicationsOfJob(businessId, jobId);
-export const statusPartition = (businessId: string, statusId: string): string =>
-  lists.applicationsWithStatus(businessId, statusId);
-export const businessCounterKey = (businessId: string): Key => keys.counter(businessId, BUSINESS_LIST);
-export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, UPDATED_LIST);
-export const updatedListPartition = (businessId: string): string => lists.applicationsByUpdate(businessId);
-export const jobCounterKey = (businessId: string, jobId: string | null): Key =>
-  keys.counter(businessId, jobListName(jobId));
+export const applicationKey = application.key;
+export const businessCounterKey = application.counters.business;
+export const updatedCounterKey = application.counters.updated;
+export const jobCounterKey = application.counters.job;
 const mapKey = (businessId: string, list: string, position: number): Key =>
   keys.listMap(businessId, list, superblockOf(position));
 
 /** The full item of an application: its fields plus every list key. Also used by the benchmark seeder. */
 export function applicationItem(businessId: string, app: StoredApplication, at: ApplicationPositions): Item {
-  const all = businessListPartition(businessId);
-  const jobList = jobListPartition(businessId, app.job_id);
   return {
     ...applicationKey(businessId, app.id),
-    kind: KIND,
+    kind: application.entity,
     business_id: businessId,
     ...app,
-    L1PK: all,
-    L1SK: at.position,
-    L2PK: jobList,
-    L2SK: at.jobPosition,
-    L3PK: statusPartition(businessId, app.application_status_id),
-    L3SK: at.position,
-    T4PK: updatedListPartition(businessId),
-    T4SK: at.updatePosition,
+    ...application.indexKeys(businessId, app, at),
     ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
   };
 }
@@ -112,12 +83,7 @@ export function storedOf(item: Item): StoredApplication {
   };
 }
 
-export const positionsOf = (item: Item): ApplicationPositions => ({
-  position: Number(item.L1SK),
-  jobPosition: Number(item.L2SK),
-  updatePosition: Number(item.T4SK ?? 0),
-  ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
-});
+export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
 
@@ -450,7 +416,12 @@ export async function readApplication(
 export async function readForWrite(
   businessId: string,
   id: string,
-): Promise<{ config: BusinessConfig | undefined; item: Item | undefined; writeOrder: WriteOrder; feed: FeedLaneState }> {
+): Promise<{
+  config: BusinessConfig | undefined;
+  item: Item | undefined;
+  writeOrder: WriteOrder;
+  feed: FeedLaneState;
+}> {
   const [config, item, updated, feed] = await batchGet([
     keys.business(businessId),
     applicationKey(businessId, id),
@@ -484,70 +455,20 @@ export async function readMaps(
   return new Map(superblocks.map((sb, i) => [sb, mapOf(items[i])]));
 }
 
-/** `limit` entries of a list index partition from position `from` on (holes are not in the index). */
-const LIST_KEYS = {
-  list: ['L1PK', 'L1SK'],
-  sublist: ['L2PK', 'L2SK'],
-  statuslist: ['L3PK', 'L3SK'],
-  updatedlist: ['T4PK', 'T4SK'],
-} as const;
-
-export async function readFrom(
-  index: keyof typeof LIST_KEYS,
-  partition: string,
-  from: number,
-  limit: number,
-): Promise<Item[]> {
-  const [pk, sk] = LIST_KEYS[index];
-  return query({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :p AND #sk >= :a',
-    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
-    ExpressionAttributeValues: { ':p': partition, ':a': from },
-    Limit: limit,
-    ...CAPACITY,
-  });
-}
-
-/** Entries of a list between two positions whose status is `statusId` (FilterExpression). */
-export async function readRangeOfStatus(
-  index: 'sublist' | 'updatedlist',
-  partition: string,
-  first: number,
-  last: number,
-  statusId: string,
-): Promise<Item[]> {
-  const [pk, sk] = LIST_KEYS[index];
-  return queryAll({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
-    FilterExpression: 'application_status_id = :s',
-    ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
-    ExpressionAttributeValues: { ':p': partition, ':a': first, ':b': last, ':s': statusId },
-    ...CAPACITY,
-  });
-}
-
 /**
- * Every entry of one list partition (job opening list on L2, or status list
- * on L3) passing a filter: the O(matches) fallback for filter combinations
- * without a dense order of their own.
+ * Entries of an application list (access pattern `name`) in a range of
+ * positions, optionally only those passing `filter` (read to the range's end).
  */
-export async function readPartitionFiltered(
-  index: 'sublist' | 'statuslist',
-  partition: string,
-  filter: { statusId?: string; jobId?: string | null; createdSince?: string },
+export async function readFrom<N extends ApplicationPattern>(
+  name: N,
+  params: ParamsOf<(typeof application.patterns)[N]>,
+  range: PositionRange,
+  filter: ApplicationFilter = {},
 ): Promise<Item[]> {
-  const pk = index === 'sublist' ? 'L2PK' : 'L3PK';
-  const { expression, names, values } = filterExpression(filter);
-  return queryAll({
-    IndexName: index,
-    KeyConditionExpression: '#pk = :p',
-    ...(expression ? { FilterExpression: expression } : {}),
-    ExpressionAttributeNames: { '#pk': pk, ...names },
-    ExpressionAttributeValues: { ':p': partition, ...values },
-    ...CAPACITY,
-  });
+  // Indexing the patterns by a generic name loses the pairing of pattern and params: restore it.
+  const pattern = application.patterns[name] as AccessPattern<ParamsOf<(typeof application.patterns)[N]>>;
+  const expression = filterExpression(filter);
+  return readPositions(pattern, params, range, expression.expression ? expression : undefined);
 }
 
 /**
@@ -559,24 +480,20 @@ export async function readUpdatedSince(
   businessId: string,
   from: number,
   since: string,
-  filter: { statusId?: string; jobId?: string | null; createdSince?: string },
+  filter: ApplicationFilter,
 ): Promise<Item[]> {
-  const { expression, names, values } = filterExpression(filter);
-  return queryAll({
-    IndexName: 'updatedlist',
-    KeyConditionExpression: 'T4PK = :p AND T4SK >= :from',
-    FilterExpression: ['#fu >= :since', ...(expression ? [expression] : [])].join(' AND '),
-    ExpressionAttributeNames: { '#fu': 'updated_at', ...names },
-    ExpressionAttributeValues: { ':p': updatedListPartition(businessId), ':from': from, ':since': since, ...values },
-    ...CAPACITY,
-  });
+  return readFrom('updatedSince', { businessId }, { from }, { ...filter, updatedSince: since });
 }
 
-function filterExpression(filter: { statusId?: string; jobId?: string | null; createdSince?: string }): {
-  expression: string;
-  names: Record<string, string>;
-  values: Record<string, unknown>;
-} {
+/** Filters DynamoDB applies to a read of a list (attributes of the stored application). */
+export interface ApplicationFilter {
+  readonly statusId?: string;
+  readonly jobId?: string | null;
+  readonly createdSince?: string;
+  readonly updatedSince?: string;
+}
+
+function filterExpression(filter: ApplicationFilter): QueryFilter {
   const parts: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
@@ -595,6 +512,11 @@ function filterExpression(filter: { statusId?: string; jobId?: string | null; cr
     parts.push('#fc >= :fc');
     names['#fc'] = 'created_at';
     values[':fc'] = filter.createdSince;
+  }
+  if (filter.updatedSince !== undefined) {
+    parts.push('#fu >= :fu');
+    names['#fu'] = 'updated_at';
+    values[':fu'] = filter.updatedSince;
   }
   return { expression: parts.join(' AND '), names, values };
 }

@@ -3,8 +3,10 @@ import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { db } from './client';
 import { tableName } from './config';
-import { keys, lists } from './keys';
-import { batchGet, queryAll, type Item } from './table-io';
+import { keys } from './keys';
+import { reference } from './entities/reference';
+import { readPositions } from './list-store';
+import { batchGet, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
   'location',
@@ -62,11 +64,7 @@ export async function importBusiness(
   let unchanged = 0;
 
   for (const kind of REFERENCE_KINDS) {
-    const existing = await queryAll({
-      IndexName: 'list',
-      KeyConditionExpression: 'L1PK = :p',
-      ExpressionAttributeValues: { ':p': lists.all(bid, kind) },
-    });
+    const existing = await readPositions(reference.patterns.byPosition, { businessId: bid, kind }, { from: 1 });
     const byId = new Map(existing.map((item) => [String(item.id), item]));
     const merged = new Map<string, { item: Item; changed: boolean }>();
     for (const item of existing) merged.set(String(item.id), { item, changed: false });
@@ -76,7 +74,7 @@ export async function importBusiness(
       merged.set(record.id, {
         changed: true,
         item: {
-          ...keys.record(bid, kind, record.id),
+          ...reference.key(bid, kind, record.id),
           id: record.id,
           kind,
           business_id: bid,
@@ -95,11 +93,12 @@ export async function importBusiness(
     );
     ordered.forEach(({ item, changed }, i) => {
       const position = i + 1;
-      if (changed || item.L1SK !== position) writes.push({ ...item, L1PK: lists.all(bid, kind), L1SK: position });
+      if (changed || reference.positionOf(item) !== position)
+        writes.push({ ...item, ...reference.indexKeys(bid, kind, position) });
       else unchanged += 1;
     });
-    const counter = { ...keys.counter(bid, `${kind}s`), n: ordered.length };
-    const counterItems = await batchGet([keys.counter(bid, `${kind}s`)]);
+    const counter = { ...reference.counter(bid, kind), n: ordered.length };
+    const counterItems = await batchGet([reference.counter(bid, kind)]);
     if (counterItems[0]?.n !== ordered.length) writes.push(counter);
   }
 

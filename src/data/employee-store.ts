@@ -8,23 +8,24 @@
  *   (a PUT sets only the attributes it changes), `version`, `job_count`,
  *   `job_summary` (job id -> dates and references of that job: the derived
  *   fields are computed from it at read time, without a query over the jobs),
- *   list keys L1 (business list position).
- * - employee job `B#<bid>#employee_job#<id>`/`R`: fields top-level, L1 (business
- *   list position), L2 (position within its employee's jobs).
+ *   its position in the business list (src/data/entities/employee.ts).
+ * - employee job `B#<bid>#employee_job#<id>`/`R`: fields top-level, its business
+ *   list position and its position within its employee's jobs.
  * - counters `employees`, `employee_jobs`: `n` (dense list length) and
  *   `last_created_at`, so created_at order equals list position order.
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
-import { keys, lists, type Key } from './keys';
+import { keys, type Key } from './keys';
+import { employee as employeeEntity, employeeJob } from './entities/employee';
 import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
-export const EMPLOYEE_LIST = 'employees';
-export const EMPLOYEE_JOB_LIST = 'employee_jobs';
-const EMPLOYEE_NUMBER = 'employee_number';
+export const EMPLOYEE_LIST = employeeEntity.list;
+export const EMPLOYEE_JOB_LIST = employeeJob.list;
+const EMPLOYEE_NUMBER = employeeEntity.numberField;
 
 /** A dense list's counter as read: its length and the created_at of its last entry (epoch ms). */
 export interface CounterState {
@@ -147,8 +148,19 @@ export async function readListPage(
     !range
       ? Promise.resolve([])
       : 'kind' in list
-        ? readPositions('list', lists.all(businessId, list.kind), range.first, range.last)
-        : readPositions('sublist', lists.jobsOfEmployee(businessId, list.jobsOfEmployee), range.first, range.last),
+        ? readPositions(
+            (list.kind === 'employee' ? employeeEntity : employeeJob).patterns.byPosition,
+            { businessId },
+            {
+              from: range.first,
+              to: range.last,
+            },
+          )
+        : readPositions(
+            employeeJob.patterns.byEmployee,
+            { businessId, employeeId: list.jobsOfEmployee },
+            { from: range.first, to: range.last },
+          ),
   ]);
   // An employee's job list is as long as its job_count; the business lists have counters.
   const total = 'kind' in list ? counterStateOf(countItem).n : Number(countItem?.job_count ?? 0);
@@ -217,8 +229,7 @@ export function createEmployeeWrites(
             version: 1,
             job_count: 0,
             job_summary: {},
-            L1PK: lists.all(businessId, 'employee'),
-            L1SK: position,
+            ...employeeEntity.indexKeys(businessId, position),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
@@ -332,10 +343,7 @@ export function createEmployeeJobWrites(
             created_at: job.createdAt,
             updated_at: job.createdAt,
             version: 1,
-            L1PK: lists.all(businessId, 'employee_job'),
-            L1SK: counter.n + 1,
-            L2PK: lists.jobsOfEmployee(businessId, employee.id),
-            L2SK: job.span.seq,
+            ...employeeJob.indexKeys(businessId, employee.id, { position: counter.n + 1, seq: job.span.seq }),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         },

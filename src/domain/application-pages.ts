@@ -1,7 +1,6 @@
 /**
  * Pure rules of the application lists (docs/pagination.md): creation times
- * that follow positions, `*_since` values, list names and in-memory matching
- * for the O(matches) paths. Position maps are in list-map.ts. No I/O here.
+ * that follow positions, `*_since` values and list filters. Position maps are in list-map.ts. No I/O here.
  */
 import { parseTimestamp, toIsoMillis } from './formats';
 
@@ -32,10 +31,6 @@ export function sinceOf(value: string): string | undefined {
   if (!Number.isFinite(result) || result < -62167219200000 || result > 253402300799999) return undefined;
   return toIsoMillis(result);
 }
-
-/** The job-list name of an application's job opening (speculative = no job). */
-export const jobListName = (jobId: string | null): string =>
-  jobId === null ? 'applications-speculative' : `applications-of-job:${jobId}`;
 
 export interface ApplicationFilters {
   readonly statusId?: string;

@@ -13,38 +13,28 @@ import { API_PREFIX } from '../domain/api-paths';
 import {
   BUSINESS_LIST,
   businessCounterKey,
-  businessListPartition,
+  jobListName,
   createWrites,
   deleteWrites,
   jobCounterKey,
-  jobListPartition,
   positionsOf,
   readApplication,
   readForWrite,
   readConfigAndSummaries,
   readCreateState,
   readFrom,
-  readRangeOfStatus,
   readMaps,
   readUpdatedSince,
-  statusPartition,
   storedOf,
   UPDATED_LIST,
   updatedCounterKey,
-  updatedListPartition,
   updateWrites,
 } from '../data/application-store';
 import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
-import {
-  jobListName,
-  nextCreatedAt,
-  nextUpdatedAt,
-  sinceOf,
-  type ApplicationFilters,
-} from '../domain/application-pages';
+import { nextCreatedAt, nextUpdatedAt, sinceOf, type ApplicationFilters } from '../domain/application-pages';
 import {
   candidateSuperblocks,
   countBefore,
@@ -286,7 +276,6 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const { jobId, statusId, createdSince } = filters;
   const ofJob = jobId !== undefined;
   const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
-  const partition = ofJob ? jobListPartition(businessId, jobId) : businessListPartition(businessId);
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
   const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
@@ -323,10 +312,16 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
 
   let items: Item[];
   if (ofJob && code !== undefined)
-    items = await readRangeOfStatus('sublist', partition, first, at(k + take - 1), statusId!);
+    items = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
   else if (code !== undefined)
-    items = await readFrom('statuslist', statusPartition(businessId, statusId!), first, take);
-  else items = await readFrom(ofJob ? 'sublist' : 'list', partition, first, take);
+    items = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
+  else if (ofJob) items = await readFrom('byJob', { businessId, jobId }, { from: first, limit: take });
+  else
+    items = await readFrom(
+      createdSince === undefined ? 'byPosition' : 'createdSince',
+      { businessId },
+      { from: first, limit: take },
+    );
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
@@ -371,11 +366,15 @@ async function pageOfUpdatedSince(
     const loc = locate(counts, rank)!;
     return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
   };
-  const partition = updatedListPartition(businessId);
   const items =
     code === undefined
-      ? await readFrom('updatedlist', partition, at(k), take)
-      : await readRangeOfStatus('updatedlist', partition, at(k), at(k + take - 1), filters.statusId!);
+      ? await readFrom('updatedSince', { businessId }, { from: at(k), limit: take })
+      : await readFrom(
+          'updatedSince',
+          { businessId },
+          { from: at(k), to: at(k + take - 1) },
+          { statusId: filters.statusId },
+        );
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 

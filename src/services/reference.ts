@@ -1,6 +1,6 @@
 import type { RecordKind } from '../data/keys';
 import { referenceRecordOf } from '../data/business-store';
-import { keys, lists } from '../data/keys';
+import { reference } from '../data/entities/reference';
 import { readPositions, readWith } from '../data/list-store';
 import { getItem } from '../data/table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
@@ -14,7 +14,7 @@ export type ReferenceKind = Extract<
 
 /** Reference records are rendered at import time; a read is one GetItem. */
 export async function showReference(businessId: string, kind: ReferenceKind, id: string) {
-  const item = await getItem(keys.record(businessId, kind, id));
+  const item = await getItem(reference.key(businessId, kind, id));
   if (!item) throw notFound(kind, id);
   return { record: referenceRecordOf(item), etag: etagOf(id, Number(item.version ?? 1)) };
 }
@@ -26,8 +26,10 @@ export async function showReference(businessId: string, kind: ReferenceKind, id:
 export async function listReference(businessId: string, kind: ReferenceKind, page: PageRequest) {
   const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
   const [{ counters }, items] = await Promise.all([
-    readWith(businessId, [`${kind}s`]),
-    range ? readPositions('list', lists.all(businessId, kind), range.first, range.last) : Promise.resolve([]),
+    readWith(businessId, [reference.list(kind)]),
+    range
+      ? readPositions(reference.patterns.byPosition, { businessId, kind }, { from: range.first, to: range.last })
+      : Promise.resolve([]),
   ]);
   return { entries: items.map(referenceRecordOf), total: counters[0] ?? 0 };
 }

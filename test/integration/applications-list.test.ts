@@ -5,12 +5,7 @@
  * under concurrent creates, and status changes moving the status counts.
  */
 import demo from '../../fixtures/demo.json';
-import {
-  businessCounterKey,
-  businessListPartition,
-  jobListPartition,
-  readFrom,
-} from '../../src/data/application-store';
+import { businessCounterKey, positionsOf, readFrom } from '../../src/data/application-store';
 import { getItem } from '../../src/data/table-io';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
@@ -387,11 +382,13 @@ describe('positions and counts under concurrency', () => {
     const n = before + 12;
     const { env } = process;
     expect(env.TABLE_NAME).toBeTruthy();
-    const positions = (await readFrom('list', businessListPartition('listco'), 1, 10_000)).map((i) => Number(i.L1SK));
-    expect(positions).toEqual(Array.from({ length: n }, (_, i) => i + 1));
-    const jobPositions = (await readFrom('sublist', jobListPartition('listco', 'j3'), 1, 10_000)).map((i) =>
-      Number(i.L2SK),
+    const positions = (await readFrom('byPosition', { businessId: 'listco' }, { from: 1, limit: 10_000 })).map(
+      (i) => positionsOf(i).position,
     );
+    expect(positions).toEqual(Array.from({ length: n }, (_, i) => i + 1));
+    const jobPositions = (
+      await readFrom('byJob', { businessId: 'listco', jobId: 'j3' }, { from: 1, limit: 10_000 })
+    ).map((i) => positionsOf(i).jobPosition);
     expect(jobPositions).toEqual(Array.from({ length: jobBefore + 6 }, (_, i) => i + 1));
 
     const all = await list('per_page=100&page=2');

@@ -1,4 +1,5 @@
-import { jobListName, nextCreatedAt, sinceOf } from '../../src/domain/application-pages';
+import { nextCreatedAt, sinceOf } from '../../src/domain/application-pages';
+import { LIST } from '../../src/data/entities/list-names';
 
 describe('creation times follow positions', () => {
   it('is now when the clock is ahead of the last entry', () => {
@@ -40,7 +41,7 @@ describe('since parameters', () => {
 
 describe('job list names', () => {
   it('keeps speculative applications apart from any job id, even "null"', () => {
-    expect(jobListName(null)).not.toBe(jobListName('null'));
-    expect(jobListName('cook')).toBe('applications-of-job:cook');
+    expect(LIST.applicationsOfJob(null)).not.toBe(LIST.applicationsOfJob('null'));
+    expect(LIST.applicationsOfJob('cook')).toBe('applications-of-job:cook');
   });
 });

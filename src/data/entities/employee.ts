@@ -1,0 +1,57 @@
+/**
+ * The employee and employee job entities: item keys, lists and access
+ * patterns. An employee sits in the business's employee list by position; a
+ * job in the business's job list by position and in its employee's job list
+ * by its sequence among that employee's jobs (the employee's `job_count`
+ * counts that list). employee_number values are claimed by unique items.
+ */
+import { keys, lists, type Key } from '../keys';
+import { pattern, placeAt } from './entity';
+import { LIST } from './list-names';
+
+type OfBusiness = { readonly businessId: string };
+type OfEmployee = OfBusiness & { readonly employeeId: string };
+
+const EMPLOYEE_NUMBER = 'employee_number';
+
+const employeesByPosition = pattern<OfBusiness>('list', 'position 1..n', ({ businessId }) =>
+  lists.all(businessId, 'employee'),
+);
+
+export const employee = {
+  entity: 'employee',
+  key: (businessId: string, id: string): Key => keys.record(businessId, 'employee', id),
+  patterns: { byPosition: employeesByPosition },
+  list: LIST.employees,
+  counter: (businessId: string): Key => keys.counter(businessId, LIST.employees),
+  /** The unique item that holds an employee_number for its owner. */
+  numberKey: (businessId: string, value: string): Key => keys.unique(businessId, EMPLOYEE_NUMBER, value),
+  numberField: EMPLOYEE_NUMBER,
+  indexKeys: (businessId: string, position: number): Record<string, string | number> =>
+    placeAt(employeesByPosition, { businessId }, position),
+} as const;
+
+const jobsByPosition = pattern<OfBusiness>('list', 'position 1..n', ({ businessId }) =>
+  lists.all(businessId, 'employee_job'),
+);
+const jobsByEmployee = pattern<OfEmployee>(
+  'sublist',
+  "position among the employee's jobs 1..job_count",
+  ({ businessId, employeeId }) => lists.jobsOfEmployee(businessId, employeeId),
+);
+
+export const employeeJob = {
+  entity: 'employee_job',
+  key: (businessId: string, id: string): Key => keys.record(businessId, 'employee_job', id),
+  patterns: { byPosition: jobsByPosition, byEmployee: jobsByEmployee },
+  list: LIST.employeeJobs,
+  counter: (businessId: string): Key => keys.counter(businessId, LIST.employeeJobs),
+  indexKeys: (
+    businessId: string,
+    employeeId: string,
+    at: { readonly position: number; readonly seq: number },
+  ): Record<string, string | number> => ({
+    ...placeAt(jobsByPosition, { businessId }, at.position),
+    ...placeAt(jobsByEmployee, { businessId, employeeId }, at.seq),
+  }),
+} as const;

@@ -1,0 +1,60 @@
+/**
+ * What an entity module declares (after ElectroDB's models, without the
+ * library): its item key and its access patterns, each naming the index it
+ * reads and building that index's partition key. The attribute names of an
+ * index come from the table definition, so an entity says "byJob on sublist"
+ * and never spells the attribute; docs/architecture.md's access-pattern table
+ * is checked against these declarations (test/unit/architecture-doc.test.ts).
+ */
+import { TABLE, type IndexName } from '../table-definition';
+
+/** A GSI of the table definition, or the table's own keys (PK/SK). */
+export type PatternIndex = IndexName | 'table';
+
+export interface AccessPattern<P> {
+  readonly index: PatternIndex;
+  /** The partition key value this pattern reads for `params`. */
+  readonly partition: (params: P) => string;
+  /** What the sort key holds (shown in the key table). */
+  readonly sort: string;
+}
+
+export const pattern = <P>(index: PatternIndex, sort: string, partition: (params: P) => string): AccessPattern<P> => ({
+  index,
+  sort,
+  partition,
+});
+
+/** The parameters a pattern's partition is built from. */
+export type ParamsOf<A> = A extends AccessPattern<infer P> ? P : never;
+
+/** Attribute names of the partition and sort key of an index (or of the table). */
+export function keyNames(index: PatternIndex): { readonly pk: string; readonly sk: string } {
+  if (index === 'table') return { pk: TABLE.partitionKey, sk: TABLE.sortKey };
+  const def = TABLE.indexes.find((i) => i.name === index);
+  if (!def) throw new Error(`unknown index ${index}`);
+  return { pk: def.partitionKey, sk: def.sortKey.name };
+}
+
+/** The index attributes that put an item at `sort` in the pattern's partition for `params`. */
+export function placeAt<P>(p: AccessPattern<P>, params: P, sort: string | number): Record<string, string | number> {
+  const { pk, sk } = keyNames(p.index);
+  return { [pk]: p.partition(params), [sk]: sort };
+}
+
+/** The sort value an item holds for a pattern (its position, for the list patterns); undefined if not in it. */
+export function sortOf(p: AccessPattern<never>, item: Record<string, unknown>): unknown {
+  return item[keyNames(p.index).sk];
+}
+
+/** The attribute names that take an item out of a pattern's (sparse) index. */
+export const attributesOf = (p: AccessPattern<never>): string[] => {
+  const { pk, sk } = keyNames(p.index);
+  return [pk, sk];
+};
+
+/** One entity: its name, and its access patterns by name (the key table lists them in this order). */
+export interface Entity {
+  readonly entity: string;
+  readonly patterns: Readonly<Record<string, AccessPattern<never>>>;
+}

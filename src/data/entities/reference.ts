@@ -1,0 +1,24 @@
+/**
+ * Reference records (locations, payout and custom field definitions): one
+ * list per kind, positions in (created_at, id) order, rewritten by the
+ * business import (src/data/business-store.ts); read by key or by position.
+ */
+import type { ReferenceKind } from '../../domain/fixture';
+import { keys, lists, type Key } from '../keys';
+import { pattern, placeAt, sortOf } from './entity';
+import { LIST } from './list-names';
+
+type OfKind = { readonly businessId: string; readonly kind: ReferenceKind };
+
+const byPosition = pattern<OfKind>('list', 'position 1..n', ({ businessId, kind }) => lists.all(businessId, kind));
+
+export const reference = {
+  entity: 'reference record',
+  key: (businessId: string, kind: ReferenceKind, id: string): Key => keys.record(businessId, kind, id),
+  patterns: { byPosition },
+  list: LIST.reference,
+  counter: (businessId: string, kind: ReferenceKind): Key => keys.counter(businessId, LIST.reference(kind)),
+  indexKeys: (businessId: string, kind: ReferenceKind, position: number): Record<string, string | number> =>
+    placeAt(byPosition, { businessId, kind }, position),
+  positionOf: (item: Record<string, unknown>): unknown => sortOf(byPosition, item),
+} as const;
