@@ -12,10 +12,11 @@ import {
   UPDATED_LIST,
   businessCounterKey,
   jobCounterKey,
+  jobListName,
+  positionsOf,
   updatedCounterKey,
 } from '../../src/data/application-store';
 import type { Item } from '../../src/data/table-io';
-import { jobListName } from '../../src/domain/application-pages';
 import {
   HOLE,
   liveAttribute,
@@ -51,9 +52,10 @@ export function eraseAtRandom(
     if (item.kind !== 'application' || random() >= share) return true;
     const code = statusCode(statusIds, String(item.application_status_id));
     const jobId = typeof item.job_id === 'string' ? item.job_id : null;
-    hole(businessCounterKey(businessId), BUSINESS_LIST, Number(item.L1SK), code);
-    hole(jobCounterKey(businessId, jobId), jobListName(jobId), Number(item.L2SK), code);
-    hole(updatedCounterKey(businessId), UPDATED_LIST, Number(item.T4SK), code);
+    const at = positionsOf(item);
+    hole(businessCounterKey(businessId), BUSINESS_LIST, at.position, code);
+    hole(jobCounterKey(businessId, jobId), jobListName(jobId), at.jobPosition, code);
+    hole(updatedCounterKey(businessId), UPDATED_LIST, at.updatePosition, code);
     erased += 1;
     return false;
   });

@@ -7,7 +7,7 @@ import { db, dynamoStats } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
 import { writeStats } from '../../src/data/write-stats';
-import { businessListPartition, readFrom, updatedListPartition } from '../../src/data/application-store';
+import { positionsOf, readFrom } from '../../src/data/application-store';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -179,13 +179,15 @@ describe('parallel writers of one business', () => {
 
     const total = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
     expect(total).toBe(before + 10);
-    const positions = (await readFrom('list', businessListPartition('demo'), 1, 10_000)).map((i) => Number(i.L1SK));
+    const positions = (await readFrom('byPosition', { businessId: 'demo' }, { from: 1, limit: 10_000 })).map(
+      (i) => positionsOf(i).position,
+    );
     expect(positions).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     // The order of writes: one position per application, increasing with updated_at.
-    const byUpdate = await readFrom('updatedlist', updatedListPartition('demo'), 1, 10_000);
+    const byUpdate = await readFrom('updatedSince', { businessId: 'demo' }, { from: 1, limit: 10_000 });
     expect(byUpdate).toHaveLength(total);
     for (let i = 1; i < byUpdate.length; i++) {
-      expect(Number(byUpdate[i]!.T4SK)).toBeGreaterThan(Number(byUpdate[i - 1]!.T4SK));
+      expect(positionsOf(byUpdate[i]!).updatePosition).toBeGreaterThan(positionsOf(byUpdate[i - 1]!).updatePosition);
       expect(String(byUpdate[i]!.updated_at) > String(byUpdate[i - 1]!.updated_at)).toBe(true);
     }
     // Every committed write exactly once in the feed, nothing else.
