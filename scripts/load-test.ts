@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const perRequest = (v: number): string => (v / Math.max(1, result.requests.total)).toFixed(3);
   console.log(
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
-      `(${contention.rereadsSaved} without a re-read), ${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
+      `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
       `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
   );
   console.log(

@@ -15,7 +15,6 @@ import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
-import { knownItems, learnRefusal, rememberRead, withReadMemory } from './retry-reads';
 
 export type Item = Record<string, unknown>;
 
@@ -43,13 +42,6 @@ const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u000
  * under throttling) are retried; that is the only case with a second call.
  */
 export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
-  // A re-run whose refusal reported every change reads nothing (src/data/retry-reads.ts).
-  const known = knownItems(keys.map(keyId));
-  if (known) {
-    writeStats.rereadsSaved += 1;
-    return known;
-  }
-  const startedAt = Date.now();
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
   let pending: Key[] = unique;
@@ -64,9 +56,7 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
     for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
-  const result = keys.map((k) => found.get(keyId(k)));
-  rememberRead(keys.map(keyId), result, Date.now() - startedAt);
-  return result;
+  return keys.map((k) => found.get(keyId(k)));
 }
 
 /** A partition value over the key limit holds nothing (see isStorableKey). */
@@ -121,8 +111,7 @@ export const carries =
     Number(stored?.version) === version && stored?.updated_at === updatedAt;
 
 export class RetryOperation extends Error {
-  /** The current value of every item whose condition failed, when the refusal named every cause. */
-  constructor(readonly changed?: ReadonlyMap<string, Item | undefined>) {
+  constructor() {
     super('retry');
     this.name = 'RetryOperation';
   }
@@ -218,39 +207,17 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!isCancellation(error) || !reasons) return error;
   countRefusal(reasons, writes);
-  // The document client does not translate errors: old items arrive in wire format.
-  const storedOf = (reason: CancellationReason): Item | undefined =>
-    reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
   for (const [i, reason] of reasons.entries()) {
     if (reason.Code !== 'ConditionalCheckFailed') continue;
-    const mapped = writes[i]?.onConditionFailed?.(storedOf(reason));
-    return mapped === 'retry' || mapped === undefined
-      ? new RetryOperation(changesNamed(reasons, writes, storedOf))
-      : mapped;
+    // The document client does not translate errors: the old item arrives in wire format.
+    const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
+    const mapped = writes[i]?.onConditionFailed?.(stored);
+    return mapped === 'retry' || mapped === undefined ? new RetryOperation() : mapped;
   }
   if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation();
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
-}
-
-/**
- * The current items behind a refusal whose every cause is a failed condition
- * (one reason per item, each `None` or `ConditionalCheckFailed` with its old
- * item): what a re-run may use instead of reading again. Undefined otherwise.
- */
-function changesNamed(
-  reasons: readonly CancellationReason[],
-  writes: readonly TxWrite[],
-  storedOf: (reason: CancellationReason) => Item | undefined,
-): Map<string, Item | undefined> | undefined {
-  if (reasons.length !== writes.length) return undefined;
-  const changed = new Map<string, Item | undefined>();
-  for (const [i, reason] of reasons.entries()) {
-    if (reason.Code === 'ConditionalCheckFailed') changed.set(keyId(keyOf(writes[i]!.item)), storedOf(reason));
-    else if (reason.Code !== undefined && reason.Code !== 'None') return undefined;
-  }
-  return changed;
 }
 
 function countRefusal(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): void {
@@ -277,28 +244,25 @@ function withTable(item: TransactItem): RawTransactItem {
  * when a concurrent writer got there first. Bounded in attempts and by the
  * request's deadline, jittered; then 503.
  */
-export function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
-  return withReadMemory(async () => {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await operation();
-      } catch (error) {
-        if (!(error instanceof RetryOperation)) throw error;
-        if (attempt + 1 >= attempts) {
-          writeStats.exhausted += 1;
-          throw serviceUnavailable();
-        }
-        writeStats.retries += 1;
-        // Full jitter, capped, so writers racing for one item spread out instead of colliding again. After a
-        // short pause a refusal that named every change replaces the read (src/data/retry-reads.ts).
-        // Within the request's deadline: 503 + Retry-After, not a timeout.
-        const pause = Math.random() * 10 * 2 ** Math.min(attempt, 6);
-        learnRefusal(error.changed, pause);
-        await sleepWithin(pause).catch((e: unknown) => {
-          writeStats.exhausted += 1;
-          throw e;
-        });
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!(error instanceof RetryOperation)) throw error;
+      if (attempt + 1 >= attempts) {
+        writeStats.exhausted += 1;
+        throw serviceUnavailable();
       }
+      writeStats.retries += 1;
+      // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
+      // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
+      // again: re-running from the refused items' current values (ALL_OLD) was measured worse
+      // (docs/pagination.md, consistency notes).
+      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6)).catch((e: unknown) => {
+        writeStats.exhausted += 1;
+        throw e;
+      });
     }
-  });
+  }
 }

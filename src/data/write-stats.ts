@@ -13,8 +13,6 @@ export const writeStats = {
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
-  /** Re-runs that took the refused items' current values from the refusal instead of reading again. */
-  rereadsSaved: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
@@ -24,7 +22,6 @@ export const writeStats = {
     this.conditionFailed = {};
     this.transactionConflicts = 0;
     this.retries = 0;
-    this.rereadsSaved = 0;
     this.exhausted = 0;
     this.ambiguous = 0;
   },
