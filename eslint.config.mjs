@@ -39,9 +39,33 @@ export const LAYER_RULES = [
   rule(['functions/**/*.ts'], [layer('lib', 'scripts', 'bin', 'test')]),
 ];
 
+/**
+ * Each entity owns its keys (src/data/entities/): the attribute names of the
+ * index keys (L1PK/L1SK, L2*, L3*, T1*-T4*) appear only there and in the
+ * table definition, never as a string, property or template anywhere else.
+ */
+const RAW_INDEX_ATTRIBUTE = '/\\b(L[1-3]|T[1-4])(PK|SK)\\b/';
+const INDEX_ATTRIBUTE_MESSAGE = 'Raw index attribute: use the entity module (src/data/entities/) that owns the key.';
+export const INDEX_ATTRIBUTE_RULES = [
+  {
+    files: ['**/*.ts', '**/*.mjs', '**/*.js', '**/*.cjs'],
+    ignores: ['src/data/entities/**', 'src/data/table-definition.ts', 'test/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        ...['Literal[value=', 'TemplateElement[value.raw=', 'Identifier[name='].map((prefix) => ({
+          selector: `${prefix}${RAW_INDEX_ATTRIBUTE}]`,
+          message: INDEX_ATTRIBUTE_MESSAGE,
+        })),
+      ],
+    },
+  },
+];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.dynamodb/', '.cache/', 'jest.config.js', 'src/schemas/generated/'] },
   ...tseslint.configs.recommended,
   { rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] } },
   ...LAYER_RULES,
+  ...INDEX_ATTRIBUTE_RULES,
 );

@@ -2,7 +2,8 @@ import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult } from '../src/http/paging';
 import { queryValidator } from '../src/http/validation';
 
-import { listApplications, listFiltersOf, type ApplicationListQuery } from '../src/services/applications';
+import { listFiltersOf, type ApplicationListQuery } from '../src/http/application-query';
+import { listApplications } from '../src/services/applications';
 import validateApplicationQuery from '../src/schemas/generated/validate-application-query';
 
 const query = queryValidator<ApplicationListQuery>(validateApplicationQuery);

@@ -12,7 +12,9 @@
  * capacity.
  */
 import type { AddressInfo } from 'node:net';
-import { putAll, seedItems, type StoredApplication } from '../src/data/application-store';
+import type { StoredApplication } from '../src/data/application-store';
+import { batchPut } from '../src/data/table-io';
+import { seedItems } from './lib/seed-applications';
 import { importBusiness } from '../src/data/business-store';
 import { dynamoStats, resetClient } from '../src/data/client';
 import { issueToken } from '../src/data/token-store';
@@ -180,7 +182,7 @@ async function seedBusiness(id: string, n: number, erase = 0): Promise<Seeded> {
     for (let chunk = chunks.shift(); chunk; chunk = chunks.shift())
       for (let attempt = 1; ; attempt++) {
         try {
-          await putAll(chunk);
+          await batchPut(chunk);
           break;
         } catch (error) {
           if (attempt >= 5) throw error;

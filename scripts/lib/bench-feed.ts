@@ -9,7 +9,7 @@
  * through HTTP. BENCH_FEED_CHANGES (default 2,500) is N.
  */
 import type { AddressInfo } from 'node:net';
-import { putAll } from '../../src/data/application-store';
+import { batchPut } from '../../src/data/table-io';
 import { importBusiness } from '../../src/data/business-store';
 import { dynamoStats } from '../../src/data/client';
 import { entryItem } from '../../src/data/feed-store';
@@ -115,7 +115,7 @@ async function run(base: string, fixture: object): Promise<void> {
     const day = dayMarkOf(new Date(start).toISOString());
     for (let lane = 0; lane < LANE_COUNT; lane++)
       items.push({ ...keys.feedCounter(BUSINESS, lane), n: seqs[lane], [day]: 1 });
-    await putAll(items);
+    await batchPut(items);
   };
 
   const previous = process.env.DYNAMODB_CAPACITY_DETAIL;

@@ -21,14 +21,12 @@ import {
   superblockOf,
   type ListSummary,
 } from '../domain/list-map';
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { configOf } from './business-store';
-import { db } from './client';
-import { tableName } from './config';
 import { keys, type Key } from './keys';
 import { application, type ApplicationPattern, type ApplicationPositions } from './entities/application';
 import type { AccessPattern, ParamsOf } from './entities/entity';
 import { readPositions, type PositionRange, type QueryFilter } from './list-store';
+import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
@@ -48,7 +46,7 @@ export const jobCounterKey = application.counters.job;
 const mapKey = (businessId: string, list: string, position: number): Key =>
   keys.listMap(businessId, list, superblockOf(position));
 
-/** The full item of an application: its fields plus every list key. Also used by the benchmark seeder. */
+/** The full item of an application: its fields plus every list key. Also used by the benchmark seeder (scripts/lib/seed-applications.ts). */
 export function applicationItem(businessId: string, app: StoredApplication, at: ApplicationPositions): Item {
   return {
     ...applicationKey(businessId, app.id),
@@ -86,46 +84,6 @@ export function storedOf(item: Item): StoredApplication {
 export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
-
-/**
- * A list counter moved from `current` to `current + 1` (only if nobody else
- * moved it: positions stay dense) with the new entry counted in its
- * superblock's summary.
- */
-function counterStep(
-  key: Key,
-  current: number,
-  code: number,
-  createdAt: string,
-  extra: Record<string, unknown> = {},
-): TxWrite {
-  const names = Object.keys(extra);
-  const sb = superblockOf(current + 1);
-  return {
-    item: {
-      Update: {
-        Key: key,
-        UpdateExpression: `SET n = :next, #f = if_not_exists(#f, :created)${names.map((n, i) => `, #x${i} = :x${i}`).join('')} ADD #l :one, #s :one`,
-        ConditionExpression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-        ExpressionAttributeNames: {
-          '#l': liveAttribute(sb),
-          '#s': statusAttribute(sb, code),
-          '#f': firstCreatedAttribute(sb),
-          ...Object.fromEntries(names.map((n, i) => [`#x${i}`, n])),
-        },
-        ExpressionAttributeValues: {
-          ':next': current + 1,
-          ':current': current,
-          ':one': 1,
-          ':created': Date.parse(createdAt),
-          ...Object.fromEntries(names.map((n, i) => [`:x${i}`, extra[n]])),
-        },
-      },
-    },
-    // Another create took this position: re-read the counters and try again.
-    onConditionFailed: () => 'retry',
-  };
-}
 
 /** Moves the summary counts of one entry: status `from` -> `to` (undefined = not counted / not live). */
 function summaryMove(key: Key, position: number, from: number | undefined, to: number | undefined): TxWrite {
@@ -312,8 +270,13 @@ export function createWrites(
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    counterStep(businessCounterKey(businessId), state.count, code, app.created_at, { last_created_at: app.created_at }),
-    counterStep(jobCounterKey(businessId, app.job_id), state.jobCount, code, app.created_at),
+    counterAdvance(businessCounterKey(businessId), state.count, {
+      set: { last_created_at: app.created_at },
+      summary: { code, createdAtMs: Date.parse(app.created_at) },
+    }),
+    counterAdvance(jobCounterKey(businessId, app.job_id), state.jobCount, {
+      summary: { code, createdAtMs: Date.parse(app.created_at) },
+    }),
     mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(app.created_at), code)),
     mapWrite(businessId, jobListName(app.job_id), at.jobPosition, mapValue(Date.parse(app.created_at), code)),
     ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
@@ -519,68 +482,4 @@ function filterExpression(filter: ApplicationFilter): QueryFilter {
     values[':fu'] = filter.updatedSince;
   }
   return { expression: parts.join(' AND '), names, values };
-}
-
-// ---------------------------------------------------------------- bulk seeding (benchmark)
-
-/**
- * Every item a sequence of creates would leave behind (records with their
- * positions, list counters, status blocks), for applications given in
- * creation order. Used by the benchmark to seed thousands of applications
- * without thousands of transactions; the result is what the API would write.
- */
-export function seedItems(businessId: string, config: BusinessConfig, apps: readonly StoredApplication[]): Item[] {
-  const items: Item[] = [];
-  const counters = new Map<string, Item>();
-  const maps = new Map<string, Item>();
-  const append = (counterKey: Key, list: string, code: number, createdAt: string): number => {
-    const id = counterKey.PK;
-    const counter = counters.get(id) ?? { ...counterKey, n: 0 };
-    const position = Number(counter.n) + 1;
-    const sb = superblockOf(position);
-    counter.n = position;
-    for (const attr of [liveAttribute(sb), statusAttribute(sb, code)]) counter[attr] = Number(counter[attr] ?? 0) + 1;
-    counter[firstCreatedAttribute(sb)] ??= Date.parse(createdAt);
-    counters.set(id, counter);
-    const mk = keys.listMap(businessId, list, sb);
-    const map = maps.get(mk.PK + mk.SK) ?? { ...mk };
-    map[mapAttribute(position)] = mapValue(Date.parse(createdAt), code);
-    maps.set(mk.PK + mk.SK, map);
-    return position;
-  };
-  const byUpdate = [...apps].sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
-  const updatePositions = new Map<string, number>();
-  for (const app of byUpdate)
-    updatePositions.set(
-      app.id,
-      append(updatedCounterKey(businessId), UPDATED_LIST, codeOf(config, app.application_status_id), app.updated_at),
-    );
-  for (const app of apps) {
-    const code = codeOf(config, app.application_status_id);
-    const position = append(businessCounterKey(businessId), BUSINESS_LIST, code, app.created_at);
-    const jobPosition = append(jobCounterKey(businessId, app.job_id), jobListName(app.job_id), code, app.created_at);
-    items.push(
-      applicationItem(businessId, app, { position, jobPosition, updatePosition: updatePositions.get(app.id)! }),
-    );
-  }
-  const last = apps[apps.length - 1];
-  const business = counters.get(businessCounterKey(businessId).PK);
-  if (business && last) business.last_created_at = last.created_at;
-  const updated = counters.get(updatedCounterKey(businessId).PK);
-  const lastWrite = byUpdate[byUpdate.length - 1];
-  if (updated && lastWrite) updated.last_updated_at = lastWrite.updated_at;
-  items.push(...counters.values(), ...maps.values());
-  return items;
-}
-
-/** Plain puts, 25 per BatchWriteItem, unprocessed ones retried (seeding only: not atomic). */
-export async function putAll(items: readonly Item[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6)));
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
 }

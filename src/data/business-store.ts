@@ -1,12 +1,9 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
-import { db } from './client';
-import { tableName } from './config';
 import { keys } from './keys';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
-import { batchGet, type Item } from './table-io';
+import { batchGet, batchPut, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
   'location',
@@ -112,13 +109,6 @@ export async function importBusiness(
       updated_at: now,
     });
   }
-  for (let i = 0; i < writes.length; i += 25) {
-    let pending = writes.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** Math.min(attempt, 6)));
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
+  await batchPut(writes);
   return { created: !existingConfigItem, written: writes.length, unchanged };
 }

@@ -19,6 +19,7 @@ import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
+import { counterAdvance } from './list-counter';
 import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
@@ -44,21 +45,6 @@ const counterStateOf = (item: Item | undefined): CounterState => ({
  */
 export const nextCreatedAt = (counter: CounterState, now = Date.now()): string =>
   new Date(Math.max(now, counter.lastCreatedAt + 1)).toISOString();
-
-/** Appends one entry to a dense list; a concurrent append fails the condition and the operation re-runs. */
-function advanceCounter(businessId: string, list: string, counter: CounterState, createdAt: string): TxWrite {
-  return {
-    item: {
-      Update: {
-        Key: keys.counter(businessId, list),
-        UpdateExpression: 'SET n = :next, last_created_at = :t',
-        ConditionExpression: 'attribute_not_exists(n) OR n = :current',
-        ExpressionAttributeValues: { ':next': counter.n + 1, ':current': counter.n, ':t': createdAt },
-      },
-    },
-    onConditionFailed: () => 'retry',
-  };
-}
 
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)
@@ -214,7 +200,7 @@ export function createEmployeeWrites(
 ): TxWrite[] {
   const position = counter.n + 1;
   const writes: TxWrite[] = [
-    advanceCounter(businessId, EMPLOYEE_LIST, counter, employee.createdAt),
+    counterAdvance(employeeEntity.counter(businessId), counter.n, { set: { last_created_at: employee.createdAt } }),
     {
       item: {
         Put: {
@@ -309,7 +295,7 @@ export function createEmployeeJobWrites(
   supervisor: { id: string; missing: () => Error } | undefined,
 ): TxWrite[] {
   const writes: TxWrite[] = [
-    advanceCounter(businessId, EMPLOYEE_JOB_LIST, counter, job.createdAt),
+    counterAdvance(employeeJob.counter(businessId), counter.n, { set: { last_created_at: job.createdAt } }),
     {
       item: {
         Update: {

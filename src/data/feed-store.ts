@@ -25,7 +25,8 @@ import {
   type StoredEntry,
 } from '../domain/change-feed';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { keys, type Key } from './keys';
+import type { Key } from './keys';
+import { feedLane } from './entities/feed-lane';
 import { batchGet, type Item, type TxWrite } from './table-io';
 
 /** A lane's counter as a writer read it. */
@@ -44,7 +45,7 @@ export interface NewFeedEntry {
 
 /** The counter a writer of `recordId`'s changes reads (an employee job's changes go to its employee's lane). */
 export const feedCounterKey = (businessId: string, kind: LaneOwner, recordId: string): Key =>
-  keys.feedCounter(businessId, laneOf(kind, recordId));
+  feedLane.counterKey(businessId, laneOf(kind, recordId));
 
 const laneCounterOf = (item: Item | undefined): LaneCounter => ({
   n: Number(item?.n ?? 0),
@@ -81,7 +82,7 @@ export function feedAppendWrites(
     {
       item: {
         Update: {
-          Key: keys.feedCounter(businessId, state.lane),
+          Key: feedLane.counterKey(businessId, state.lane),
           UpdateExpression: `SET n = :next, #day = if_not_exists(#day, :first)${stale.length ? ` REMOVE ${stale.map((_, i) => `#old${i}`).join(', ')}` : ''}`,
           ConditionExpression: state.n === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
           ExpressionAttributeNames: {
@@ -112,7 +113,7 @@ export function feedAppendWrites(
  */
 export function entryItem(businessId: string, lane: number, seq: number, e: NewFeedEntry): Item {
   return {
-    ...keys.feedEntry(businessId, lane, seq),
+    ...feedLane.entryKey(businessId, lane, seq),
     type: e.type,
     id: e.id,
     occurred_at: e.occurred_at,
@@ -125,7 +126,7 @@ const lanes = Array.from({ length: LANE_COUNT }, (_, lane) => lane);
 
 /** Every lane's counter: one consistent BatchGetItem of LANE_COUNT small items. */
 export async function readLaneCounters(businessId: string): Promise<LaneCounter[]> {
-  const items = await batchGet(lanes.map((lane) => keys.feedCounter(businessId, lane)));
+  const items = await batchGet(lanes.map((lane) => feedLane.counterKey(businessId, lane)));
   return items.map(laneCounterOf);
 }
 
@@ -135,7 +136,7 @@ export async function readEntries(
   wanted: readonly { lane: number; seq: number }[],
 ): Promise<(StoredEntry | undefined)[]> {
   if (wanted.length === 0) return [];
-  const items = await batchGet(wanted.map((w) => keys.feedEntry(businessId, w.lane, w.seq)));
+  const items = await batchGet(wanted.map((w) => feedLane.entryKey(businessId, w.lane, w.seq)));
   return items.map((item, i) =>
     item
       ? {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
+  BatchWriteCommand,
   GetCommand,
   QueryCommand,
   TransactWriteCommand,
@@ -57,6 +58,22 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
   return keys.map((k) => found.get(keyId(k)));
+}
+
+/**
+ * Plain puts, 25 per BatchWriteItem, unprocessed ones re-sent with backoff
+ * until all are in (bulk loads only: not atomic, for the import and seeding).
+ * Within a request's deadline, like every other retry loop.
+ */
+export async function batchPut(items: readonly Item[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 0) await sleepWithin(50 * 2 ** Math.min(attempt, 6));
+      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
 }
 
 /** A partition value over the key limit holds nothing (see isStorableKey). */

@@ -4,6 +4,7 @@ import { SCOPES, type Scope } from '../domain/scopes';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
+import { token as tokenEntity } from './entities/token';
 import { getItem, queryAll, transactWrite, type Item } from './table-io';
 
 /** 256 random bits; the prefix makes leaked tokens easy to spot by secret scanners. */
@@ -119,7 +120,7 @@ export async function lookupToken(token: string): Promise<TokenGrant | undefined
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :p',
-    ExpressionAttributeValues: { ':p': keys.tokenListings(businessId) },
+    ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }) },
   });
   return items
     .map((item) => {
@@ -165,7 +166,7 @@ export async function revokeTokenByHashPrefix(
   const matches = (
     await queryAll({
       KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)',
-      ExpressionAttributeValues: { ':p': keys.tokenListings(businessId), ':s': p },
+      ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }), ':s': p },
     })
   ).map((item) => String(item.SK));
   if (matches.length > 1) return 'ambiguous';

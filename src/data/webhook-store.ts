@@ -7,19 +7,18 @@
  * `attempts`, `next_attempt_at`, `last_delivery_error`), `version` (every
  * dispatcher write is conditioned on it) and `lease_until` (a dispatcher that
  * is delivering holds it, so two runs never deliver one subscription at once).
- * Active subscriptions also sit in the sparse `list` index partition
- * `webhook-subscriptions#active`, sorted by `next_attempt_at`: how the
- * dispatcher finds the subscriptions that are due without a Scan.
+ * Active subscriptions also sit in the sparse `due` access pattern
+ * (src/data/entities/webhook-subscription.ts), sorted by `next_attempt_at`:
+ * how the dispatcher finds the subscriptions that are due without a Scan.
  * Subscriptions are not change-feed records: writing them adds no feed entry.
  */
 import type { DeliveryState, SubscriptionStatus } from '../domain/webhooks';
 import { keys, type Key } from './keys';
+import { webhookSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, isStorableKey, queryAll, type Item, type TxWrite } from './table-io';
-
-const ACTIVE_PARTITION = 'webhook-subscriptions#active';
 
 export interface StoredSubscription extends DeliveryState {
   readonly businessId: string;
@@ -76,8 +75,7 @@ export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'lease
           next_attempt_at: 0,
           last_delivery_error: null,
           version: 1,
-          L1PK: ACTIVE_PARTITION,
-          L1SK: 0,
+          ...webhookSubscription.dueAt(0),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
@@ -126,12 +124,7 @@ function subscriptionOfKey(key: Key): { businessId: string; id: string } {
  * dispatcher re-reads each item consistently.
  */
 export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
-  const items = await queryAll({
-    IndexName: 'list',
-    KeyConditionExpression: 'L1PK = :p AND L1SK <= :now',
-    ExpressionAttributeValues: { ':p': ACTIVE_PARTITION, ':now': now },
-    ProjectionExpression: 'PK, SK',
-  });
+  const items = await queryAll({ ...webhookSubscription.dueQuery(now), ProjectionExpression: 'PK, SK' });
   return items.map((i) => subscriptionOfKey({ PK: String(i.PK), SK: String(i.SK) }));
 }
 
@@ -202,9 +195,9 @@ export function recordAttempt(sub: StoredSubscription, leasedVersion: number, ne
       attempts: next.attempts,
       next_attempt_at: next.nextAttemptAt,
       last_delivery_error: next.lastDeliveryError,
-      ...(status === 'active' ? { L1PK: ACTIVE_PARTITION, L1SK: next.nextAttemptAt } : {}),
+      ...(status === 'active' ? webhookSubscription.dueAt(next.nextAttemptAt) : {}),
     },
-    remove: status === 'active' ? ['lease_until'] : ['lease_until', 'L1PK', 'L1SK'],
+    remove: status === 'active' ? ['lease_until'] : ['lease_until', ...webhookSubscription.dueAttributes],
     expectedVersion: leasedVersion,
   });
 }

@@ -34,7 +34,7 @@ import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
-import { nextCreatedAt, nextUpdatedAt, sinceOf, type ApplicationFilters } from '../domain/application-pages';
+import { nextCreatedAt, nextUpdatedAt, type ApplicationFilters } from '../domain/application-pages';
 import {
   candidateSuperblocks,
   countBefore,
@@ -59,7 +59,7 @@ import {
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { FieldErrorCollector, MESSAGES, notFound, preconditionFailed } from '../domain/errors';
+import { FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
@@ -217,37 +217,9 @@ export async function deleteApplication(businessId: string, id: string): Promise
 // list
 // ---------------------------------------------------------------------------
 
-export interface ApplicationListQuery {
-  page?: number;
-  per_page?: number;
-  application_status_id?: string;
-  job_id?: string;
-  created_at_since?: string;
-  updated_at_since?: string;
-}
-
+/** The filters of an application list, parsed from the query by the http layer (src/http/application-query.ts). */
 export interface ListFilters extends ApplicationFilters {
   readonly updatedSince?: string;
-}
-
-/** Query parameters -> filters; malformed timestamps are 400 field errors (all at once). */
-export function listFiltersOf(q: ApplicationListQuery): ListFilters {
-  const errors = new FieldErrorCollector();
-  const since = (name: 'created_at_since' | 'updated_at_since'): string | undefined => {
-    const raw = q[name];
-    if (raw === undefined) return undefined;
-    const value = sinceOf(raw);
-    if (value === undefined) errors.add(name, MESSAGES.invalid);
-    return value;
-  };
-  const filters: ListFilters = {
-    ...(q.application_status_id !== undefined ? { statusId: q.application_status_id } : {}),
-    ...(q.job_id !== undefined ? { jobId: q.job_id === 'null' ? null : q.job_id } : {}),
-    ...(q.created_at_since !== undefined ? { createdSince: since('created_at_since') } : {}),
-    ...(q.updated_at_since !== undefined ? { updatedSince: since('updated_at_since') } : {}),
-  };
-  errors.throwIfAny(400);
-  return filters;
 }
 
 export interface ListPage {

@@ -6,20 +6,15 @@
  * erased at random) stay exact and cost what page 1 costs.
  */
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  businessCounterKey,
-  jobCounterKey,
-  putAll,
-  seedItems,
-  updatedCounterKey,
-} from '../../src/data/application-store';
+import { businessCounterKey, jobCounterKey, updatedCounterKey } from '../../src/data/application-store';
 import { configOf } from '../../src/data/business-store';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { keys } from '../../src/data/keys';
-import { getItem } from '../../src/data/table-io';
+import { batchPut, getItem } from '../../src/data/table-io';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
+import { seedItems } from '../../scripts/lib/seed-applications';
 
 const fixture = {
   business: { id: 'eraseco', name: 'Erase Co', locales: ['en', 'de'], timezone: 'Europe/Rome' },
@@ -193,7 +188,7 @@ describe('pages over holes: half of 1,200 applications erased at random', () => 
     // A business of its own so earlier tests' applications do not mix in: reuse the fixture's config under a new id.
     const bid = 'holes';
     const cfg = { ...config, id: bid };
-    await putAll([{ ...keys.business(bid), config: cfg }]);
+    await batchPut([{ ...keys.business(bid), config: cfg }]);
     const start = Date.parse('2026-03-01T08:00:00.000Z');
     const apps = Array.from({ length: N }, (_, i) => {
       const created = new Date(start + i * 1000).toISOString();
@@ -218,7 +213,7 @@ describe('pages over holes: half of 1,200 applications erased at random', () => 
         version: 1,
       };
     });
-    await putAll(seedItems(bid, cfg, apps));
+    await batchPut(seedItems(bid, cfg, apps));
     // The fixture imported under this id: the seeded lists stay (they are separate items).
     token = await api.provision({ ...fixture, business: { ...fixture.business, id: bid } });
     let seed = 12345;

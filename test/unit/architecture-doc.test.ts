@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TABLE } from '../../src/data/table-definition';
 import { keys, type Key, type RecordKind } from '../../src/data/keys';
+import { ENTITIES } from '../../src/data/entities';
 
 /**
  * docs/architecture.md's "Table items" table and GSI list must say what the
@@ -10,6 +11,7 @@ import { keys, type Key, type RecordKind } from '../../src/data/keys';
  */
 const doc = readFileSync(join(__dirname, '..', '..', 'docs', 'architecture.md'), 'utf8');
 const section = doc.slice(doc.indexOf('## Table items'));
+const patternsSection = doc.slice(doc.indexOf('## Access patterns'), doc.indexOf('## Table items'));
 const [itemsPart = '', indexPart = ''] = section.split('GSIs (');
 
 const documented = new Map(
@@ -61,5 +63,39 @@ describe('docs/architecture.md matches the key design', () => {
           .map((c) => c.trim().replace(/`/g, '')),
       );
     expect(rows).toEqual(TABLE.indexes.map((i) => [i.name, i.partitionKey, i.sortKey.name]));
+  });
+});
+
+/** Partition keys built with placeholders (`<bid>`, `<jobId>`, ...) for the parameters, as the doc shows them. */
+const placeholders = new Proxy({}, { get: (_t, name) => (name === 'businessId' ? '<bid>' : `<${String(name)}>`) });
+
+describe('docs/architecture.md access patterns match the entity modules', () => {
+  const cells = (line: string): string[] =>
+    line
+      .split('|')
+      .slice(1, -1)
+      .map((c) => c.trim().replace(/^`|`$/g, ''));
+  const documented = patternsSection
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| entity ') && !line.startsWith('| ---'))
+    .map(cells);
+  const declared = ENTITIES.flatMap((e) =>
+    Object.entries(e.patterns).map(([name, p]) => [
+      e.entity,
+      name,
+      p.index,
+      (p.partition as (params: unknown) => string)(placeholders),
+      p.sort,
+    ]),
+  );
+
+  test('one row per declared pattern: entity, pattern, index, partition key, sort key', () => {
+    // On a difference, the expected rows are the declared ones: paste them into the doc.
+    expect(documented).toEqual(declared);
+  });
+
+  test('every pattern reads the table or an index of the table definition', () => {
+    const indexes = new Set<string>(['table', ...TABLE.indexes.map((i) => i.name)]);
+    for (const [, , index] of declared) expect(indexes).toContain(index);
   });
 });

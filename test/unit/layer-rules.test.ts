@@ -3,14 +3,16 @@ import { join } from 'node:path';
 
 /**
  * The import-direction rule in eslint.config.mjs, run on source strings as if
- * they were files of each layer: a wrong import fails `npm run lint`.
+ * they were files of each layer: a wrong import fails `npm run lint`. Same for
+ * the entity rule: a raw index attribute (L1PK, T4SK, ...) outside
+ * src/data/entities/ and the table definition fails it too.
  * (ESLint runs in a child process: its flat config is an ES module, which
  * jest's CommonJS runtime cannot load.)
  */
 const root = join(__dirname, '..', '..');
 
 /** Lints every case in one child process (ESLint's API, one config load); rule ids per case. */
-function lintAll(cases: readonly (readonly [string, string, boolean])[]): string[][] {
+function lintAll(cases: readonly (readonly [string, string, ...unknown[]])[]): string[][] {
   const script = `
     const { ESLint } = require('eslint');
     const cases = JSON.parse(require('node:fs').readFileSync(0, 'utf8'));
@@ -44,11 +46,31 @@ const cases: [file: string, source: string, allowed: boolean][] = [
   ['lib/x.ts', "export { ROUTES } from '../src/http/routes';", true],
 ];
 
+const RAW = 'no-restricted-syntax';
+const indexAttributeCases: [file: string, source: string, allowed: boolean][] = [
+  ['src/services/x.ts', 'export const position = (item: Record<string, number>) => item.L1SK;', false],
+  ['src/data/x.ts', "export const condition = 'T4PK = :p AND T4SK >= :from';", false],
+  ['src/data/x.ts', 'export const keys = { L2PK: 1, L2SK: 2 };', false],
+  ['scripts/x.ts', 'const lane = 1;\nexport const q = `L3PK = ${lane}`;', false],
+  ['src/data/entities/x.ts', 'export const keys = { L1PK: 1, L1SK: 2 };', true],
+  ['src/data/table-definition.ts', "export const index = { partitionKey: 'T1PK' };", true],
+  ['src/data/x.ts', "export const notAnIndexAttribute = 'L1PKS';", true],
+];
+
 describe('layer import rule (eslint no-restricted-imports)', () => {
-  const results = lintAll(cases);
+  const results = lintAll([...cases, ...indexAttributeCases]);
   test.each(cases.map((c, i) => [...c, i] as const))('%s: %s -> allowed %s', (_file, _source, allowed, i) => {
     const problems = results[i];
     if (allowed) expect(problems).toEqual([]);
     else expect(problems).toContain('no-restricted-imports');
   });
+
+  test.each(indexAttributeCases.map((c, i) => [...c, cases.length + i] as const))(
+    'index attributes only in entity modules: %s: %s -> allowed %s',
+    (_file, _source, allowed, i) => {
+      const problems = results[i];
+      if (allowed) expect(problems).not.toContain(RAW);
+      else expect(problems).toContain(RAW);
+    },
+  );
 });

@@ -1,0 +1,22 @@
+/**
+ * Every entity module, in the order docs/architecture.md's access-pattern
+ * table lists them (test/unit/architecture-doc.test.ts checks the table
+ * against these declarations).
+ */
+import { application } from './application';
+import { employee, employeeJob } from './employee';
+import { feedLane } from './feed-lane';
+import { reference } from './reference';
+import { token } from './token';
+import { webhookSubscription } from './webhook-subscription';
+import type { Entity } from './entity';
+
+export const ENTITIES: readonly Entity[] = [
+  application,
+  employee,
+  employeeJob,
+  reference,
+  webhookSubscription,
+  token,
+  feedLane,
+];
