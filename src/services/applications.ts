@@ -33,7 +33,7 @@ import {
 import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import { transactWrite, withRetries, type Item } from '../data/table-io';
+import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
 import { nextCreatedAt, nextUpdatedAt, type ApplicationFilters } from '../domain/application-pages';
 import {
   candidateSuperblocks,
@@ -162,6 +162,9 @@ export async function updateApplication(
   return withRetries(async () => {
     const { config: maybeConfig, item, writeOrder, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
+    // BatchGetItem is no snapshot: the record may already carry a concurrent write whose move of the order
+    // of writes the counter read missed (the two positions would collide in one update). Read again.
+    if (positionsOf(item).updatePosition > writeOrder.count) throw new RetryOperation();
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 
