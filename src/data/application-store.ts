@@ -21,7 +21,7 @@ import {
   superblockOf,
   type ListSummary,
 } from '../domain/list-map';
-import { configOf } from './business-store';
+import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
 import { application, type ApplicationPattern, type ApplicationPositions } from './entities/application';
 import type { AccessPattern, ParamsOf } from './entities/entity';
@@ -203,7 +203,7 @@ const writeOrderOf = (counter: Item | undefined): WriteOrder => ({
 });
 
 export interface CreateState {
-  readonly config: BusinessConfig | undefined;
+  readonly config: BusinessConfig;
   /** Length of the business list and created_at of its last entry. */
   readonly count: number;
   readonly lastCreatedAt: string | null;
@@ -232,7 +232,7 @@ export async function readCreateState(
   ]);
   return {
     feed: feedLaneStateOf('application', id, feed),
-    config: configOf(config),
+    config: requireConfig(configOf(config), businessId),
     count: Number(counter?.n ?? 0),
     lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
     jobCount: Number(jobCounter?.n ?? 0),
@@ -370,9 +370,9 @@ export function deleteWrites(
 export async function readApplication(
   businessId: string,
   id: string,
-): Promise<{ config: BusinessConfig | undefined; item: Item | undefined }> {
+): Promise<{ config: BusinessConfig; item: Item | undefined }> {
   const [config, item] = await batchGet([keys.business(businessId), applicationKey(businessId, id)]);
-  return { config: configOf(config), item };
+  return { config: requireConfig(configOf(config), businessId), item };
 }
 
 /** What a write of an application decides on: config, the item, the order of writes, its feed lane; one BatchGetItem. */
@@ -380,7 +380,7 @@ export async function readForWrite(
   businessId: string,
   id: string,
 ): Promise<{
-  config: BusinessConfig | undefined;
+  config: BusinessConfig;
   item: Item | undefined;
   writeOrder: WriteOrder;
   feed: FeedLaneState;
@@ -392,7 +392,7 @@ export async function readForWrite(
     feedCounterKey(businessId, 'application', id),
   ]);
   return {
-    config: configOf(config),
+    config: requireConfig(configOf(config), businessId),
     item,
     writeOrder: writeOrderOf(updated),
     feed: feedLaneStateOf('application', id, feed),
@@ -403,9 +403,9 @@ export async function readForWrite(
 export async function readConfigAndSummaries(
   businessId: string,
   counterKeys: readonly Key[],
-): Promise<{ config: BusinessConfig | undefined; summaries: ListSummary[] }> {
+): Promise<{ config: BusinessConfig; summaries: ListSummary[] }> {
   const [config, ...counters] = await batchGet([keys.business(businessId), ...counterKeys]);
-  return { config: configOf(config), summaries: counters.map(summaryOf) };
+  return { config: requireConfig(configOf(config), businessId), summaries: counters.map(summaryOf) };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */

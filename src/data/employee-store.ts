@@ -16,6 +16,7 @@
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
+import { nextCreatedAt as nextAfterLast } from '../domain/application-pages';
 import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
@@ -28,23 +29,24 @@ export const EMPLOYEE_LIST = employeeEntity.list;
 export const EMPLOYEE_JOB_LIST = employeeJob.list;
 const EMPLOYEE_NUMBER = employeeEntity.numberField;
 
-/** A dense list's counter as read: its length and the created_at of its last entry (epoch ms). */
+/** A dense list's counter as read: its length and the created_at of its last entry (null before the first). */
 export interface CounterState {
   readonly n: number;
-  readonly lastCreatedAt: number;
+  readonly lastCreatedAt: string | null;
 }
 
 const counterStateOf = (item: Item | undefined): CounterState => ({
   n: Number(item?.n ?? 0),
-  lastCreatedAt: typeof item?.last_created_at === 'string' ? Date.parse(item.last_created_at) : 0,
+  lastCreatedAt: typeof item?.last_created_at === 'string' ? item.last_created_at : null,
 });
 
 /**
  * The created_at of the next entry: now, but strictly after the previous
- * entry's, so ordering by created_at (contract §7) equals position order.
+ * entry's, so ordering by created_at (contract §7) equals position order
+ * (the rule applications follow too: src/domain/application-pages.ts).
  */
 export const nextCreatedAt = (counter: CounterState, now = Date.now()): string =>
-  new Date(Math.max(now, counter.lastCreatedAt + 1)).toISOString();
+  nextAfterLast(now, counter.lastCreatedAt);
 
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)

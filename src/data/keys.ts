@@ -1,6 +1,8 @@
 /**
- * Every key of the single table is built here. All record keys start with the
- * business id, so no access pattern can reach another tenant's items.
+ * Every key string of the single table is built here; the entity modules
+ * (src/data/entities/) say which of them each access pattern reads and on
+ * which index. All record keys start with the business id, so no access
+ * pattern can reach another tenant's items.
  */
 export type RecordKind =
   | 'employee'

@@ -30,7 +30,6 @@ import {
   updatedCounterKey,
   updateWrites,
 } from '../data/application-store';
-import { requireConfig } from '../data/business-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
@@ -103,7 +102,7 @@ export async function createApplication(
     idem,
     (recordKey) => readCreateState(businessId, jobId, id, recordKey),
     (state) => {
-      const config = requireConfig(state.config, businessId);
+      const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
 
@@ -136,7 +135,7 @@ export async function showApplication(businessId: string, id: string): Promise<A
   const { config, item } = await readApplication(businessId, id);
   if (!item) throw notFound('application', id);
   const app = storedOf(item);
-  return ok(renderApplication(requireConfig(config, businessId), app), { ETag: etagOf(app.id, app.version) });
+  return ok(renderApplication(config, app), { ETag: etagOf(app.id, app.version) });
 }
 
 /** The later of two stored timestamps (same format, so string order is time order). */
@@ -160,7 +159,7 @@ export async function updateApplication(
   ifMatch: string | undefined,
 ): Promise<ApiResult> {
   return withRetries(async () => {
-    const { config: maybeConfig, item, writeOrder, feed } = await readForWrite(businessId, id);
+    const { config, item, writeOrder, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
     // BatchGetItem is no snapshot: the record may already carry a concurrent write whose move of the order
     // of writes the counter read missed (the two positions would collide in one update). Read again.
@@ -168,7 +167,6 @@ export async function updateApplication(
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 
-    const config = requireConfig(maybeConfig, businessId);
     const fields = fieldsForUpdate(body, before, inputContext(config, fieldErrors));
     fieldErrors.throwIfAny();
     // Like employees: a PUT that changes nothing writes nothing and keeps updated_at and the ETag.
@@ -204,9 +202,8 @@ export async function deleteApplication(businessId: string, id: string): Promise
   return withRetries(async () => {
     const { config, item, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
-    const c = requireConfig(config, businessId);
     await transactWrite([
-      ...deleteWrites(businessId, c, storedOf(item), positionsOf(item)),
+      ...deleteWrites(businessId, config, storedOf(item), positionsOf(item)),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.deleted', id, occurred_at: new Date().toISOString(), data: null },
       ]),
@@ -253,8 +250,7 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
 
-  const { config, summaries } = await readConfigAndSummaries(businessId, [counter]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [counter]);
   const summary = summaries[0]!;
   const code = statusId === undefined ? undefined : statusCode(c.application_status_ids, statusId);
   if (code === -1) return { entries: [], total: 0 };
@@ -315,8 +311,7 @@ async function pageOfUpdatedSince(
 ): Promise<ListPage> {
   if (filters.jobId !== undefined || filters.createdSince !== undefined)
     return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
-  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const summary = summaries[0]!;
   const code = filters.statusId === undefined ? undefined : statusCode(c.application_status_ids, filters.statusId);
   if (code === -1) return { entries: [], total: 0 };
@@ -365,8 +360,7 @@ async function pageOfUpdatedSinceScan(
   updatedSince: string,
   page: PageRequest,
 ): Promise<ListPage> {
-  const { config, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const c = requireConfig(config, businessId);
+  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
   const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
   const range = pagePositions(page, items.length);

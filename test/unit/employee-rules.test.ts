@@ -180,9 +180,9 @@ describe('normalizeEmployeeNumber', () => {
 describe('nextCreatedAt', () => {
   it('is now, but always after the previous entry of the list', () => {
     const now = Date.parse('2026-01-01T00:00:00.000Z');
-    expect(nextCreatedAt({ n: 0, lastCreatedAt: 0 }, now)).toBe('2026-01-01T00:00:00.000Z');
-    expect(nextCreatedAt({ n: 3, lastCreatedAt: now }, now)).toBe('2026-01-01T00:00:00.001Z');
-    expect(nextCreatedAt({ n: 3, lastCreatedAt: now + 50 }, now)).toBe('2026-01-01T00:00:00.051Z');
+    expect(nextCreatedAt({ n: 0, lastCreatedAt: null }, now)).toBe('2026-01-01T00:00:00.000Z');
+    expect(nextCreatedAt({ n: 3, lastCreatedAt: '2026-01-01T00:00:00.000Z' }, now)).toBe('2026-01-01T00:00:00.001Z');
+    expect(nextCreatedAt({ n: 3, lastCreatedAt: '2026-01-01T00:00:00.050Z' }, now)).toBe('2026-01-01T00:00:00.051Z');
   });
 });
 
