@@ -1,12 +1,15 @@
 /**
  * `npm run bench`: what a page of GET /applications costs, page 1 vs a middle
- * page vs the last page, for every filter (docs/pagination.md).
+ * page vs the last page, for every filter (docs/pagination.md), in a business
+ * of N and one of 4N applications (growth), a full updated_at_since sync by
+ * page numbers, and a business with half of its applications erased.
  *
- * Starts its own in-memory DynamoDB Local, imports a business, seeds
- * BENCH_APPLICATIONS (default 3,000) applications directly (the items,
- * counters and status blocks the API itself would have written), then sends
- * real HTTP requests through the deployed handlers (local server) and reads
- * the per-request DynamoDB statistics: calls, items read, consumed capacity.
+ * Starts its own in-memory DynamoDB Local, imports the businesses, seeds
+ * BENCH_APPLICATIONS (N, default 5,000; 4N = 20,000) applications directly
+ * (the items, counters and position maps the API itself would have written),
+ * then sends real HTTP requests through the deployed handlers (local server)
+ * and reads the per-request DynamoDB statistics: calls, items read, consumed
+ * capacity.
  */
 import type { AddressInfo } from 'node:net';
 import type { StoredApplication } from '../src/data/application-store';
@@ -21,8 +24,10 @@ import { parseFixture } from '../src/schemas/fixture';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
 import { benchChangeFeed } from './lib/bench-feed';
+import { eraseAtRandom } from './lib/bench-erasure';
 
-const N = Number(process.env.BENCH_APPLICATIONS ?? 3000);
+/** N: the small business; the large one has 4N (default 20,000) applications. */
+const N = Number(process.env.BENCH_APPLICATIONS ?? 5000);
 const PER_PAGE = 30;
 const REPEAT = 5;
 const BUSINESS = 'bench';
@@ -68,14 +73,15 @@ const pick = <T>(r: number, table: readonly [T, number][]): T => {
 
 const START = Date.parse('2026-01-01T08:00:00.000Z');
 const createdAtOf = (i: number): string => new Date(START + i * 60_000).toISOString();
-/** 10 % of the applications were updated after all creations. */
-const UPDATED_FROM = new Date(START + (N + 10) * 60_000).toISOString();
+/** 10 % of the applications were updated after all creations (from this time on). */
+const updatedFromOf = (n: number): string => new Date(START + (n + 10) * 60_000).toISOString();
 
-function applications(): StoredApplication[] {
+function applications(n: number): StoredApplication[] {
   const rnd = mulberry32(42);
-  return Array.from({ length: N }, (_, i) => {
+  const updatedFrom = Date.parse(updatedFromOf(n));
+  return Array.from({ length: n }, (_, i) => {
     const created = createdAtOf(i);
-    const updated = rnd() < 0.1 ? new Date(Date.parse(UPDATED_FROM) + i * 1000).toISOString() : created;
+    const updated = rnd() < 0.1 ? new Date(updatedFrom + i * 1000).toISOString() : created;
     return {
       id: `app-${String(i + 1).padStart(6, '0')}`,
       job_id: pick(rnd(), [
@@ -147,111 +153,248 @@ async function measure(base: string, token: string, query: string): Promise<Meas
 }
 
 const fmt = (n: number, digits = 1): string => (Number.isInteger(n) ? String(n) : n.toFixed(digits));
+const ratio = (a: number, b: number): string => (b === 0 ? '-' : (a / b).toFixed(2));
+const table = (header: string[], body: string[][]): string =>
+  [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`).join('\n');
+
+/** A business of `n` applications seeded through the store (share `erase` of them erased), with a token. */
+interface Seeded {
+  readonly n: number;
+  readonly token: string;
+  readonly apps: StoredApplication[];
+  readonly erased: number;
+}
+
+async function seedBusiness(id: string, n: number, erase = 0): Promise<Seeded> {
+  const parsed = parseFixture({ ...fixture, business: { ...fixture.business, id } });
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+  const { config, records } = buildBusiness(parsed.fixture);
+  await importBusiness(config, records);
+  const token = await issueToken(id, 'bench');
+  const apps = applications(n);
+  const t0 = performance.now();
+  let items = seedItems(id, config, apps);
+  let erased = 0;
+  if (erase > 0) ({ items, erased } = eraseAtRandom(id, config.application_status_ids, items, erase, mulberry32(7)));
+  // Two BatchWriteItem streams side by side, chunks re-sent when DynamoDB Local is slow to answer (puts are idempotent).
+  const chunks = Array.from({ length: Math.ceil(items.length / 500) }, (_, i) => items.slice(i * 500, (i + 1) * 500));
+  const stream = async (): Promise<void> => {
+    for (let chunk = chunks.shift(); chunk; chunk = chunks.shift())
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await batchPut(chunk);
+          break;
+        } catch (error) {
+          if (attempt >= 5) throw error;
+        }
+      }
+  };
+  await Promise.all([stream(), stream()]);
+  console.log(
+    `Seeded business ${id}: ${n} applications${erased ? `, ${erased} of them erased` : ''} (${items.length} items incl. counters and position maps, ${MAP_SIZE} positions per map) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  return { n, token, apps, erased };
+}
+
+const filtersOf = (s: Seeded): [string, string][] => {
+  const midSince = s.apps[Math.floor(s.n / 3) + 17]!.created_at; // inside a superblock, ~2/3 of the list after it
+  return [
+    ['none', ''],
+    ['job_id', 'job_id=cook'],
+    ['job_id=null', 'job_id=null'],
+    ['created_at_since', `created_at_since=${midSince}`],
+    ['job_id + created_at_since', `job_id=waiter&created_at_since=${midSince}`],
+    ['application_status_id', 'application_status_id=interview'],
+    ['status + created_at_since', `application_status_id=new&created_at_since=${midSince}`],
+    ['updated_at_since', `updated_at_since=${updatedFromOf(s.n)}`],
+    ['job_id + status', 'job_id=cook&application_status_id=hired'],
+  ];
+};
+
+interface Pages {
+  readonly first: Measure;
+  readonly mid: Measure;
+  readonly last: Measure;
+  readonly midPage: number;
+  readonly lastPage: number;
+}
+
+async function pagesOf(base: string, token: string, q: string): Promise<Pages> {
+  const first = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=1`);
+  const lastPage = Math.max(1, Math.ceil(first.total / PER_PAGE));
+  const midPage = Math.max(1, Math.ceil(lastPage / 2));
+  const mid = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${midPage}`);
+  const last = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${lastPage}`);
+  return { first, mid, last, midPage, lastPage };
+}
+
+/** Every page of a list, per_page 100, from page 1 to the last: what a full sync by page numbers reads. */
+async function fullSync(
+  base: string,
+  token: string,
+  q: string,
+): Promise<{ pages: number; calls: number; items: number; total: number }> {
+  const sum = { pages: 0, calls: 0, items: 0, total: 0 };
+  for (let page = 1; ; page++) {
+    dynamoStats.reset();
+    const res = await fetch(`${base}/services/api/v1/applications?${q}&per_page=100&page=${page}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const body = (await res.json()) as { entries: unknown[]; total_entries: number };
+    if (res.status !== 200) throw new Error(`${q}: ${res.status} ${JSON.stringify(body)}`);
+    sum.pages += 1;
+    sum.calls += dynamoStats.calls;
+    sum.items += dynamoStats.itemsRead;
+    sum.total = body.total_entries;
+    if (page * 100 >= body.total_entries) return sum;
+  }
+}
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const dynamo = await startDynamoLocal();
+  const began = performance.now();
   try {
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.TABLE_NAME = 'bench-pagination';
     resetClient();
     await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
 
-    const parsed = parseFixture(fixture);
-    if (!parsed.ok) throw new Error(parsed.problems.join('; '));
-    const { config, records } = buildBusiness(parsed.fixture);
-    await importBusiness(config, records);
-    const token = await issueToken(BUSINESS, 'bench');
-
-    const apps = applications();
-    const t0 = performance.now();
-    const items = seedItems(BUSINESS, config, apps);
-    await batchPut(items);
-    console.log(
-      `Seeded ${N} applications (${items.length} items incl. counters and position maps, ${MAP_SIZE} positions per map) in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
-    );
+    const sizes = [await seedBusiness(BUSINESS, N), await seedBusiness(`${BUSINESS}-4n`, 4 * N)];
+    const holey = await seedBusiness(`${BUSINESS}-erased`, N, 0.5);
 
     const server = createLocalServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-    const midSince = apps[Math.floor(N / 3) + 17]!.created_at; // inside a block, ~2/3 of the list after it
-    const filters: [string, string][] = [
-      ['none', ''],
-      ['job_id', 'job_id=cook'],
-      ['job_id=null', 'job_id=null'],
-      ['created_at_since', `created_at_since=${midSince}`],
-      ['job_id + created_at_since', `job_id=waiter&created_at_since=${midSince}`],
-      ['application_status_id', 'application_status_id=interview'],
-      ['status + created_at_since', `application_status_id=new&created_at_since=${midSince}`],
-      ['updated_at_since', `updated_at_since=${UPDATED_FROM}`],
-      ['job_id + status', 'job_id=cook&application_status_id=hired'],
-    ];
-
-    const rows: string[][] = [];
-    const summary: string[][] = [];
-    for (const [label, q] of filters) {
-      const first = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=1`);
-      const lastPage = Math.max(1, Math.ceil(first.total / PER_PAGE));
-      const midPage = Math.max(1, Math.ceil(lastPage / 2));
-      const mid = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${midPage}`);
-      const last = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${lastPage}`);
-      for (const [name, m, page] of [
-        ['first', first, 1],
-        ['middle', mid, midPage],
-        ['last', last, lastPage],
-      ] as const) {
-        rows.push([
+    const measured: Map<string, Pages>[] = [];
+    for (const s of sizes) {
+      const rows: string[][] = [];
+      const summary: string[][] = [];
+      const byFilter = new Map<string, Pages>();
+      for (const [label, q] of filtersOf(s)) {
+        const p = await pagesOf(base, s.token, q);
+        byFilter.set(label, p);
+        for (const [name, m, page] of [
+          ['first', p.first, 1],
+          ['middle', p.mid, p.midPage],
+          ['last', p.last, p.lastPage],
+        ] as const) {
+          rows.push([
+            label,
+            `${name} (${page})`,
+            String(m.entries),
+            String(m.total),
+            String(m.calls),
+            String(m.items),
+            fmt(m.capacity),
+            fmt(m.ms),
+          ]);
+        }
+        // The worst later page against page 1 (the last page may be short, so the middle one counts too).
+        const worst = (f: (m: Measure) => number): number => Math.max(f(p.mid), f(p.last));
+        summary.push([
           label,
-          `${name} (${page})`,
-          String(m.entries),
-          String(m.total),
-          String(m.calls),
-          String(m.items),
-          fmt(m.capacity),
-          fmt(m.ms),
+          String(p.first.total),
+          ratio(
+            worst((m) => m.calls),
+            p.first.calls,
+          ),
+          ratio(
+            worst((m) => m.items),
+            p.first.items,
+          ),
+          ratio(
+            worst((m) => m.capacity),
+            p.first.capacity,
+          ),
         ]);
       }
-      const ratio = (a: number, b: number): string => (b === 0 ? '-' : (a / b).toFixed(2));
-      // The worst later page against page 1 (the last page may be short, so the middle one counts too).
-      const worst = (f: (m: Measure) => number): number => Math.max(f(mid), f(last));
-      summary.push([
-        label,
-        String(first.total),
-        ratio(
-          worst((m) => m.calls),
-          first.calls,
-        ),
-        ratio(
-          worst((m) => m.items),
-          first.items,
-        ),
-        ratio(
-          worst((m) => m.capacity),
-          first.capacity,
-        ),
-      ]);
+      measured.push(byFilter);
+      console.log(
+        `\nGET /applications, ${s.n} applications, per_page ${PER_PAGE}, median of ${REPEAT} runs (DynamoDB Local, in memory)\n`,
+      );
+      console.log(
+        table(['filter', 'page', 'entries', 'total', 'DynamoDB calls', 'items read', 'capacity (RCU)', 'ms'], rows),
+      );
+      console.log('\nRatio worst later page (middle or last) / first page\n');
+      console.log(table(['filter', 'total_entries', 'calls', 'items read', 'capacity'], summary));
     }
-    server.close();
-
-    const table = (header: string[], body: string[][]): string => {
-      const lines = [header, header.map(() => '---'), ...body].map((r) => `| ${r.join(' | ')} |`);
-      return lines.join('\n');
-    };
-    console.log(
-      `\nGET /applications, ${N} applications, per_page ${PER_PAGE}, median of ${REPEAT} runs (DynamoDB Local, in memory)\n`,
-    );
-    console.log(
-      table(['filter', 'page', 'entries', 'total', 'DynamoDB calls', 'items read', 'capacity (RCU)', 'ms'], rows),
-    );
-    console.log('\nRatio worst later page (middle or last) / first page\n');
-    console.log(table(['filter', 'total_entries', 'calls', 'items read', 'capacity'], summary));
     console.log(
       '\nCalls include authentication (1 GetItem). Capacity is what DynamoDB reports for the Query calls (ReturnConsumedCapacity TOTAL); ' +
         'the auth GetItem and the config/counter BatchGetItem (1 consistent read unit each, the same on every page) are not included.',
     );
+
+    // Growth N -> 4N: the worst of page 1 and the middle page (the last page may be short).
+    const growth: string[][] = [];
+    for (const [label] of filtersOf(sizes[0]!)) {
+      const [small, large] = measured.map((m) => m.get(label)!);
+      const cell = (p: Pages): string => `${Math.max(p.first.calls, p.mid.calls)}, ${p.first.items} / ${p.mid.items}`;
+      growth.push([
+        label,
+        `${small!.first.total} → ${large!.first.total}`,
+        cell(small!),
+        cell(large!),
+        ratio(Math.max(large!.first.items, large!.mid.items), Math.max(small!.first.items, small!.mid.items)),
+      ]);
+    }
+    console.log(`\nGrowth N = ${N} → 4N = ${4 * N} (items read, page 1 / middle page, per_page ${PER_PAGE})\n`);
+    console.log(table(['filter', 'total_entries', 'N: calls, items', '4N: calls, items', 'growth 4N/N'], growth));
+
+    // A full sync by page numbers over updated_at_since: items read against the number of matches.
+    const syncs: string[][] = [];
+    for (const s of sizes) {
+      const sync = await fullSync(base, s.token, `updated_at_since=${updatedFromOf(s.n)}`);
+      syncs.push([
+        String(s.n),
+        String(sync.total),
+        String(sync.pages),
+        String(sync.calls),
+        String(sync.items),
+        (sync.items / Math.max(1, sync.total)).toFixed(2),
+      ]);
+    }
+    console.log('\nFull updated_at_since sync by page numbers (per_page 100, page 1 to the last)\n');
+    console.log(
+      table(['applications', 'matches', 'pages', 'DynamoDB calls', 'items read', 'items read per match'], syncs),
+    );
+
+    // Half of a business erased at random (issue 16): a middle page against page 1.
+    const bounds: Record<string, number> = {
+      none: 1.2,
+      job_id: 1.2,
+      'job_id=null': 1.2,
+      application_status_id: 3,
+      'job_id + status': 3,
+      'status + created_at_since': 3,
+    };
+    const erasedRows: string[][] = [];
+    for (const [label, q] of filtersOf(holey)) {
+      const p = await pagesOf(base, holey.token, q);
+      const r = Math.max(p.mid.items, p.last.items) / p.first.items;
+      const bound = bounds[label];
+      erasedRows.push([
+        label,
+        String(p.first.total),
+        `${p.first.calls} / ${p.mid.calls}`,
+        `${p.first.items} / ${p.mid.items} / ${p.last.items}`,
+        r.toFixed(2),
+        bound === undefined ? '-' : `${bound}× ${r <= bound ? 'ok' : 'OVER'}`,
+      ]);
+    }
+    console.log(
+      `\n${holey.n} applications, ${holey.erased} of them erased at random (holes in every list): page 1 / middle / last page\n`,
+    );
+    console.log(
+      table(
+        ['filter', 'total_entries', 'calls (first / middle)', 'items read', 'worst later / first', 'bound'],
+        erasedRows,
+      ),
+    );
+    server.close();
     // The change feed's costs: its own section and business (scripts/lib/bench-feed.ts).
     await benchChangeFeed(fixture);
+    console.log(`\nnpm run bench (pagination and feed part) took ${((performance.now() - began) / 1000).toFixed(0)} s`);
   } finally {
     await dynamo.stop();
   }

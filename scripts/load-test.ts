@@ -1,12 +1,18 @@
 /**
  * `npm run load`: a fixed mixed workload against the local server (embedded,
- * in-memory DynamoDB Local), then a check that nothing was lost: every 201
- * is in the lists' exact totals. Prints throughput, latency percentiles and errors.
+ * in-memory DynamoDB Local), then a check that nothing was lost: every record
+ * answered 201 reads back (GET 200, same ETag), the lists' totals and the
+ * employee's job count equal the 201s exactly, and the change feed holds one
+ * `*.created` entry per 201 and nothing else. Prints throughput, latency
+ * percentiles (overall and per route, server side), errors, and write
+ * contention per request (refused transactions by the item whose condition
+ * failed, retries; src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  */
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
@@ -17,6 +23,7 @@ import { importBusiness } from '../src/data/business-store';
 import { issueToken } from '../src/data/token-store';
 import { authCacheSeconds } from '../src/data/config';
 import { dynamoStats } from '../src/data/client';
+import { writeStats } from '../src/data/write-stats';
 
 const API = '/services/api/v1';
 
@@ -35,6 +42,18 @@ async function main(): Promise<void> {
   await importBusiness(config, records);
   const token = await issueToken(config.id, 'load');
   const server = createLocalServer();
+  // Server-side latency and status per route (method + first path segment after the prefix).
+  const byRoute = new Map<string, { ms: number[]; statuses: Record<number, number> }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const t0 = performance.now();
+    const route = `${req.method} ${(req.url ?? '').slice(API.length).split(/[/?]/)[1] ?? ''}`;
+    res.on('finish', () => {
+      const r = byRoute.get(route) ?? { ms: [], statuses: {} };
+      r.ms.push(performance.now() - t0);
+      r.statuses[res.statusCode] = (r.statuses[res.statusCode] ?? 0) + 1;
+      byRoute.set(route, r);
+    });
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
@@ -49,6 +68,17 @@ async function main(): Promise<void> {
 
   let n = 0;
   const created: Record<string, number> = { employees: 0, applications: 0, jobs: 0 };
+  /** Every record answered 201: id -> [kind, ETag]. */
+  const createdIds = new Map<string, { kind: 'employees' | 'applications' | 'employee_jobs'; etag: string }>();
+  const remember =
+    (kind: 'employees' | 'applications' | 'employee_jobs') =>
+    (status: number, body: string, _context: object, headers: Record<string, unknown> | undefined): void => {
+      if (status !== 201) return;
+      createdIds.set((JSON.parse(body) as { id: string }).id, {
+        kind,
+        etag: String(Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === 'etag')?.[1] ?? ''),
+      });
+    };
   const statuses: Record<number, number> = {};
   const mix: autocannon.Request[] = [
     { method: 'GET', path: `${API}/locations/hq` },
@@ -60,8 +90,9 @@ async function main(): Promise<void> {
         ...req,
         body: JSON.stringify({ first_name: `Load${++n}`, last_name: 'Test', employee_number: `L-${n}` }),
       }),
-      onResponse: (status) => {
+      onResponse: (status, body, context, headers) => {
         if (status === 201) created.employees = (created.employees ?? 0) + 1;
+        remember('employees')(status, body, context, headers);
       },
     },
     { method: 'GET', path: `${API}/applications?job_id=cook-2026&page=2` },
@@ -78,8 +109,9 @@ async function main(): Promise<void> {
           job_id: n % 2 ? 'cook-2026' : null,
         }),
       }),
-      onResponse: (status) => {
+      onResponse: (status, body, context, headers) => {
         if (status === 201) created.applications = (created.applications ?? 0) + 1;
+        remember('applications')(status, body, context, headers);
       },
     },
     {
@@ -89,16 +121,19 @@ async function main(): Promise<void> {
         ...req,
         body: JSON.stringify({ employee_id: seedId, name: `Job ${++n}`, from: '2026-01-01' }),
       }),
-      onResponse: (status) => {
+      onResponse: (status, body, context, headers) => {
         if (status === 201) created.jobs = (created.jobs ?? 0) + 1;
+        remember('employee_jobs')(status, body, context, headers);
       },
     },
     { method: 'GET', path: `${API}/employees?page=3` },
   ];
 
   dynamoStats.reset();
+  writeStats.reset();
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
   const callsPerRequest = dynamoStats.calls / Math.max(1, result.requests.total);
+  const contention = { ...writeStats, conditionFailed: { ...writeStats.conditionFailed } };
   for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
   const total = async (path: string): Promise<number> =>
@@ -107,8 +142,56 @@ async function main(): Promise<void> {
   const applications = await total('/applications');
   const jobs = await total(`/employee_jobs?employee_id=${seedId}`);
   const errors = result.errors + result.timeouts + result.non2xx;
-  const lost =
-    employees !== created.employees || applications !== created.applications || jobs !== created.jobs ? 'YES' : 'no';
+  const problems: string[] = [];
+
+  // Every 201 reads back as it was answered (same ETag: nothing overwrote it).
+  const ids = [...createdIds];
+  for (let i = 0; i < ids.length; i += 16)
+    await Promise.all(
+      ids.slice(i, i + 16).map(async ([id, { kind, etag }]) => {
+        const res = await fetch(`${url}${API}/${kind}/${encodeURIComponent(id)}`, { headers });
+        await res.arrayBuffer();
+        if (res.status !== 200) problems.push(`${kind}/${id}: GET ${res.status}`);
+        else if (kind !== 'employee_jobs' && res.headers.get('etag') !== etag)
+          problems.push(`${kind}/${id}: ETag ${res.headers.get('etag')}, answered ${etag}`);
+      }),
+    );
+
+  // The change feed holds exactly one created entry per 201 (the seed employee's updates aside).
+  const createdInFeed = new Map<string, number>();
+  const createdByType: Record<string, number> = {};
+  let feedEntries = 0;
+  for (let after: string | undefined; ;) {
+    const res = await fetch(`${url}${API}/changes?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`, {
+      headers,
+    });
+    const page = (await res.json()) as { entries: { type: string; id: string }[]; next_cursor: string };
+    if (res.status !== 200) throw new Error(`changes: ${res.status} ${JSON.stringify(page)}`);
+    if (page.entries.length === 0) break;
+    feedEntries += page.entries.length;
+    for (const e of page.entries)
+      if (e.type.endsWith('.created')) {
+        createdInFeed.set(e.id, (createdInFeed.get(e.id) ?? 0) + 1);
+        createdByType[e.type] = (createdByType[e.type] ?? 0) + 1;
+      }
+    after = page.next_cursor;
+  }
+  for (const [id] of createdIds)
+    if (createdInFeed.get(id) !== 1) problems.push(`${id}: ${createdInFeed.get(id) ?? 0} created entries in the feed`);
+  // Totals are exact: each list counts exactly the records committed (the feed's created entries), and
+  // those are the 201s plus any create that committed although its answer was a 503 (deadline reached).
+  const committed = {
+    employees: (createdByType['employee.created'] ?? 0) - 1,
+    applications: createdByType['application.created'] ?? 0,
+    jobs: createdByType['employee_job.created'] ?? 0,
+  };
+  if (employees !== committed.employees)
+    problems.push(`employees listed ${employees}, committed ${committed.employees}`);
+  if (applications !== committed.applications)
+    problems.push(`applications listed ${applications}, committed ${committed.applications}`);
+  if (jobs !== committed.jobs) problems.push(`employee jobs listed ${jobs}, committed ${committed.jobs}`);
+  const unanswered = [...createdInFeed.keys()].filter((id) => id !== seedId && !createdIds.has(id)).length;
+  const lost = problems.length ? 'YES' : 'no';
 
   console.log(`requests      ${result.requests.total} (${connections} connections, ${result.duration.toFixed(1)} s)`);
   console.log(`throughput    ${result.requests.average.toFixed(0)} req/s`);
@@ -121,7 +204,33 @@ async function main(): Promise<void> {
   console.log(
     `created       employees ${created.employees}/${employees} listed, applications ${created.applications}/${applications}, jobs ${created.jobs}/${jobs}`,
   );
-  console.log(`lost writes   ${lost}`);
+  console.log(`503 committed  ${unanswered} creates answered 503 although they committed (deadline while in flight)`);
+  console.log(
+    `verified      ${createdIds.size} records read back, ${feedEntries} feed entries, ${createdInFeed.size} created entries`,
+  );
+  console.log(`lost writes   ${lost}${problems.length ? `: ${problems.slice(0, 10).join('; ')}` : ''}`);
+  const perRequest = (v: number): string => (v / Math.max(1, result.requests.total)).toFixed(3);
+  console.log(
+    `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
+      `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
+      `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
+  );
+  console.log(
+    `refused on    ${
+      Object.entries(contention.conditionFailed)
+        .sort((a, b) => b[1] - a[1])
+        .map(([kind, count]) => `${kind} ${count}`)
+        .join(', ') || 'nothing'
+    }`,
+  );
+  const pct = (sorted: number[], p: number): number =>
+    sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+  for (const [route, r] of [...byRoute].sort()) {
+    const sorted = [...r.ms].sort((a, b) => a - b);
+    console.log(
+      `  ${route.padEnd(26)} ${String(sorted.length).padStart(5)}  p50 ${pct(sorted, 0.5).toFixed(0)} ms, p99 ${pct(sorted, 0.99).toFixed(0)} ms, max ${pct(sorted, 1).toFixed(0)} ms  ${JSON.stringify(r.statuses)}`,
+    );
+  }
   server.close();
   await dynamo.stop();
   process.exit(errors > 0 || lost === 'YES' ? 1 : 0);

@@ -15,6 +15,7 @@ import { tableName } from './config';
 import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
+import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 
 export type Item = Record<string, unknown>;
 
@@ -154,10 +155,12 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),
   };
+  writeStats.transactions += 1;
   try {
     await keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input)));
   } catch (error) {
     if (!outcomeUnknown(error)) throw cancellationError(error, writes);
+    writeStats.ambiguous += 1;
     await resolveOutcome(input, writes);
   }
 }
@@ -220,6 +223,7 @@ const isCancellation = (error: unknown): boolean => (error as Error)?.name === '
 function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown {
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!isCancellation(error) || !reasons) return error;
+  countRefusal(reasons, writes);
   for (const [i, reason] of reasons.entries()) {
     if (reason.Code !== 'ConditionalCheckFailed') continue;
     // The document client does not translate errors: the old item arrives in wire format.
@@ -231,6 +235,14 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
+}
+
+function countRefusal(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): void {
+  reasons.forEach((reason, i) => {
+    const write = writes[i];
+    if (reason.Code === 'ConditionalCheckFailed' && write) countConditionFailed(itemKindOf(keyOf(write.item)));
+  });
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) writeStats.transactionConflicts += 1;
 }
 
 function keyOf(item: TransactItem): Key {
@@ -255,10 +267,19 @@ export async function withRetries<T>(operation: () => Promise<T>, attempts = 16)
       return await operation();
     } catch (error) {
       if (!(error instanceof RetryOperation)) throw error;
-      if (attempt + 1 >= attempts) throw serviceUnavailable();
+      if (attempt + 1 >= attempts) {
+        writeStats.exhausted += 1;
+        throw serviceUnavailable();
+      }
+      writeStats.retries += 1;
       // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
-      // Within the request's deadline: 503 + Retry-After rather than a function timeout.
-      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6));
+      // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
+      // again: re-running from the refused items' current values (ALL_OLD) was measured worse
+      // (docs/pagination.md, consistency notes).
+      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6)).catch((e: unknown) => {
+        writeStats.exhausted += 1;
+        throw e;
+      });
     }
   }
 }

@@ -35,7 +35,7 @@ import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import { transactWrite, withRetries, type Item } from '../data/table-io';
+import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
 import { nextCreatedAt, nextUpdatedAt, type ApplicationFilters } from '../domain/application-pages';
 import {
   candidateSuperblocks,
@@ -164,6 +164,9 @@ export async function updateApplication(
   return withRetries(async () => {
     const { config, item, writeOrder, feed } = await readForWrite(businessId, id);
     if (!item) throw notFound('application', id);
+    // BatchGetItem is no snapshot: the record may already carry a concurrent write whose move of the order
+    // of writes the counter read missed (the two positions would collide in one update). Read again.
+    if (positionsOf(item).updatePosition > writeOrder.count) throw new RetryOperation();
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 

@@ -1,0 +1,48 @@
+/**
+ * Per-process counters of optimistic write contention: how often a write
+ * transaction was refused, on which kind of item, and how the operation went
+ * on. `npm run load` prints them per request; tests assert on them. A few
+ * additions per transaction in production.
+ */
+export const writeStats = {
+  /** TransactWriteItems sent by transactWrite (each attempt of an operation counts). */
+  transactions: 0,
+  /** Refused because a condition failed, by the kind of item whose condition failed (see itemKindOf). */
+  conditionFailed: {} as Record<string, number>,
+  /** Refused because another transaction held an item (TransactionConflict). */
+  transactionConflicts: 0,
+  /** Operations re-run after a refusal (withRetries). */
+  retries: 0,
+  /** Operations that ran out of attempts or time while retrying (answered 503). */
+  exhausted: 0,
+  /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
+  ambiguous: 0,
+  reset(): void {
+    this.transactions = 0;
+    this.conditionFailed = {};
+    this.transactionConflicts = 0;
+    this.retries = 0;
+    this.exhausted = 0;
+    this.ambiguous = 0;
+  },
+};
+
+/**
+ * The kind of an item by its key, without the business or record id:
+ * `counter#applications`, `counter#job-opening#cook`, `feed counter`, `record employee`, `idempotency`, ...
+ */
+export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
+  const rest = String(key.PK).replace(/^B#[^#]*#?/, '');
+  if (rest === '') return String(key.SK).toLowerCase();
+  const [head, second] = rest.split('#');
+  if (head === 'counter') return `counter#${rest.slice('counter#'.length)}`;
+  if (head === 'feed') return String(key.SK) === 'SEQ' ? 'feed counter' : 'feed entry';
+  if (head === 'map') return `map#${second ?? ''}`;
+  if (head === 'idem') return 'idempotency';
+  if (head === 'unique') return `unique#${second ?? ''}`;
+  return `record ${head ?? ''}`;
+}
+
+export function countConditionFailed(kind: string): void {
+  writeStats.conditionFailed[kind] = (writeStats.conditionFailed[kind] ?? 0) + 1;
+}

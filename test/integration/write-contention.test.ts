@@ -1,0 +1,193 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON the tests inspect freely */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import demo from '../../fixtures/demo.json';
+import { API, startApi, type TestApi } from '../support/harness';
+import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
+import { db, dynamoStats } from '../../src/data/client';
+import { tableName } from '../../src/data/config';
+import { batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
+import { writeStats } from '../../src/data/write-stats';
+import { positionsOf, readFrom } from '../../src/data/application-store';
+
+/**
+ * Contract §11 under contention: optimistic writers that lose a race re-run
+ * from a fresh read and stay exact: dense positions, exact totals, every
+ * committed write once in the change feed, also with ambiguous failures and
+ * lagging indexes. Refusals are counted by the kind of item whose condition
+ * failed (src/data/write-stats.ts, printed by `npm run load`).
+ */
+jest.setTimeout(180_000);
+
+let api: TestApi;
+let token: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  token = await api.provision(demo);
+});
+afterAll(() => api.close());
+
+const counterKey = (name: string) => ({ PK: `B#contention#counter#${name}`, SK: 'C' });
+const bump = (name: string, to: number) =>
+  db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: counterKey(name),
+      UpdateExpression: 'SET n = :n',
+      ExpressionAttributeValues: { ':n': to },
+    }),
+  );
+const step = (name: string, current: number): TxWrite => ({
+  item: {
+    Update: {
+      Key: counterKey(name),
+      UpdateExpression: 'SET n = :next',
+      ConditionExpression: 'n = :current',
+      ExpressionAttributeValues: { ':next': current + 1, ':current': current },
+    },
+  },
+  onConditionFailed: () => 'retry',
+});
+
+describe('a refused transaction', () => {
+  it('re-runs from a fresh read and lands on the current values; the refusal is counted per item kind', async () => {
+    await bump('a', 5);
+    await bump('b', 10);
+    dynamoStats.reset();
+    writeStats.reset();
+    const seen: number[][] = [];
+    await withRetries(async () => {
+      const [a, b] = await batchGet([counterKey('a'), counterKey('b')]);
+      seen.push([Number(a?.n), Number(b?.n)]);
+      // Another writer moves both counters between this read and the first transaction.
+      if (seen.length === 1) {
+        await bump('a', 6);
+        await bump('b', 12);
+      }
+      await transactWrite([step('a', Number(a?.n)), step('b', Number(b?.n))]);
+    });
+    expect(seen).toEqual([
+      [5, 10],
+      [6, 12],
+    ]);
+    expect((await getItem(counterKey('a')))?.n).toBe(7);
+    expect((await getItem(counterKey('b')))?.n).toBe(13);
+    expect(dynamoStats.byCommand.BatchGetItemCommand).toBe(2);
+    expect(writeStats.transactions).toBe(2);
+    expect(writeStats.retries).toBe(1);
+    expect(writeStats.conditionFailed['counter#a']).toBe(1);
+    expect(writeStats.conditionFailed['counter#b']).toBe(1);
+  });
+
+  it('a TransactionConflict is counted as such and re-run from a fresh read', async () => {
+    await bump('c', 1);
+    const proxy = await proxyTheApi({ transactionConflict: true });
+    try {
+      dynamoStats.reset();
+      writeStats.reset();
+      let attempts = 0;
+      await withRetries(async () => {
+        const [c] = await batchGet([counterKey('c')]);
+        if (++attempts === 2) proxy.setModes({});
+        await transactWrite([step('c', Number(c?.n))]);
+      });
+      expect(attempts).toBe(2);
+      expect(dynamoStats.byCommand.BatchGetItemCommand).toBe(2);
+      expect(writeStats.transactionConflicts).toBe(1);
+      expect((await getItem(counterKey('c')))?.n).toBe(2);
+    } finally {
+      await proxy.restore();
+    }
+  });
+});
+
+describe('parallel writers of one business', () => {
+  const send = (method: string, path: string, body: unknown, key?: string) =>
+    api.request(method, `${API}${path}`, { token, body, headers: key ? { 'idempotency-key': key } : {} });
+  /** A client that retries a 503 (creates with their Idempotency-Key, so a retry never creates twice). */
+  const persist = async (method: string, path: string, body: unknown, key?: string) => {
+    for (;;) {
+      const res = await send(method, path, body, key);
+      if (res.status !== 503) return res;
+    }
+  };
+
+  it('creates and updates racing, with ambiguous failures and lagging indexes: dense positions, exact totals, each write once in the feed', async () => {
+    const start = await api.request('GET', `${API}/changes?limit=1`, { token });
+    const before = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
+    let cursor: string | undefined;
+    for (let after = start.body.next_cursor as string | undefined; ;) {
+      // The feed's end before the race (the first page started at the oldest entry).
+      const res = await api.request(
+        'GET',
+        `${API}/changes?limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+        {
+          token,
+        },
+      );
+      if (res.body.entries.length === 0) {
+        cursor = res.body.next_cursor;
+        break;
+      }
+      after = res.body.next_cursor;
+    }
+    const proxy = await proxyTheApi({ indexLagMs: 500 }, seededRandom(1123));
+    writeStats.reset();
+    const committed: any[] = [];
+    try {
+      proxy.setModes({ indexLagMs: 500, applyThenFail: 0.15, operations: ['TransactWriteItems'] });
+      await Promise.all(
+        Array.from({ length: 10 }, async (_, w) => {
+          const app = await persist(
+            'POST',
+            '/applications',
+            {
+              first_name: 'Race',
+              last_name: `${w}`,
+              email: `race${w}@example.com`,
+              accept_terms_and_conditions: true,
+              job_id: w % 2 ? 'cook-2026' : null,
+            },
+            `race-${w}`,
+          );
+          expect(app.status).toBe(201);
+          committed.push(app.body);
+          for (let i = 0; i < 2; i++) {
+            const put = await persist('PUT', `/applications/${app.body.id}`, { last_name: `${w}.${i}` });
+            expect(put.status).toBe(200);
+            committed.push(put.body);
+          }
+        }),
+      );
+    } finally {
+      proxy.setModes({});
+      await proxy.restore();
+    }
+    // Contention really happened.
+    expect(writeStats.retries).toBeGreaterThan(0);
+
+    const total = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
+    expect(total).toBe(before + 10);
+    const positions = (await readFrom('byPosition', { businessId: 'demo' }, { from: 1, limit: 10_000 })).map(
+      (i) => positionsOf(i).position,
+    );
+    expect(positions).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    // The order of writes: one position per application, increasing with updated_at.
+    const byUpdate = await readFrom('updatedSince', { businessId: 'demo' }, { from: 1, limit: 10_000 });
+    expect(byUpdate).toHaveLength(total);
+    for (let i = 1; i < byUpdate.length; i++) {
+      expect(positionsOf(byUpdate[i]!).updatePosition).toBeGreaterThan(positionsOf(byUpdate[i - 1]!).updatePosition);
+      expect(String(byUpdate[i]!.updated_at) > String(byUpdate[i - 1]!.updated_at)).toBe(true);
+    }
+    // Every committed write exactly once in the feed, nothing else.
+    const seen: string[] = [];
+    for (let after = cursor; ;) {
+      const res = await api.request('GET', `${API}/changes?limit=100&after=${encodeURIComponent(after!)}`, { token });
+      expect(res.status).toBe(200);
+      if (res.body.entries.length === 0) break;
+      seen.push(...res.body.entries.map((e: any) => `${e.id}@${e.data.updated_at}`));
+      after = res.body.next_cursor;
+    }
+    expect(seen.sort()).toEqual(committed.map((r) => `${r.id}@${r.updated_at}`).sort());
+  });
+});
