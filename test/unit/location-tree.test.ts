@@ -178,12 +178,11 @@ describe('buildLocationTree', () => {
   });
 
   describe('size', () => {
-    it('a 5,000-deep chain (given leaf first) without stack overflow or quadratic work beyond the output', () => {
+    // Sizes, not timings: a wall-clock limit fails on a loaded machine and proves nothing on a fast one.
+    it('a 5,000-deep chain (given leaf first) without stack overflow', () => {
       const n = 5000;
       const chain = Array.from({ length: n }, (_, i) => node(`l${n - 1 - i}`, i === n - 1 ? null : `l${n - 2 - i}`));
-      const started = Date.now();
       const { positions: p, problems: pr } = buildLocationTree(chain);
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(pr).toEqual([]);
       const leaf = p.get(`l${n - 1}`);
       expect(leaf?.depth).toBe(n - 1);
@@ -193,13 +192,12 @@ describe('buildLocationTree', () => {
       expect(p.get('l2500')?.subtree_ids[0]).toBe('l2500');
     });
 
-    it('a 5,000-node cycle is found in one pass', () => {
+    it('a 5,000-node cycle: every node reported once', () => {
       const n = 5000;
       const ring = Array.from({ length: n }, (_, i) => node(`r${i}`, `r${(i + 1) % n}`));
-      const started = Date.now();
       const r = buildLocationTree(ring);
-      expect(Date.now() - started).toBeLessThan(2000);
       expect(r.problems).toHaveLength(n);
+      expect(new Set(r.problems.map((p) => p.id)).size).toBe(n);
     });
 
     it('a wide tree of 20,000 leaves under one root', () => {
