@@ -93,6 +93,35 @@ interface Invocation {
   version: string;
 }
 
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs Node 22 with `args` against the test table (the environment a deployed function gets), collecting its output. */
+function runNode22(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(node22(), args, {
+      env: {
+        PATH: process.env.PATH,
+        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
+        TABLE_NAME: process.env.TABLE_NAME,
+        AWS_REGION: 'eu-central-1',
+        POWERTOOLS_LOG_LEVEL: 'SILENT',
+        POWERTOOLS_METRICS_DISABLED: 'true',
+        ...env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 /** Invokes bundles in one Node 22 process, in order. */
 function invoke(requests: { name: string; event: APIGatewayProxyEventV2 }[]): Promise<Invocation[]> {
   return new Promise((resolve, reject) => {
@@ -254,25 +283,9 @@ it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write
       write: true,
     });
     // Asynchronous: the receiver answers from this process meanwhile.
-    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(node22(), ['-e', DISPATCHER_PROBE, bundle], {
-        env: {
-          PATH: process.env.PATH,
-          DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-          TABLE_NAME: process.env.TABLE_NAME,
-          AWS_REGION: 'eu-central-1',
-          POWERTOOLS_LOG_LEVEL: 'SILENT',
-          POWERTOOLS_METRICS_DISABLED: 'true',
-          WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
-          WEBHOOKS_ALLOW_LOOPBACK: '1',
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
+    const run = await runNode22(['-e', DISPATCHER_PROBE, bundle], {
+      WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+      WEBHOOKS_ALLOW_LOOPBACK: '1',
     });
     expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
       status: 0,
@@ -335,24 +348,7 @@ handler(event, context).then(
   (r) => process.stdout.write(process.version.split('.')[0] + ' ' + JSON.stringify(r)),
   (e) => { process.stderr.write(String((e && e.stack) || e)); process.exit(1); },
 );`;
-  const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(node22(), ['-e', probe, bundle], {
-      env: {
-        PATH: process.env.PATH,
-        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-        TABLE_NAME: process.env.TABLE_NAME,
-        AWS_REGION: 'eu-central-1',
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
+  const run = await runNode22(['-e', probe, bundle]);
   expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
     status: 0,
     stderr: '',
