@@ -99,8 +99,11 @@ interface Run {
   stderr: string;
 }
 
-/** Runs Node 22 with `args` against the test table (the environment a deployed function gets), collecting its output. */
-function runNode22(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
+/**
+ * Runs Node 22 with `args` against the test table (the environment a deployed
+ * function gets), `stdin` written to it, collecting its output.
+ */
+function runNode22(args: string[], env: Record<string, string | undefined> = {}, stdin = ''): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(node22(), args, {
       env: {
@@ -119,36 +122,23 @@ function runNode22(args: string[], env: Record<string, string | undefined> = {})
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+    child.stdin.end(stdin);
   });
 }
 
 /** Invokes bundles in one Node 22 process, in order. */
-function invoke(requests: { name: string; event: APIGatewayProxyEventV2 }[]): Promise<Invocation[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(node22(), [join(__dirname, '..', 'support', 'invoke-bundles.cjs')], {
-      env: {
-        PATH: process.env.PATH,
-        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
-        TABLE_NAME: process.env.TABLE_NAME,
-        AWS_REGION: 'eu-central-1',
-        POWERTOOLS_LOG_LEVEL: 'SILENT',
-        POWERTOOLS_METRICS_DISABLED: 'true',
-        POWERTOOLS_SERVICE_NAME: 'hr-api',
-        WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
-        WEBHOOKS_ALLOW_LOOPBACK: '1',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`node 22 harness exited ${code}: ${stderr}`));
-      resolve(JSON.parse(stdout) as Invocation[]);
-    });
-    child.stdin.end(JSON.stringify(requests.map((r) => ({ bundle: bundles.get(r.name), event: r.event }))));
-  });
+async function invoke(requests: { name: string; event: APIGatewayProxyEventV2 }[]): Promise<Invocation[]> {
+  const run = await runNode22(
+    [join(__dirname, '..', 'support', 'invoke-bundles.cjs')],
+    {
+      POWERTOOLS_SERVICE_NAME: 'hr-api',
+      WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
+      WEBHOOKS_ALLOW_LOOPBACK: '1',
+    },
+    JSON.stringify(requests.map((r) => ({ bundle: bundles.get(r.name), event: r.event }))),
+  );
+  if (run.status !== 0) throw new Error(`node 22 harness exited ${run.status}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as Invocation[];
 }
 
 const route = (name: string) => {
