@@ -14,6 +14,7 @@ import { keys } from '../../src/data/keys';
 import { batchPut, getItem } from '../../src/data/table-io';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
+import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
 import { seedItems } from '../../scripts/lib/seed-applications';
 
@@ -275,25 +276,16 @@ describe('pages over holes: half of 1,200 applications erased at random', () => 
     const apps = Array.from({ length: N }, (_, i) => {
       const created = new Date(start + i * 1000).toISOString();
       const updated = i % 5 === 0 ? new Date(start + (N + i) * 1000).toISOString() : created;
-      return {
+      return storedApplication({
         id: `hole-${String(i).padStart(5, '0')}`,
         job_id: i % 3 === 0 ? 'cook' : i % 3 === 1 ? 'waiter' : null,
         application_status_id: STATUSES[Math.floor(i / 3) % 3]!,
-        accept_terms_and_conditions: true,
-        accept_archivation: false,
-        language: 'en',
-        campaign_id: null,
         first_name: 'Hole',
         last_name: `${i}`,
-        gender: null,
         email: `hole${i}@example.com`,
-        phone: null,
-        birthday: null,
-        cf: {},
         created_at: created,
         updated_at: updated,
-        version: 1,
-      };
+      });
     });
     await batchPut(seedItems(bid, cfg, apps));
     // The fixture imported under this id: the seeded lists stay (they are separate items).

@@ -17,6 +17,7 @@ import { keys } from '../../src/data/keys';
 import { batchPut, getItem } from '../../src/data/table-io';
 import { startLoopbackReceiver } from '../support/loopback-receiver';
 import { API, startApi, type TestApi } from '../support/harness';
+import { storedApplication } from '../support/stored-application';
 
 /**
  * What is deployed, on the runtime it runs on: every function bundled with
@@ -301,25 +302,15 @@ it('Node 22 runs the retention job bundle: a scheduled run erases what is due, a
   });
   const config = configOf(await getItem(keys.business(bid)))!;
   const old = (i: number) => new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString();
-  const apps = [0, 1, 2].map((i) => ({
-    id: `old-${i}`,
-    job_id: null,
-    application_status_id: 'new',
-    accept_terms_and_conditions: true,
-    accept_archivation: false,
-    language: 'en',
-    campaign_id: null,
-    first_name: 'Old',
-    last_name: `${i}`,
-    gender: null,
-    email: `old${i}@example.com`,
-    phone: null,
-    birthday: null,
-    cf: {},
-    created_at: old(i),
-    updated_at: old(i),
-    version: 1,
-  }));
+  const apps = [0, 1, 2].map((i) =>
+    storedApplication({
+      id: `old-${i}`,
+      first_name: 'Old',
+      last_name: `${i}`,
+      email: `old${i}@example.com`,
+      created_at: old(i),
+    }),
+  );
   await batchPut(seedItems(bid, config, apps));
   const demoTotal = (await api.request('GET', `${API}/applications`, { token })).body.total_entries as number;
 

@@ -20,6 +20,7 @@ import { handler as retentionJob } from '../../functions/apply-retention';
 import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
 import { API, startApi, type TestApi } from '../support/harness';
+import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
 
 const run = promisify(execFile);
@@ -163,25 +164,15 @@ describe('a large business, walked in bounded batches, twice and concurrently', 
     const config = configOf(await getItem(keys.business(BID)))!;
     const apps = Array.from({ length: N }, (_, i) => {
       const at = new Date(start + i * 60_000).toISOString();
-      return {
+      return storedApplication({
         id: `big-${String(i).padStart(4, '0')}`,
         job_id: i % 2 === 0 ? 'cook' : null,
         application_status_id: i % 3 === 0 ? 'hired' : 'new',
-        accept_terms_and_conditions: true,
-        accept_archivation: false,
-        language: 'en',
-        campaign_id: null,
         first_name: 'Big',
         last_name: `${i}`,
-        gender: null,
         email: `big${i}@example.com`,
-        phone: null,
-        birthday: null,
-        cf: {},
         created_at: at,
-        updated_at: at,
-        version: 1,
-      };
+      });
     });
     await batchPut(seedItems(BID, config, apps));
   }, 120_000);
