@@ -13,7 +13,7 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
-import { TABLE } from '../../src/data/table-definition';
+import { projectionOf, TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -189,10 +189,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
       ],
-      Projection:
-        'include' in index
-          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
-          : { ProjectionType: 'ALL' },
+      Projection: projectionOf(index),
     })),
   };
 }

@@ -4,7 +4,10 @@
  * Keys, lists and access patterns are the application entity's
  * (src/data/entities/application.ts): byPosition and byJob (dense positions),
  * byStatus (business position within one status), updatedSince (position of
- * the last write: a write moves it to the end of the order of writes).
+ * the last write: a write moves it to the end of the order of writes). The
+ * list indexes project keys (and what their filters need), never a name or an
+ * email, so an update does not rewrite them: pages read the index entries,
+ * then the records by key (`applicationsOf`).
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
@@ -29,7 +32,7 @@ import {
   type ApplicationPositions as PositionsInLists,
 } from './entities/application';
 import type { AccessPattern, ParamsOf } from './entities/entity';
-import { readPositions, type PositionRange, type QueryFilter } from './list-store';
+import { readEntries, recordsOf, type PositionRange, type QueryFilter } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
@@ -454,8 +457,9 @@ export async function readWriteOrderFrom(
 }
 
 /**
- * Entries of an application list (access pattern `name`) in a range of
- * positions, optionally only those passing `filter` (read to the range's end).
+ * Index entries (keys, and what the index projects) of an application list
+ * (access pattern `name`) in a range of positions, optionally only those
+ * passing `filter` (read to the range's end). `applicationsOf` reads their records.
  */
 export async function readFrom<N extends ApplicationPattern>(
   name: N,
@@ -466,8 +470,15 @@ export async function readFrom<N extends ApplicationPattern>(
   // Indexing the patterns by a generic name loses the pairing of pattern and params: restore it.
   const pattern = application.patterns[name] as AccessPattern<ParamsOf<(typeof application.patterns)[N]>>;
   const expression = filterExpression(filter);
-  return readPositions(pattern, params, range, expression.expression ? expression : undefined);
+  return readEntries(pattern, params, range, expression.expression ? expression : undefined);
 }
+
+/**
+ * The applications behind entries of list `name`, by key (one consistent
+ * BatchGetItem, in the entries' order); one erased or moved since the Query is left out.
+ */
+export const applicationsOf = (name: ApplicationPattern, entries: readonly Item[]): Promise<Item[]> =>
+  recordsOf(application.patterns[name].index, entries);
 
 /**
  * Applications written at or after `since` from position `from` of the order

@@ -12,6 +12,14 @@ import { remainingMs } from './deadline';
  */
 export const dynamoStats = {
   calls: 0,
+  /**
+   * Round trips: the longest chain of calls each started after the one before
+   * it had answered. Calls sent together (Promise.all) are one round trip:
+   * what a request waits for is the chain, not the number of calls.
+   */
+  roundTrips: 0,
+  /** Longest chain among the calls that have answered (the next call extends it). */
+  answeredChain: 0,
   itemsRead: 0,
   capacityUnits: 0,
   /** Split of the units by table and indexes, reads and writes; filled when capacityDetail() asks DynamoDB for it. */
@@ -19,6 +27,8 @@ export const dynamoStats = {
   byCommand: {} as Record<string, number>,
   reset(): void {
     this.calls = 0;
+    this.roundTrips = 0;
+    this.answeredChain = 0;
     this.itemsRead = 0;
     this.capacityUnits = 0;
     this.units = { read: 0, write: 0, indexRead: 0, indexWrite: 0 };
@@ -129,7 +139,10 @@ function createClient(): DynamoDBDocumentClient {
       const detail = capacityDetail();
       if (detail && DATA_COMMANDS.has(context.commandName ?? ''))
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = detail;
+      const chain = dynamoStats.answeredChain + 1;
+      dynamoStats.roundTrips = Math.max(dynamoStats.roundTrips, chain);
       const result = await next(args);
+      dynamoStats.answeredChain = Math.max(dynamoStats.answeredChain, chain);
       const output = result.output as OutputShape;
       dynamoStats.calls += 1;
       dynamoStats.itemsRead += itemsIn(output);

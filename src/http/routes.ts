@@ -406,7 +406,7 @@ const READ_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: []
 /** token GetItem + the pre-rendered record's GetItem */
 const REFERENCE_ONE: TableGrant = { actions: ['GetItem'], indexes: [] };
 /** token GetItem + counter BatchGetItem + one Query of the page's positions */
-const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] };
+const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list-keys'] };
 
 /**
  * Per route (and the fallback): the DynamoDB actions and indexes its code
@@ -417,7 +417,7 @@ const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query
 export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.name, TableGrant>> = {
   // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put
   'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] },
+  'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list-keys'] },
   'get-employee': READ_ONE,
   // a changed employee_number releases (Delete) the old unique item and claims (Put) the new one
   'update-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
@@ -427,7 +427,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
     indexes: [],
   },
   // business list, or one employee's jobs
-  'list-employee-jobs': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list', 'sublist'] },
+  'list-employee-jobs': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list-keys', 'sublist-keys'] },
   'get-employee-job': READ_ONE,
   'list-employee-payout-fields': REFERENCE_PAGE,
   'get-employee-payout-field': REFERENCE_ONE,
@@ -441,7 +441,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: ['list', 'sublist', 'statuslist', 'updatedlist'],
+    indexes: ['list-keys', 'sublist-keys', 'statuslist-keys', 'updatedlist-keys'],
   },
   'get-application': READ_ONE,
   // record Put (version condition), counter and position map Updates
@@ -467,16 +467,16 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
  * and checked against the calls the tests observe the same way as TABLE_GRANTS.
  */
 export const WORKER_GRANTS = {
-  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list` index),
+  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list-keys` index),
   // the change feed (lane counters and entries by key: BatchGetItem)
-  'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+  'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list-keys'] },
   // the business registry (Query of its partition, BatchGetItem of one entry), the order of writes (Query of
-  // `updatedlist`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
+  // `updatedlist-keys`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
   // one transaction (record Delete, counter/map/idempotency/feed Updates, feed entry Put), redactions (UpdateItem),
   // the witness GetItem of an ambiguous write
   'apply-retention': {
     actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
-    indexes: ['updatedlist'],
+    indexes: ['updatedlist-keys'],
   },
 } as const satisfies Record<string, TableGrant>;
 

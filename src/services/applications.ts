@@ -24,6 +24,7 @@ import {
   readCreateState,
   readFrom,
   readMaps,
+  applicationsOf,
   readUpdatedSince,
   storedOf,
   UPDATED_LIST,
@@ -311,17 +312,18 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const first = at(k);
 
   let items: Item[];
-  if (ofJob && code !== undefined)
-    items = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
-  else if (code !== undefined)
-    items = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
-  else if (ofJob) items = await readFrom('byJob', { businessId, jobId }, { from: first, limit: take });
-  else
-    items = await readFrom(
-      createdSince === undefined ? 'byPosition' : 'createdSince',
-      { businessId },
-      { from: first, limit: take },
-    );
+  if (ofJob && code !== undefined) {
+    const entries = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
+    items = await applicationsOf('byJob', entries.slice(0, take));
+  } else if (code !== undefined) {
+    const entries = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
+    items = await applicationsOf('byStatus', entries);
+  } else if (ofJob)
+    items = await applicationsOf('byJob', await readFrom('byJob', { businessId, jobId }, { from: first, limit: take }));
+  else {
+    const name = createdSince === undefined ? 'byPosition' : 'createdSince';
+    items = await applicationsOf(name, await readFrom(name, { businessId }, { from: first, limit: take }));
+  }
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
@@ -365,7 +367,7 @@ async function pageOfUpdatedSince(
     const loc = locate(counts, rank)!;
     return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
   };
-  const items =
+  const entries =
     code === undefined
       ? await readFrom('updatedSince', { businessId }, { from: at(k), limit: take })
       : await readFrom(
@@ -374,7 +376,8 @@ async function pageOfUpdatedSince(
           { from: at(k), to: at(k + take - 1) },
           { statusId: filters.statusId },
         );
-  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
+  const items = await applicationsOf('updatedSince', entries.slice(0, take));
+  return { entries: items.map((i) => view(c, i)), total };
 }
 
 /**
@@ -391,8 +394,8 @@ async function pageOfUpdatedSinceScan(
 ): Promise<ListPage> {
   const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
   const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
-  const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
-  const range = pagePositions(page, items.length);
-  const entries = range ? items.slice(range.first - 1, range.last).map((i) => view(c, i)) : [];
-  return { entries, total: items.length };
+  const matches = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
+  const range = pagePositions(page, matches.length);
+  const items = range ? await applicationsOf('updatedSince', matches.slice(range.first - 1, range.last)) : [];
+  return { entries: items.map((i) => view(c, i)), total: matches.length };
 }
