@@ -25,6 +25,7 @@ import {
   type ListSummary,
 } from '../domain/list-map';
 import { configOf, requireConfig } from './business-store';
+import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
 import {
   application,
@@ -418,13 +419,33 @@ export async function readForWrite(
   };
 }
 
-/** The business config and list summaries (counter items), one BatchGetItem. */
-export async function readConfigAndSummaries(
+/**
+ * What a page of `list` starts from: the business config, the list's summary
+ * (its counter) and the position maps `wanted` names for them. The maps the
+ * hint of this list names (src/data/page-hints.ts) go out in the same
+ * BatchGetItem as config and summary; any other map `wanted` names for what
+ * was read comes in a second one (a cold instance, or a list that moved).
+ */
+export async function readListState(
   businessId: string,
-  counterKeys: readonly Key[],
-): Promise<{ config: BusinessConfig; summaries: ListSummary[] }> {
-  const [config, ...counters] = await batchGet([keys.business(businessId), ...counterKeys]);
-  return { config: requireConfig(configOf(config), businessId), summaries: counters.map(summaryOf) };
+  counterKey: Key,
+  list: string,
+  wanted: (config: BusinessConfig, summary: ListSummary) => readonly number[],
+): Promise<{ config: BusinessConfig; summary: ListSummary; maps: Map<number, number[]> }> {
+  const hint = pageHintOf(counterKey.PK);
+  const guessed = hint ? wanted(hint.config, hint.summary) : [];
+  const [configItem, counter, ...mapItems] = await batchGet([
+    keys.business(businessId),
+    counterKey,
+    ...guessed.map((sb) => keys.listMap(businessId, list, sb)),
+  ]);
+  const config = requireConfig(configOf(configItem), businessId);
+  const summary = summaryOf(counter);
+  rememberPageHint(counterKey.PK, { config, summary });
+  const maps = new Map(guessed.map((sb, i) => [sb, mapOf(mapItems[i])]));
+  const missing = wanted(config, summary).filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
+  return { config, summary, maps };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
