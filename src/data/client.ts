@@ -21,6 +21,8 @@ export const dynamoStats = {
   /** Longest chain among the calls that have answered (the next call extends it). */
   answeredChain: 0,
   itemsRead: 0,
+  /** Of itemsRead, the entries read by Queries of an index (list pages: the key-only entries, before their records). */
+  indexItemsRead: 0,
   capacityUnits: 0,
   /** Split of the units by table and indexes, reads and writes; filled when capacityDetail() asks DynamoDB for it. */
   units: { read: 0, write: 0, indexRead: 0, indexWrite: 0 },
@@ -30,6 +32,7 @@ export const dynamoStats = {
     this.roundTrips = 0;
     this.answeredChain = 0;
     this.itemsRead = 0;
+    this.indexItemsRead = 0;
     this.capacityUnits = 0;
     this.units = { read: 0, write: 0, indexRead: 0, indexWrite: 0 };
     this.byCommand = {};
@@ -147,6 +150,7 @@ function createClient(): DynamoDBDocumentClient {
       dynamoStats.calls += 1;
       dynamoStats.itemsRead += itemsIn(output);
       const name = context.commandName ?? 'unknown';
+      if ((args.input as { IndexName?: string }).IndexName) dynamoStats.indexItemsRead += itemsIn(output);
       dynamoStats.byCommand[name] = (dynamoStats.byCommand[name] ?? 0) + 1;
       const capacity = output.ConsumedCapacity;
       for (const c of Array.isArray(capacity) ? capacity : capacity ? [capacity] : []) {

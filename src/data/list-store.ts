@@ -1,4 +1,4 @@
-import { LEGACY_NAME, type IndexName } from './table-definition';
+import { LEGACY_NAME, TABLE, type IndexName } from './table-definition';
 import { readLegacyIndexes } from './config';
 import { keys, type Key } from './keys';
 import { keyNames, type AccessPattern, type PatternIndex } from './entities/entity';
@@ -67,7 +67,8 @@ export async function recordsOf(index: PatternIndex, entries: readonly Item[]): 
   if (entries.length === 0) return [];
   const { pk, sk } = keyNames(index);
   const records = await batchGet(entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) })));
-  const compared = [pk, sk, 'application_status_id'];
+  // Its keys in this index and what the index projects (src/data/table-definition.ts): all of them scalars.
+  const compared = [pk, sk, ...(TABLE.indexes.find((i) => i.name === index)?.include ?? [])];
   return records.filter(
     (record, i): record is Item =>
       record !== undefined && compared.every((a) => !(a in entries[i]!) || record[a] === entries[i]![a]),
