@@ -685,17 +685,41 @@ describe('index migration (docs/deploy.md): one GSI change per table update', ()
     for (const legacy of Object.values(LEGACY_NAME)) expect(names(firstNew)).toContain(legacy);
   });
 
-  test('-c indexStep=2: legacy indexes plus the first two new ones; functions query and are granted the legacy names', () => {
-    const app = new App({ context: { ...CONTEXT, indexStep: '2' } });
-    const at2 = new ApiStack(app, 'HrApi-step2', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
-    const json = Template.fromStack(at2).toJSON().Resources as Record<string, Resource>;
-    const table = json[at2.getLogicalId(at2.table.node.defaultChild as CfnResource)]!;
-    expect(table.Properties.GlobalSecondaryIndexes.map((g: Json) => g.IndexName)).toEqual(names(2));
-    const fn = json[at2.getLogicalId(at2.functions['list-applications']!.function.node.defaultChild as CfnFunction)]!;
-    expect(fn.Properties.Environment.Variables.LIST_INDEXES).toBe('legacy');
+  const synthAt = (step: number) => {
+    const app = new App({ context: { ...CONTEXT, indexStep: String(step) } });
+    const at = new ApiStack(app, `HrApi-step${step}`, { ...apiStackPropsFromContext(app), functionsDir: stubDir });
+    const json = Template.fromStack(at).toJSON().Resources as Record<string, Resource>;
+    const table = json[at.getLogicalId(at.table.node.defaultChild as CfnResource)]!;
+    const withTable = Object.values(json).filter(
+      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
+    );
+    const envOf = (name: string): Record<string, string> =>
+      json[at.getLogicalId(at.functions[name]!.function.node.defaultChild as CfnFunction)]!.Properties.Environment
+        .Variables;
     const policies = JSON.stringify(Object.values(json).filter((r) => r.Type === 'AWS::IAM::Policy'));
-    expect(policies).toContain('/index/statuslist"');
-    expect(policies).not.toContain('/index/statuslist-keys');
+    return { table, withTable, envOf, policies };
+  };
+
+  test('-c indexStep=2: legacy indexes plus the first two new ones; every function queries and is granted the legacy names', () => {
+    const { table, withTable, envOf, policies } = synthAt(2);
+    expect(table.Properties.GlobalSecondaryIndexes.map((g: Json) => g.IndexName)).toEqual(names(2));
+    // API routes, the webhook dispatcher and the retention job alike.
+    for (const name of ['list-applications', 'list-employees', DISPATCHER.name, RETENTION_JOB.name])
+      expect(envOf(name).LIST_INDEXES).toBe('legacy');
+    for (const fn of withTable) expect(fn.Properties.Environment.Variables.LIST_INDEXES).toBe('legacy');
+    for (const legacy of ['list', 'sublist', 'statuslist', 'updatedlist'])
+      expect(policies).toContain(`/index/${legacy}"`);
+    expect(policies).not.toMatch(/\/index\/[a-z]+-keys/);
+  });
+
+  test('-c indexStep=5 (reads switch): all key-only indexes exist, functions query and are granted only them', () => {
+    const { table, withTable, policies } = synthAt(5);
+    const indexNames = table.Properties.GlobalSecondaryIndexes.map((g: Json) => g.IndexName);
+    for (const index of TABLE.indexes) expect(indexNames).toContain(index.name);
+    for (const fn of withTable) expect(fn.Properties.Environment.Variables.LIST_INDEXES).toBeUndefined();
+    expect(policies).toContain('/index/updatedlist-keys"');
+    for (const legacy of ['list', 'sublist', 'statuslist', 'updatedlist'])
+      expect(policies).not.toContain(`/index/${legacy}"`);
   });
 
   test('the default (last step): no LIST_INDEXES anywhere', () => {
