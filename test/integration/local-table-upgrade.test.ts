@@ -11,29 +11,18 @@ import {
   QueryCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import {
-  createTableInput,
-  ensureTable,
-  localClient,
-  startDynamoLocal,
-  type RunningDynamo,
-} from '../../scripts/lib/dynamodb-local';
+import { createTableInput, ensureTable, localClient } from '../../scripts/lib/dynamodb-local';
 import { application } from '../../src/data/entities/application';
 import { keyNames } from '../../src/data/entities/entity';
 import { indexesAtStep, projectionOf, TABLE } from '../../src/data/table-definition';
 
-let dynamo: RunningDynamo;
+// The shared DynamoDB Local of jest's globalSetup, a table of this file's own.
+const endpoint = (): string => process.env.DYNAMODB_ENDPOINT!;
 let client: DynamoDBClient;
-const TABLE_NAME = 'legacy-table';
+const TABLE_NAME = `legacy-table-${process.pid}`;
 
-beforeAll(async () => {
-  dynamo = await startDynamoLocal();
-  client = localClient(dynamo.endpoint);
-}, 60_000);
-afterAll(async () => {
-  client?.destroy();
-  await dynamo?.stop();
-});
+beforeAll(() => void (client = localClient(endpoint())));
+afterAll(() => client?.destroy());
 
 it('adds the key-only indexes, deletes the legacy ones, keeps the items and answers on the new indexes', async () => {
   const legacy = indexesAtStep(0).indexes;
@@ -74,7 +63,7 @@ it('adds the key-only indexes, deletes the legacy ones, keeps the items and answ
     }),
   );
 
-  expect(await ensureTable(dynamo.endpoint, TABLE_NAME)).toBe(false);
+  expect(await ensureTable(endpoint(), TABLE_NAME)).toBe(false);
 
   const { Table } = await client.send(new DescribeTableCommand({ TableName: TABLE_NAME }));
   expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(
@@ -93,5 +82,5 @@ it('adds the key-only indexes, deletes the legacy ones, keeps the items and answ
   // Keys only: the name is read from the record by key.
   expect(found.Items![0]).not.toHaveProperty('first_name');
   // A second run changes nothing.
-  expect(await ensureTable(dynamo.endpoint, TABLE_NAME)).toBe(false);
+  expect(await ensureTable(endpoint(), TABLE_NAME)).toBe(false);
 });
