@@ -16,7 +16,7 @@ import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
-import { readWithTokenCheck, tokenCheckDeferred } from './token-check';
+import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
 
@@ -157,6 +157,8 @@ interface CancellationReason {
  * read back consistently. Part of the request's time is kept for that.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
+  // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
+  await ensureTokenChecked();
   const input: TransactWriteCommandInput = {
     TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),

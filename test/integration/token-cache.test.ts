@@ -1,6 +1,6 @@
 import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
-import { createLegacyToken } from '../support/legacy-token';
+import { TOKEN_READ_ALONE, createLegacyToken } from '../support/token-formats';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import {
   TOKEN_ROUTES,
@@ -38,9 +38,6 @@ const sendSample = (route: (typeof TOKEN_ROUTES)[number], t: string) => {
   return api.request(sample.method, sample.path, { token: t, body: sample.body });
 };
 const get = (path: string, t = token) => api.request('GET', `${API}${path}`, { token: t });
-
-/** Routes whose first DynamoDB call is not a BatchGetItem: their token is read on its own, like an older one. */
-const TOKEN_READ_ALONE = new Set(['list-webhook-subscriptions', 'delete-webhook-subscription']);
 
 describe('a warm token saves its lookup on every route', () => {
   it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(

@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import { storeToken, type IssueOptions } from '../../src/data/token-store';
+
+/**
+ * A token of the format issued before tokens named their business (`hr_` + 43
+ * characters): still accepted, read on its own before the request's data.
+ */
+export async function createLegacyToken(businessId: string, options: IssueOptions = {}): Promise<string> {
+  return (await storeToken(`hr_${randomBytes(32).toString('base64url')}`, businessId, options)).token;
+}
+
+/** `hr_` + the 43-character secret + `_`: what precedes a token's business part. */
+const SECRET_END = 3 + 43 + 1;
+
+/** `token` with its business part replaced by `encoded` (a forger's edit). */
+export const withBusinessPart = (token: string, encoded: string): string => token.slice(0, SECRET_END) + encoded;
+
+/** `token` claiming `businessId` instead of its own business. */
+export const claimingBusiness = (token: string, businessId: string): string =>
+  withBusinessPart(token, Buffer.from(businessId).toString('base64url'));
+
+/** Routes whose first DynamoDB call is not a BatchGetItem: their token is read on its own, like an older one. */
+export const TOKEN_READ_ALONE: ReadonlySet<string> = new Set([
+  'list-webhook-subscriptions',
+  'delete-webhook-subscription',
+]);
