@@ -311,7 +311,7 @@ describe('IAM least privilege', () => {
   // What the code paths call (read from src/data and src/services), written out so a grant change is a test change.
   test.each([
     ['get-employee', ['BatchGetItem', 'GetItem'], []],
-    ['get-location', ['GetItem'], []],
+    ['get-location', ['BatchGetItem', 'GetItem'], []],
     ['list-locations', ['BatchGetItem', 'GetItem', 'Query'], ['list']],
     ['list-employees', ['BatchGetItem', 'GetItem', 'Query'], ['list']],
     ['list-employee-jobs', ['BatchGetItem', 'GetItem', 'Query'], ['list', 'sublist']],

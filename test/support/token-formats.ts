@@ -1,13 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { storeToken, type IssueOptions } from '../../src/data/token-store';
-
-/**
- * A token of the format issued before tokens named their business (`hr_` + 43
- * characters): still accepted, read on its own before the request's data.
- */
-export async function createLegacyToken(businessId: string, options: IssueOptions = {}): Promise<string> {
-  return (await storeToken(`hr_${randomBytes(32).toString('base64url')}`, businessId, options)).token;
-}
+export { createLegacyToken } from '../../scripts/lib/legacy-token';
 
 /** `hr_` + the 43-character secret + `_`: what precedes a token's business part. */
 const SECRET_END = 3 + 43 + 1;
