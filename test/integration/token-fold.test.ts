@@ -25,6 +25,7 @@ import {
   type SampleRequest,
 } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
+import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
 import { TOKEN_READ_ALONE, claimingBusiness, createLegacyToken, withBusinessPart } from '../support/token-formats';
 
 /**
@@ -163,6 +164,29 @@ it('a stored token naming another business than the one it was issued for (never
     const res = await api.request('GET', `${API}${path}`, { token: mislabelled });
     expect({ path, ...refusal(res) }).toEqual({ path, ...UNKNOWN_TOKEN });
     expectNothingOfEither(res);
+  }
+});
+
+it('a subscription with a forged token: 401 before its URL is resolved', async () => {
+  const looked: string[] = [];
+  useLookup(((
+    host: string,
+    _options: unknown,
+    callback: (e: null, a: { address: string; family: number }[]) => void,
+  ) => {
+    looked.push(host);
+    callback(null, [{ address: '93.184.216.34', family: 4 }]); // public: allowed; nothing is delivered here
+  }) as unknown as Lookup);
+  try {
+    const path = `${API}/webhook_subscriptions`;
+    const body = { url: 'https://hooks.example.test/x' };
+    const res = await api.request('POST', path, { token: claimingBusiness(theirs, OURS), body });
+    expect(refusal(res)).toEqual(UNKNOWN_TOKEN);
+    expect(looked).toEqual([]);
+    expect((await api.request('POST', path, { token: ours, body })).status).toBe(201);
+    expect(looked).toEqual(['hooks.example.test']);
+  } finally {
+    useLookup(undefined);
   }
 });
 

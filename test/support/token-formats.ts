@@ -10,8 +10,12 @@ export const withBusinessPart = (token: string, encoded: string): string => toke
 export const claimingBusiness = (token: string, businessId: string): string =>
   withBusinessPart(token, Buffer.from(businessId).toString('base64url'));
 
-/** Routes whose first DynamoDB call is not a BatchGetItem: their token is read on its own, like an older one. */
+/**
+ * Routes that read a token naming its business on its own, like an older one: the first DynamoDB call is not a
+ * BatchGetItem (list, delete), or work other than DynamoDB comes first (create: DNS of the URL, KMS).
+ */
 export const TOKEN_READ_ALONE: ReadonlySet<string> = new Set([
   'list-webhook-subscriptions',
   'delete-webhook-subscription',
+  'create-webhook-subscription',
 ]);
