@@ -9,6 +9,10 @@ import type { Scope } from '../domain/scopes';
 import { logger } from './logger';
 
 export interface AuthContext {
+  /**
+   * The token's business. For a token that names it, possibly not verified yet when the handler starts:
+   * the request's first DynamoDB call verifies it before returning anything (src/data/token-check.ts).
+   */
   readonly businessId: string;
 }
 
@@ -57,7 +61,7 @@ async function grantOf(token: string): Promise<TokenGrant | undefined> {
 }
 
 /** 401 for no or an expired grant, 403 without `scope`; the business labels the logs from here on. */
-function admit(grant: TokenGrant | undefined, scope: Scope): void {
+function admit(grant: TokenGrant | undefined, scope: Scope): asserts grant is TokenGrant {
   if (!grant) throw unauthorized('unknown_token');
   if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) throw unauthorized('expired_token');
   logger.appendKeys({ business_id: grant.businessId });
@@ -99,7 +103,7 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     } else {
       const grant = await grantOf(token);
       admit(grant, scope);
-      businessId = (grant as TokenGrant).businessId;
+      businessId = grant.businessId;
     }
     (request.context as { auth?: AuthContext }).auth = { businessId };
   },
