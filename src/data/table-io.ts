@@ -16,6 +16,7 @@ import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
+import { retryPauseMs } from './retry-pause';
 
 export type Item = Record<string, unknown>;
 
@@ -258,11 +259,13 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first. Bounded in attempts and by the
- * request's deadline, jittered; then 503.
+ * when a concurrent writer got there first, after a pause scaled to the
+ * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
+ * attempts and by the request's deadline; then 503.
  */
-export async function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
   for (let attempt = 0; ; attempt++) {
+    const started = performance.now();
     try {
       return await operation();
     } catch (error) {
@@ -272,11 +275,10 @@ export async function withRetries<T>(operation: () => Promise<T>, attempts = 16)
         throw serviceUnavailable();
       }
       writeStats.retries += 1;
-      // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
       // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
       // again: re-running from the refused items' current values (ALL_OLD) was measured worse
       // (docs/pagination.md, consistency notes).
-      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6)).catch((e: unknown) => {
+      await sleepWithin(retryPauseMs(performance.now() - started, attempt + 1, Math.random())).catch((e: unknown) => {
         writeStats.exhausted += 1;
         throw e;
       });

@@ -27,7 +27,7 @@ export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
 
 /** Optimistic writes of one employee race with job creations for it; each round lets one writer through. */
-const EMPLOYEE_WRITE_ATTEMPTS = 16;
+const EMPLOYEE_WRITE_ATTEMPTS = 40;
 
 export const employeeLocation = (id: string): string => `${API_PREFIX}/employees/${encodeURIComponent(id)}`;
 
