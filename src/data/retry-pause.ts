@@ -15,7 +15,11 @@
  *   usually wins the next round. Growing pauses did the opposite (a writer that
  *   had lost six times slept up to 640 ms while newcomers went straight in),
  *   which made the slowest creates lose 10 or more rounds in a row.
+ * - Never so long that another attempt as long as the refused one no longer
+ *   fits in the `leftMs` of the request's deadline: then it pauses less (a
+ *   long pause on a slow store used to turn into a 503 with time to spare).
  */
-export function retryPauseMs(attemptMs: number, refusals: number, random: number): number {
-  return (random * 2 * Math.max(0, attemptMs)) / Math.max(1, refusals);
+export function retryPauseMs(attemptMs: number, refusals: number, random: number, leftMs = Infinity): number {
+  const attempt = Math.max(0, attemptMs);
+  return Math.min((random * 2 * attempt) / Math.max(1, refusals), Math.max(0, leftMs - attempt));
 }

@@ -264,24 +264,35 @@ function withTable(item: TransactItem): RawTransactItem {
  * attempts and by the request's deadline; then 503.
  */
 export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    const started = performance.now();
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof RetryOperation)) throw error;
-      if (attempt + 1 >= attempts) {
-        writeStats.exhausted += 1;
-        throw serviceUnavailable();
+  const began = performance.now();
+  let attempt = 0;
+  try {
+    for (; ; attempt++) {
+      const started = performance.now();
+      try {
+        return await operation();
+      } catch (error) {
+        if (!(error instanceof RetryOperation)) throw error;
+        if (attempt + 1 >= attempts) {
+          writeStats.exhausted += 1;
+          throw serviceUnavailable();
+        }
+        writeStats.retries += 1;
+        // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
+        // again: re-running from the refused items' current values (ALL_OLD) was measured worse
+        // (docs/pagination.md, consistency notes).
+        const pauseStarted = performance.now();
+        await sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs())).catch(
+          (e: unknown) => {
+            writeStats.exhausted += 1;
+            throw e;
+          },
+        );
+        writeStats.pauseMs += performance.now() - pauseStarted;
       }
-      writeStats.retries += 1;
-      // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
-      // again: re-running from the refused items' current values (ALL_OLD) was measured worse
-      // (docs/pagination.md, consistency notes).
-      await sleepWithin(retryPauseMs(performance.now() - started, attempt + 1, Math.random())).catch((e: unknown) => {
-        writeStats.exhausted += 1;
-        throw e;
-      });
     }
+  } finally {
+    writeStats.attempts[attempt + 1] = (writeStats.attempts[attempt + 1] ?? 0) + 1;
+    writeStats.operationMs += performance.now() - began;
   }
 }

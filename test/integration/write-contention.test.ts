@@ -76,6 +76,7 @@ describe('a refused transaction', () => {
     expect(dynamoStats.byCommand.BatchGetItemCommand).toBe(2);
     expect(writeStats.transactions).toBe(2);
     expect(writeStats.retries).toBe(1);
+    expect(writeStats.attempts).toEqual({ 2: 1 });
     expect(writeStats.conditionFailed['counter#a']).toBe(1);
     expect(writeStats.conditionFailed['counter#b']).toBe(1);
   });

@@ -35,4 +35,10 @@ describe('the pause before an optimistic operation reads again', () => {
     expect(retryPauseMs(400, 2, 0.5)).toBe(4 * retryPauseMs(100, 2, 0.5));
     expect(retryPauseMs(-5, 1, 0.5)).toBe(0);
   });
+
+  it('leaves room for one more attempt as long as the refused one within the time left', () => {
+    expect(retryPauseMs(300, 1, 0.9, 500)).toBe(200);
+    expect(retryPauseMs(300, 1, 0.9, 200)).toBe(0);
+    expect(retryPauseMs(300, 1, 0.1, 10_000)).toBeCloseTo(60);
+  });
 });
