@@ -30,9 +30,11 @@ export function tableKeys(definition: TableDefinition): {
       // Index partition keys are always strings in the definition; sort keys carry their type.
       partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
       sortKey: { name: index.sortKey.name, type: ATTRIBUTE_TYPES[index.sortKey.type] },
-      ...(index.include
-        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
-        : { projectionType: dynamodb.ProjectionType.ALL }),
+      ...(index.include === undefined
+        ? { projectionType: dynamodb.ProjectionType.ALL }
+        : index.include.length === 0
+          ? { projectionType: dynamodb.ProjectionType.KEYS_ONLY }
+          : { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }),
     })),
   };
 }

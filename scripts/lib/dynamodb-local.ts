@@ -9,11 +9,12 @@ import {
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
-import { TABLE } from '../../src/data/table-definition';
+import { projectionOf, TABLE } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -189,19 +190,58 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
         { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
       ],
-      Projection:
-        'include' in index
-          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
-          : { ProjectionType: 'ALL' },
+      Projection: projectionOf(index),
     })),
   };
 }
 
-/** Creates the table if it is missing (local endpoints only). */
+/** Until the table and every index are ACTIVE (a GSI change is asynchronous, even on DynamoDB Local). */
+async function settled(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const busy =
+      Table?.TableStatus !== 'ACTIVE' || (Table.GlobalSecondaryIndexes ?? []).some((i) => i.IndexStatus !== 'ACTIVE');
+    if (!busy) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`table ${tableName}: index changes did not settle`);
+}
+
+/**
+ * Creates the table if it is missing (local endpoints only); a table an older
+ * checkout created (say with the ALL list indexes of before the key-only ones,
+ * docs/deploy.md "Index migration") gets the indexes of the table definition:
+ * the missing ones added and the others deleted, one GSI per UpdateTable like
+ * on AWS, items kept (DynamoDB Local builds a new index at once).
+ */
 export async function ensureTable(endpoint: string, tableName: string): Promise<boolean> {
   const client = localClient(endpoint);
   try {
-    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+    const input = createTableInput(tableName);
+    for (const index of input.GlobalSecondaryIndexes ?? []) {
+      if (existing.has(index.IndexName)) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          AttributeDefinitions: input.AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: index }],
+        }),
+      );
+      await settled(client, tableName);
+    }
+    const wanted = new Set<string>(TABLE.indexes.map((i) => i.name));
+    for (const name of existing) {
+      if (name === undefined || wanted.has(name)) continue;
+      await client.send(
+        new UpdateTableCommand({
+          TableName: tableName,
+          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }],
+        }),
+      );
+      await settled(client, tableName);
+    }
     return false;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;

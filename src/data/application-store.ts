@@ -4,7 +4,10 @@
  * Keys, lists and access patterns are the application entity's
  * (src/data/entities/application.ts): byPosition and byJob (dense positions),
  * byStatus (business position within one status), updatedSince (position of
- * the last write: a write moves it to the end of the order of writes).
+ * the last write: a write moves it to the end of the order of writes). The
+ * list indexes project keys (and what their filters need), never a name or an
+ * email, so an update does not rewrite them: pages read the index entries,
+ * then the records by key (`applicationsOf`).
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
@@ -22,6 +25,7 @@ import {
   type ListSummary,
 } from '../domain/list-map';
 import { configOf, requireConfig } from './business-store';
+import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
 import {
   application,
@@ -29,7 +33,7 @@ import {
   type ApplicationPositions as PositionsInLists,
 } from './entities/application';
 import type { AccessPattern, ParamsOf } from './entities/entity';
-import { readPositions, type PositionRange, type QueryFilter } from './list-store';
+import { readEntries, recordsOf, type PositionRange, type QueryFilter } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
@@ -415,13 +419,33 @@ export async function readForWrite(
   };
 }
 
-/** The business config and list summaries (counter items), one BatchGetItem. */
-export async function readConfigAndSummaries(
+/**
+ * What a page of `list` starts from: the business config, the list's summary
+ * (its counter) and the position maps `wanted` names for them. The maps the
+ * hint of this list names (src/data/page-hints.ts) go out in the same
+ * BatchGetItem as config and summary; any other map `wanted` names for what
+ * was read comes in a second one (a cold instance, or a list that moved).
+ */
+export async function readListState(
   businessId: string,
-  counterKeys: readonly Key[],
-): Promise<{ config: BusinessConfig; summaries: ListSummary[] }> {
-  const [config, ...counters] = await batchGet([keys.business(businessId), ...counterKeys]);
-  return { config: requireConfig(configOf(config), businessId), summaries: counters.map(summaryOf) };
+  counterKey: Key,
+  list: string,
+  wanted: (config: BusinessConfig, summary: ListSummary) => readonly number[],
+): Promise<{ config: BusinessConfig; summary: ListSummary; maps: Map<number, number[]> }> {
+  const hint = pageHintOf(counterKey.PK);
+  const guessed = hint ? wanted(hint.config, hint.summary) : [];
+  const [configItem, counter, ...mapItems] = await batchGet([
+    keys.business(businessId),
+    counterKey,
+    ...guessed.map((sb) => keys.listMap(businessId, list, sb)),
+  ]);
+  const config = requireConfig(configOf(configItem), businessId);
+  const summary = summaryOf(counter);
+  rememberPageHint(counterKey.PK, { config, summary });
+  const maps = new Map(guessed.map((sb, i) => [sb, mapOf(mapItems[i])]));
+  const missing = wanted(config, summary).filter((sb) => !maps.has(sb));
+  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
+  return { config, summary, maps };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
@@ -454,8 +478,9 @@ export async function readWriteOrderFrom(
 }
 
 /**
- * Entries of an application list (access pattern `name`) in a range of
- * positions, optionally only those passing `filter` (read to the range's end).
+ * Index entries (keys, and what the index projects) of an application list
+ * (access pattern `name`) in a range of positions, optionally only those
+ * passing `filter` (read to the range's end). `applicationsOf` reads their records.
  */
 export async function readFrom<N extends ApplicationPattern>(
   name: N,
@@ -466,8 +491,15 @@ export async function readFrom<N extends ApplicationPattern>(
   // Indexing the patterns by a generic name loses the pairing of pattern and params: restore it.
   const pattern = application.patterns[name] as AccessPattern<ParamsOf<(typeof application.patterns)[N]>>;
   const expression = filterExpression(filter);
-  return readPositions(pattern, params, range, expression.expression ? expression : undefined);
+  return readEntries(pattern, params, range, expression.expression ? expression : undefined);
 }
+
+/**
+ * The applications behind entries of list `name`, by key (one consistent
+ * BatchGetItem, in the entries' order); one erased or moved since the Query is left out.
+ */
+export const applicationsOf = (name: ApplicationPattern, entries: readonly Item[]): Promise<Item[]> =>
+  recordsOf(application.patterns[name].index, entries);
 
 /**
  * Applications written at or after `since` from position `from` of the order

@@ -12,14 +12,27 @@ import { remainingMs } from './deadline';
  */
 export const dynamoStats = {
   calls: 0,
+  /**
+   * Round trips: the longest chain of calls each started after the one before
+   * it had answered. Calls sent together (Promise.all) are one round trip:
+   * what a request waits for is the chain, not the number of calls.
+   */
+  roundTrips: 0,
+  /** Longest chain among the calls that have answered (the next call extends it). */
+  answeredChain: 0,
   itemsRead: 0,
+  /** Of itemsRead, the entries read by Queries of an index (list pages: the key-only entries, before their records). */
+  indexItemsRead: 0,
   capacityUnits: 0,
   /** Split of the units by table and indexes, reads and writes; filled when capacityDetail() asks DynamoDB for it. */
   units: { read: 0, write: 0, indexRead: 0, indexWrite: 0 },
   byCommand: {} as Record<string, number>,
   reset(): void {
     this.calls = 0;
+    this.roundTrips = 0;
+    this.answeredChain = 0;
     this.itemsRead = 0;
+    this.indexItemsRead = 0;
     this.capacityUnits = 0;
     this.units = { read: 0, write: 0, indexRead: 0, indexWrite: 0 };
     this.byCommand = {};
@@ -129,11 +142,15 @@ function createClient(): DynamoDBDocumentClient {
       const detail = capacityDetail();
       if (detail && DATA_COMMANDS.has(context.commandName ?? ''))
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = detail;
+      const chain = dynamoStats.answeredChain + 1;
+      dynamoStats.roundTrips = Math.max(dynamoStats.roundTrips, chain);
       const result = await next(args);
+      dynamoStats.answeredChain = Math.max(dynamoStats.answeredChain, chain);
       const output = result.output as OutputShape;
       dynamoStats.calls += 1;
       dynamoStats.itemsRead += itemsIn(output);
       const name = context.commandName ?? 'unknown';
+      if ((args.input as { IndexName?: string }).IndexName) dynamoStats.indexItemsRead += itemsIn(output);
       dynamoStats.byCommand[name] = (dynamoStats.byCommand[name] ?? 0) + 1;
       const capacity = output.ConsumedCapacity;
       for (const c of Array.isArray(capacity) ? capacity : capacity ? [capacity] : []) {

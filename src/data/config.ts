@@ -22,6 +22,14 @@ export const dynamodbEndpoint = (): string | undefined => process.env.DYNAMODB_E
 export const awsRegion = (): string | undefined => process.env.AWS_REGION;
 
 /**
+ * Per call: LIST_INDEXES=legacy while an index migration has not yet created
+ * the key-only list indexes (the CDK stack sets it for those steps,
+ * docs/deploy.md "Index migration"): queries go to the legacy ALL indexes of
+ * the same keys. Unset everywhere else.
+ */
+export const readLegacyIndexes = (): boolean => process.env.LIST_INDEXES === 'legacy';
+
+/**
  * Per call: DYNAMODB_CAPACITY_DETAIL=INDEXES makes every DynamoDB call report
  * its consumed capacity by table and index (the capacity tests and the bench
  * set it; DynamoDB does not charge for the report, but production has no use

@@ -1,6 +1,12 @@
-import { keys } from './keys';
-import { keyNames, type AccessPattern } from './entities/entity';
+import { LEGACY_NAME, TABLE, type IndexName } from './table-definition';
+import { readLegacyIndexes } from './config';
+import { keys, type Key } from './keys';
+import { keyNames, type AccessPattern, type PatternIndex } from './entities/entity';
 import { batchGet, query, queryAll, type Item } from './table-io';
+
+/** The index a query goes to: the legacy ALL index of the same keys while a migration has not created it yet. */
+export const indexName = (index: string): string =>
+  readLegacyIndexes() && index in LEGACY_NAME ? LEGACY_NAME[index as IndexName] : index;
 
 /** A range of positions of a dense list: from `from` on (to `to` if given), at most `limit` entries. */
 export interface PositionRange {
@@ -17,13 +23,15 @@ export interface QueryFilter {
 }
 
 /**
- * The entries of an access pattern's partition in a range of positions: one
- * Query whose key range is the page, so page 1000 costs what page 1 costs
- * (erased entries are not in the index). A range without `to` or `limit`,
- * or with a filter (DynamoDB may stop a response page short of the range's
- * matches), is read to its end.
+ * The index entries of an access pattern's partition in a range of
+ * positions: one Query whose key range is the page, so page 1000 costs what
+ * page 1 costs (erased entries are not in the index). The list indexes
+ * project keys (and a few attributes no name or email change touches), so an
+ * update does not rewrite them: `recordsOf` reads the records. A range
+ * without `to` or `limit`, or with a filter (DynamoDB may stop a response
+ * page short of the range's matches), is read to its end.
  */
-export async function readPositions<P>(
+export async function readEntries<P>(
   pattern: AccessPattern<P>,
   params: P,
   range: PositionRange,
@@ -31,7 +39,7 @@ export async function readPositions<P>(
 ): Promise<Item[]> {
   const { pk, sk } = keyNames(pattern.index);
   const input = {
-    ...(pattern.index === 'table' ? {} : { IndexName: pattern.index }),
+    ...(pattern.index === 'table' ? {} : { IndexName: indexName(pattern.index) }),
     KeyConditionExpression: range.to === undefined ? '#pk = :p AND #sk >= :a' : '#pk = :p AND #sk BETWEEN :a AND :b',
     ...(filter?.expression ? { FilterExpression: filter.expression } : {}),
     ExpressionAttributeNames: { '#pk': pk, '#sk': sk, ...filter?.names },
@@ -46,6 +54,35 @@ export async function readPositions<P>(
   };
   const toTheEnd = Boolean(filter?.expression) || (range.to === undefined && range.limit === undefined);
   return toTheEnd ? queryAll(input) : query(input);
+}
+
+/**
+ * The records behind index entries: one BatchGetItem by key (consistent), in
+ * the entries' order. Indexes lag behind the table on AWS: an entry whose
+ * record is gone (erased between the Query and this read), or no longer sits
+ * where the entry says (it moved in the order of writes or changed status
+ * since), is left out like a hole, never shown stale; the next request is exact.
+ */
+export async function recordsOf(index: PatternIndex, entries: readonly Item[]): Promise<Item[]> {
+  if (entries.length === 0) return [];
+  const { pk, sk } = keyNames(index);
+  const records = await batchGet(entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) })));
+  // Its keys in this index and what the index projects (src/data/table-definition.ts): all of them scalars.
+  const compared = [pk, sk, ...(TABLE.indexes.find((i) => i.name === index)?.include ?? [])];
+  return records.filter(
+    (record, i): record is Item =>
+      record !== undefined && compared.every((a) => !(a in entries[i]!) || record[a] === entries[i]![a]),
+  );
+}
+
+/** The records at a range of positions of a pattern's list: its entries, then their records by key (2 calls). */
+export async function readPositions<P>(
+  pattern: AccessPattern<P>,
+  params: P,
+  range: PositionRange,
+  filter?: QueryFilter,
+): Promise<Item[]> {
+  return recordsOf(pattern.index, await readEntries(pattern, params, range, filter));
 }
 
 /** Current length of a list (its dense counter); 0 when nothing was ever added. */

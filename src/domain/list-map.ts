@@ -186,3 +186,33 @@ export function pageSuperblocks(counts: readonly number[], k: number, take: numb
   const end = last ? last.superblock : counts.length - 1;
   return Array.from({ length: end - first.superblock + 1 }, (_, i) => first.superblock + i);
 }
+
+/** What a page of a list asks for: its status code (if filtered), since-cut (ms), offset and size. */
+export interface PageAsk {
+  readonly code?: number;
+  readonly sinceMs?: number;
+  readonly skipped: number;
+  readonly perPage: number;
+  /** The page is read as one key range filtered by status (status + job_id): every superblock it spans. */
+  readonly wholeRange: boolean;
+}
+
+/**
+ * The superblocks whose maps a page needs, from the summary alone: with a
+ * since-cut, the straddling one and every one that may hold the page
+ * (candidateSuperblocks); else the one holding the page's first entry (all
+ * of them for a whole range), none when that is exact without a map (no
+ * status filter, no hole). The page maths (src/services/applications.ts)
+ * then finds every map it reads among them.
+ */
+export function mapsForPage(summary: ListSummary, ask: PageAsk): number[] {
+  if (ask.code === -1) return [];
+  const counts = countsOf(summary, ask.code);
+  const straddling = ask.sinceMs === undefined ? -1 : straddlingSuperblock(summary, ask.sinceMs);
+  if (straddling >= 0) return candidateSuperblocks(counts, straddling, ask.skipped, ask.perPage);
+  const total = totalOf(counts);
+  if (ask.skipped >= total) return [];
+  const take = Math.min(ask.perPage, total - ask.skipped);
+  const needed = pageSuperblocks(counts, ask.skipped + 1, ask.wholeRange ? take : 1);
+  return ask.code === undefined && needed.every((sb) => isFull(summary, sb)) ? [] : needed;
+}

@@ -11,6 +11,11 @@
 import { API_PREFIX } from '../domain/api-paths';
 import type { Scope } from '../domain/scopes';
 import type { IndexName } from '../data/table-definition';
+import type { PatternIndex } from '../data/entities/entity';
+import { application } from '../data/entities/application';
+import { employee, employeeJob } from '../data/entities/employee';
+import { reference } from '../data/entities/reference';
+import { webhookSubscription } from '../data/entities/webhook-subscription';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -399,6 +404,11 @@ export interface TableGrant {
   readonly indexes: readonly IndexName[];
 }
 
+/** The GSIs the access patterns a code path reads go to (the entity modules own the index names). */
+const indexesOf = (...patterns: readonly { readonly index: PatternIndex }[]): IndexName[] => [
+  ...new Set(patterns.flatMap((p) => (p.index === 'table' ? [] : [p.index]))),
+];
+
 const NO_TABLE: TableGrant = { actions: [], indexes: [] };
 // Every authenticated route reads its token with one GetItem (src/data/token-store.ts).
 /** token GetItem + business config and record in one BatchGetItem */
@@ -406,7 +416,10 @@ const READ_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: []
 /** token GetItem + the pre-rendered record's GetItem */
 const REFERENCE_ONE: TableGrant = { actions: ['GetItem'], indexes: [] };
 /** token GetItem + counter BatchGetItem + one Query of the page's positions */
-const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] };
+const REFERENCE_PAGE: TableGrant = {
+  actions: ['GetItem', 'BatchGetItem', 'Query'],
+  indexes: indexesOf(reference.patterns.byPosition),
+};
 
 /**
  * Per route (and the fallback): the DynamoDB actions and indexes its code
@@ -417,7 +430,7 @@ const REFERENCE_PAGE: TableGrant = { actions: ['GetItem', 'BatchGetItem', 'Query
 export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.name, TableGrant>> = {
   // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put
   'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list'] },
+  'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: indexesOf(employee.patterns.byPosition) },
   'get-employee': READ_ONE,
   // a changed employee_number releases (Delete) the old unique item and claims (Put) the new one
   'update-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
@@ -427,7 +440,10 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
     indexes: [],
   },
   // business list, or one employee's jobs
-  'list-employee-jobs': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: ['list', 'sublist'] },
+  'list-employee-jobs': {
+    actions: ['GetItem', 'BatchGetItem', 'Query'],
+    indexes: indexesOf(...Object.values(employeeJob.patterns)),
+  },
   'get-employee-job': READ_ONE,
   'list-employee-payout-fields': REFERENCE_PAGE,
   'get-employee-payout-field': REFERENCE_ONE,
@@ -441,7 +457,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: ['list', 'sublist', 'statuslist', 'updatedlist'],
+    indexes: indexesOf(...Object.values(application.patterns)),
   },
   'get-application': READ_ONE,
   // record Put (version condition), counter and position map Updates
@@ -467,16 +483,19 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
  * and checked against the calls the tests observe the same way as TABLE_GRANTS.
  */
 export const WORKER_GRANTS = {
-  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list` index),
+  // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list-keys` index),
   // the change feed (lane counters and entries by key: BatchGetItem)
-  'dispatch-webhooks': { actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'], indexes: ['list'] },
+  'dispatch-webhooks': {
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+    indexes: indexesOf(webhookSubscription.patterns.due),
+  },
   // the business registry (Query of its partition, BatchGetItem of one entry), the order of writes (Query of
-  // `updatedlist`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
+  // `updatedlist-keys`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
   // one transaction (record Delete, counter/map/idempotency/feed Updates, feed entry Put), redactions (UpdateItem),
   // the witness GetItem of an ambiguous write
   'apply-retention': {
     actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
-    indexes: ['updatedlist'],
+    indexes: indexesOf(application.patterns.updatedSince),
   },
 } as const satisfies Record<string, TableGrant>;
 

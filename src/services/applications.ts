@@ -20,10 +20,11 @@ import {
   positionsOf,
   readApplication,
   readForWrite,
-  readConfigAndSummaries,
+  readListState,
   readCreateState,
   readFrom,
   readMaps,
+  applicationsOf,
   readUpdatedSince,
   storedOf,
   UPDATED_LIST,
@@ -38,11 +39,11 @@ import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/ide
 import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
 import { nextCreatedAt, nextUpdatedAt, type ApplicationFilters } from '../domain/application-pages';
 import {
-  candidateSuperblocks,
   countBefore,
   countsOf,
   isFull,
   locate,
+  mapsForPage,
   pageSuperblocks,
   positionInMap,
   positionOf,
@@ -262,44 +263,58 @@ export async function listApplications(businessId: string, filters: ListFilters,
   return pageOfList(businessId, filters, page);
 }
 
+/** The status code a page filters by (undefined: none; -1: a status the business does not have). */
+const codeFor = (config: BusinessConfig, statusId: string | undefined): number | undefined =>
+  statusId === undefined ? undefined : statusCode(config.application_status_ids, statusId);
+
 /**
  * Every filter but updated_at_since: one list (the business list, or the job
  * opening's list for job_id), counted by status code when
  * application_status_id is given. Its summary (in the counter item, read
  * with the config) gives the exact total and the superblock of the page's
- * first entry; that superblock's map gives its exact position; one Query
- * from there reads exactly the page (erased entries are not in the index).
- * With created_at_since, the summary names the one superblock straddling
- * `since`; its map (read with the maps that may hold the page) says how many
- * matches precede the cut. At most 4 calls incl. auth, the same on every page.
+ * first entry; that superblock's map gives its exact position; one Query of
+ * the key-only index from there reads exactly the page's entries, one
+ * BatchGetItem their records. With created_at_since, the summary names the
+ * one superblock straddling `since`; its map (read with the maps that may
+ * hold the page) says how many matches precede the cut. The maps go out with
+ * the summary when this instance has read the list before (readListState):
+ * then 3 calls after auth, the same on every page; 4 on a cold instance.
  */
 async function pageOfList(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
   const { jobId, statusId, createdSince } = filters;
   const ofJob = jobId !== undefined;
   const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
   const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
+  const skipped = (page.page - 1) * page.perPage;
+  const sinceMs = createdSince === undefined ? undefined : Date.parse(createdSince);
+  const ask = (config: BusinessConfig) => ({
+    code: codeFor(config, statusId),
+    sinceMs,
+    skipped,
+    perPage: page.perPage,
+    wholeRange: ofJob && statusId !== undefined,
+  });
 
-  const { config: c, summaries } = await readConfigAndSummaries(businessId, [counter]);
-  const summary = summaries[0]!;
-  const code = statusId === undefined ? undefined : statusCode(c.application_status_ids, statusId);
+  const {
+    config: c,
+    summary,
+    maps,
+  } = await readListState(businessId, counter, list, (config, s) => mapsForPage(s, ask(config)));
+  const code = codeFor(c, statusId);
   if (code === -1) return { entries: [], total: 0 };
   const counts = countsOf(summary, code);
-  const skipped = (page.page - 1) * page.perPage;
 
-  let maps = new Map<number, number[]>();
   let before = 0;
-  const sinceMs = createdSince === undefined ? undefined : Date.parse(createdSince);
   const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
-  if (sinceMs !== undefined && straddling >= 0) {
-    maps = await readMaps(businessId, list, candidateSuperblocks(counts, straddling, skipped, page.perPage));
+  if (sinceMs !== undefined && straddling >= 0)
     before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
-  }
   const total = totalOf(counts) - before;
   if (skipped >= total) return { entries: [], total };
   const take = Math.min(page.perPage, total - skipped);
   const k = before + skipped + 1;
   const needed = ofJob && code !== undefined ? pageSuperblocks(counts, k, take) : pageSuperblocks(counts, k, 1);
   const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  // mapsForPage named every map this page reads: a miss here would be a bug in it, answered with one more call.
   const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
   if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
   const at = (rank: number): number => {
@@ -311,17 +326,18 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
   const first = at(k);
 
   let items: Item[];
-  if (ofJob && code !== undefined)
-    items = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
-  else if (code !== undefined)
-    items = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
-  else if (ofJob) items = await readFrom('byJob', { businessId, jobId }, { from: first, limit: take });
-  else
-    items = await readFrom(
-      createdSince === undefined ? 'byPosition' : 'createdSince',
-      { businessId },
-      { from: first, limit: take },
-    );
+  if (ofJob && code !== undefined) {
+    const entries = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
+    items = await applicationsOf('byJob', entries.slice(0, take));
+  } else if (code !== undefined) {
+    const entries = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
+    items = await applicationsOf('byStatus', entries);
+  } else if (ofJob)
+    items = await applicationsOf('byJob', await readFrom('byJob', { businessId, jobId }, { from: first, limit: take }));
+  else {
+    const name = createdSince === undefined ? 'byPosition' : 'createdSince';
+    items = await applicationsOf(name, await readFrom(name, { businessId }, { from: first, limit: take }));
+  }
   return { entries: items.slice(0, take).map((i) => view(c, i)), total };
 }
 
@@ -330,7 +346,8 @@ async function pageOfList(businessId: string, filters: ListFilters, page: PageRe
  * updated_at (contract §7's exception). The order of writes is a list like
  * the others (every write takes the next position and leaves a hole where
  * the application was), so its summary and maps locate the cut and the page
- * exactly: at most 4 calls and per_page entries, whatever the number of matches.
+ * exactly: per_page key-only entries and their records, whatever the number
+ * of matches; 3 calls after auth when the maps go out with the summary.
  */
 async function pageOfUpdatedSince(
   businessId: string,
@@ -340,32 +357,44 @@ async function pageOfUpdatedSince(
 ): Promise<ListPage> {
   if (filters.jobId !== undefined || filters.createdSince !== undefined)
     return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
-  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const summary = summaries[0]!;
-  const code = filters.statusId === undefined ? undefined : statusCode(c.application_status_ids, filters.statusId);
-  if (code === -1) return { entries: [], total: 0 };
-  const counts = countsOf(summary, code);
   const skipped = (page.page - 1) * page.perPage;
   const sinceMs = Date.parse(updatedSince);
+  const ask = (config: BusinessConfig) => ({
+    code: codeFor(config, filters.statusId),
+    sinceMs,
+    skipped,
+    perPage: page.perPage,
+    // With a status, the page is the range between its first and last entry (other statuses filtered out).
+    wholeRange: filters.statusId !== undefined,
+  });
+  const {
+    config: c,
+    summary,
+    maps,
+  } = await readListState(businessId, updatedCounterKey(businessId), UPDATED_LIST, (config, s) =>
+    mapsForPage(s, ask(config)),
+  );
+  const code = codeFor(c, filters.statusId);
+  if (code === -1) return { entries: [], total: 0 };
+  const counts = countsOf(summary, code);
   const straddling = straddlingSuperblock(summary, sinceMs);
-  let maps = new Map<number, number[]>();
-  let before = 0;
-  if (straddling >= 0) {
-    maps = await readMaps(businessId, UPDATED_LIST, candidateSuperblocks(counts, straddling, skipped, page.perPage));
-    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
-  }
+  const before =
+    straddling >= 0 ? countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code) : 0;
   const total = totalOf(counts) - before;
   if (skipped >= total) return { entries: [], total };
   const take = Math.min(page.perPage, total - skipped);
   const k = before + skipped + 1;
-  // With a status, the page is the range between its first and last entry (other statuses filtered out).
-  const missing = pageSuperblocks(counts, k, code === undefined ? 1 : take).filter((sb) => !maps.has(sb));
+  const needed = pageSuperblocks(counts, k, code === undefined ? 1 : take);
+  const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
   if (missing.length) for (const [sb, m] of await readMaps(businessId, UPDATED_LIST, missing)) maps.set(sb, m);
   const at = (rank: number): number => {
     const loc = locate(counts, rank)!;
-    return positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
+    return exactWithoutMap
+      ? positionOf(loc.superblock, loc.rank - 1)
+      : positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
   };
-  const items =
+  const entries =
     code === undefined
       ? await readFrom('updatedSince', { businessId }, { from: at(k), limit: take })
       : await readFrom(
@@ -374,7 +403,8 @@ async function pageOfUpdatedSince(
           { from: at(k), to: at(k + take - 1) },
           { statusId: filters.statusId },
         );
-  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
+  const items = await applicationsOf('updatedSince', entries.slice(0, take));
+  return { entries: items.map((i) => view(c, i)), total };
 }
 
 /**
@@ -389,10 +419,10 @@ async function pageOfUpdatedSinceScan(
   updatedSince: string,
   page: PageRequest,
 ): Promise<ListPage> {
-  const { config: c, summaries } = await readConfigAndSummaries(businessId, [updatedCounterKey(businessId)]);
-  const straddling = straddlingSuperblock(summaries[0]!, Date.parse(updatedSince));
-  const items = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
-  const range = pagePositions(page, items.length);
-  const entries = range ? items.slice(range.first - 1, range.last).map((i) => view(c, i)) : [];
-  return { entries, total: items.length };
+  const { config: c, summary } = await readListState(businessId, updatedCounterKey(businessId), UPDATED_LIST, () => []);
+  const straddling = straddlingSuperblock(summary, Date.parse(updatedSince));
+  const matches = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
+  const range = pagePositions(page, matches.length);
+  const items = range ? await applicationsOf('updatedSince', matches.slice(range.first - 1, range.last)) : [];
+  return { entries: items.map((i) => view(c, i)), total: matches.length };
 }

@@ -5,7 +5,7 @@
  * feed entry and redaction, idempotency tombstone), by the daily scheduled job
  * (functions/apply-retention.ts) and `npm run admin -- retention run`.
  *
- * Finding the due ones: the order of writes (`updatedlist`) holds a business's
+ * Finding the due ones: the order of writes (`updatedlist-keys`) holds a business's
  * applications by updated_at, oldest at the lowest positions, so the walk reads
  * it from the start in batches of BATCH_SIZE keys (one Query each: no request
  * reads more than a batch) and ends at the first application that is not due

@@ -85,10 +85,13 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
 }
 
 /** DynamoDB calls made while `fn` runs (the server runs in this process). */
-export async function countCalls<T>(fn: () => Promise<T>): Promise<{ result: T; calls: number; items: number }> {
+export async function countCalls<T>(
+  fn: () => Promise<T>,
+): Promise<{ result: T; calls: number; roundTrips: number; items: number; units: number }> {
   dynamoStats.reset();
   const result = await fn();
-  return { result, calls: dynamoStats.calls, items: dynamoStats.itemsRead };
+  const { calls, roundTrips, itemsRead: items, capacityUnits: units } = dynamoStats;
+  return { result, calls, roundTrips, items, units };
 }
 
 export const API = '/services/api/v1';

@@ -55,6 +55,10 @@ const indexAttributeCases: [file: string, source: string, allowed: boolean][] = 
   ['src/data/entities/x.ts', 'export const keys = { L1PK: 1, L1SK: 2 };', true],
   ['src/data/table-definition.ts', "export const index = { partitionKey: 'T1PK' };", true],
   ['src/data/x.ts', "export const notAnIndexAttribute = 'L1PKS';", true],
+  ['src/http/x.ts', "export const grant = { indexes: ['statuslist-keys'] };", false],
+  ['src/data/x.ts', "export const q = { IndexName: 'updatedlist-keys' };", false],
+  ['src/data/entities/x.ts', "export const p = { index: 'list-keys' };", true],
+  ['src/data/x.ts', "export const notAnIndexName = 'list-keys-legacy';", true],
 ];
 
 describe('layer import rule (eslint no-restricted-imports)', () => {

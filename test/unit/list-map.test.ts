@@ -15,6 +15,7 @@ import {
   countOlderInMap,
   firstCreatedAttribute,
   mapValue,
+  mapsForPage,
   straddlingSuperblock,
   statusAttribute,
   summaryOf,
@@ -128,5 +129,36 @@ describe('position maps', () => {
     expect(pageSuperblocks([MAP_SIZE, MAP_SIZE, 5], MAP_SIZE - 1, 10)).toEqual([0, 1]);
     expect(pageSuperblocks([3, 0, 0, 5], 3, 3)).toEqual([0, 1, 2, 3]);
     expect(pageSuperblocks([3], 4, 1)).toEqual([]);
+  });
+
+  it('mapsForPage names, from the summary alone, every map the page reads (one BatchGetItem with the summary)', () => {
+    fc.assert(
+      fc.property(
+        codesArb,
+        fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+        fc.option(fc.integer({ min: 0, max: 3 * MAP_SIZE * 1000 + 2000 }), { nil: undefined }),
+        fc.nat({ max: 400 }),
+        fc.integer({ min: 1, max: 100 }),
+        fc.boolean(),
+        (codes, code, sinceMs, skipped, perPage, wholeRange) => {
+          const { summary, map } = stored(codes);
+          const named = new Set(mapsForPage(summary, { code, sinceMs, skipped, perPage, wholeRange }));
+          const counts = countsOf(summary, code);
+          const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
+          if (straddling >= 0) expect(named.has(straddling)).toBe(true);
+          const before =
+            straddling < 0 ? 0 : countBefore(counts, straddling) + countOlderInMap(map(straddling), sinceMs!, code);
+          const total = totalOf(counts) - before;
+          if (skipped >= total) return;
+          const take = Math.min(perPage, total - skipped);
+          const needed = pageSuperblocks(counts, before + skipped + 1, wholeRange ? take : 1);
+          const exact = code === undefined && needed.every((sb) => isFull(summary, sb));
+          if (!exact) for (const sb of needed) expect(named.has(sb)).toBe(true);
+          if (exact && straddling < 0) expect(named.size).toBe(0);
+        },
+      ),
+      { numRuns: 80 },
+    );
+    expect(mapsForPage(stored([0, 1]).summary, { code: -1, skipped: 0, perPage: 5, wholeRange: false })).toEqual([]);
   });
 });

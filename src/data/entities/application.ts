@@ -13,22 +13,22 @@ type OfBusiness = { readonly businessId: string };
 type OfJob = OfBusiness & { readonly jobId: string | null };
 type OfStatus = OfBusiness & { readonly statusId: string };
 
-const byPosition = pattern<OfBusiness>('list', 'position 1..n', ({ businessId }) =>
+const byPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'application'),
 );
-const byJob = pattern<OfJob>('sublist', 'position in the job opening list 1..n', ({ businessId, jobId }) =>
+const byJob = pattern<OfJob>('sublist-keys', 'position in the job opening list 1..n', ({ businessId, jobId }) =>
   lists.applicationsOfJob(businessId, jobId),
 );
-const byStatus = pattern<OfStatus>('statuslist', 'position in the business list', ({ businessId, statusId }) =>
+const byStatus = pattern<OfStatus>('statuslist-keys', 'position in the business list', ({ businessId, statusId }) =>
   lists.applicationsWithStatus(businessId, statusId),
 );
 /** created_at_since: the business (or job) list from the first position created at/after `since`, found in its position map. */
 const createdSince = pattern<OfBusiness>(
-  'list',
+  'list-keys',
   'position >= first created at/after since (position map)',
   byPosition.partition,
 );
-const updatedSince = pattern<OfBusiness>('updatedlist', 'position of its last write 1..m', ({ businessId }) =>
+const updatedSince = pattern<OfBusiness>('updatedlist-keys', 'position of its last write 1..m', ({ businessId }) =>
   lists.applicationsByUpdate(businessId),
 );
 

@@ -14,7 +14,7 @@ type OfEmployee = OfBusiness & { readonly employeeId: string };
 
 const EMPLOYEE_NUMBER = 'employee_number';
 
-const employeesByPosition = pattern<OfBusiness>('list', 'position 1..n', ({ businessId }) =>
+const employeesByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'employee'),
 );
 
@@ -31,11 +31,11 @@ export const employee = {
     placeAt(employeesByPosition, { businessId }, position),
 } as const;
 
-const jobsByPosition = pattern<OfBusiness>('list', 'position 1..n', ({ businessId }) =>
+const jobsByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'employee_job'),
 );
 const jobsByEmployee = pattern<OfEmployee>(
-  'sublist',
+  'sublist-keys',
   "position among the employee's jobs 1..job_count",
   ({ businessId, employeeId }) => lists.jobsOfEmployee(businessId, employeeId),
 );

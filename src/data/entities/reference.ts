@@ -10,7 +10,7 @@ import { LIST } from './list-names';
 
 type OfKind = { readonly businessId: string; readonly kind: ReferenceKind };
 
-const byPosition = pattern<OfKind>('list', 'position 1..n', ({ businessId, kind }) => lists.all(businessId, kind));
+const byPosition = pattern<OfKind>('list-keys', 'position 1..n', ({ businessId, kind }) => lists.all(businessId, kind));
 
 export const reference = {
   entity: 'reference record',

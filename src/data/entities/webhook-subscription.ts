@@ -1,7 +1,7 @@
 /**
  * Webhook subscriptions (src/data/webhook-store.ts): one table partition per
  * business (ids sort by creation), and the active ones also in one sparse
- * partition of the `list` index sorted by their next attempt, which is how
+ * partition of the `list-keys` index sorted by their next attempt, which is how
  * the dispatcher finds the due ones without a Scan.
  */
 import { keys, type Key } from '../keys';
@@ -12,7 +12,7 @@ const ACTIVE_PARTITION = 'webhook-subscriptions#active';
 const ofBusiness = pattern<{ readonly businessId: string }>('table', 'subscription id', ({ businessId }) =>
   keys.webhookSubscriptions(businessId),
 );
-const due = pattern<Record<string, never>>('list', 'next_attempt_at (epoch ms)', () => ACTIVE_PARTITION);
+const due = pattern<Record<string, never>>('list-keys', 'next_attempt_at (epoch ms)', () => ACTIVE_PARTITION);
 
 export const webhookSubscription = {
   entity: 'webhook subscription',

@@ -1,0 +1,45 @@
+/**
+ * What this process last read of a list's summary (and its business's
+ * config), kept only as a hint of which position maps the next page of that
+ * list will need, so they go out with the summary in the page's first
+ * BatchGetItem instead of a call of their own (docs/pagination.md). A hint
+ * never decides anything a client sees: the page maths runs on the summary
+ * read in the same call, and a map the hint missed is read after it (a cold
+ * instance, or a list that moved since). Bounded: the oldest lists are dropped.
+ */
+import type { BusinessConfig } from '../domain/business';
+import type { ListSummary } from '../domain/list-map';
+
+export interface PageHint {
+  readonly config: BusinessConfig;
+  readonly summary: ListSummary;
+}
+
+const MAX_LISTS = 500;
+/** Older hints name the wrong superblocks more often than not: read as if cold. */
+const MAX_AGE_MS = 10 * 60_000;
+
+const hints = new Map<string, { hint: PageHint; at: number }>();
+
+/** The hint for a list (by its counter's partition key), if this process read it recently. */
+export function pageHintOf(listKey: string, now = Date.now()): PageHint | undefined {
+  const entry = hints.get(listKey);
+  if (!entry) return undefined;
+  if (now - entry.at > MAX_AGE_MS) {
+    hints.delete(listKey);
+    return undefined;
+  }
+  return entry.hint;
+}
+
+export function rememberPageHint(listKey: string, hint: PageHint, now = Date.now()): void {
+  hints.delete(listKey);
+  hints.set(listKey, { hint, at: now });
+  // Map iteration follows insertion order: the first key is the least recently read list.
+  while (hints.size > MAX_LISTS) hints.delete(hints.keys().next().value!);
+}
+
+/** Tests: start as a cold instance. */
+export function forgetPageHints(): void {
+  hints.clear();
+}
