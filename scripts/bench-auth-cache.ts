@@ -2,13 +2,17 @@
  * `npm run bench` (third part, alone: `npm run bench:auth`): DynamoDB calls and
  * time per request with the token cache off (AUTH_CACHE_SECONDS=0, the local
  * default) and on (60, the deployed default), one request at a time against an
- * in-memory DynamoDB Local. Calls are exact; times are this machine's and only
- * their ratio means anything (DynamoDB Local is slower than DynamoDB).
+ * in-memory DynamoDB Local. Cache off, twice: a token of the older format (read
+ * on its own, as every token was before tokens named their business) and a
+ * current one (read with the request's first BatchGetItem). Calls are exact;
+ * times are this machine's and only their ratio means anything (DynamoDB Local
+ * is slower than DynamoDB).
  *   BENCH_AUTH_REQUESTS (default 100 per request kind and setting)
  */
 import fixture from '../fixtures/demo.json';
 import { dynamoStats } from '../src/data/client';
 import { startBenchStack } from './lib/bench-stack';
+import { createLegacyToken } from './lib/legacy-token';
 
 const API = '/services/api/v1';
 
@@ -50,8 +54,14 @@ async function main(): Promise<void> {
   const stack = await startBenchStack('bench-auth-cache', fixture);
   const previous = process.env.AUTH_CACHE_SECONDS;
   try {
-    const send = async (method: string, path: string, body?: unknown): Promise<{ status: number; id?: string }> => {
-      const res = await stack.send(method, path, body);
+    const legacy = await createLegacyToken(stack.businessId, { name: 'bench (older format)' });
+    const send = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      token?: string,
+    ): Promise<{ status: number; id?: string }> => {
+      const res = await stack.send(method, path, body, token);
       return { status: res.status, id: (res.body as { id?: string } | null)?.id };
     };
     const ids: Ids = { employee: '', application: '' };
@@ -71,44 +81,53 @@ async function main(): Promise<void> {
     const rows: string[] = [];
     let n = 0;
     for (const kind of KINDS) {
-      // Off and on alternate request by request, so drift on a shared machine hits both alike.
+      // The settings alternate request by request, so drift on a shared machine hits all alike.
+      const settings = [
+        { name: 'older', seconds: '0', token: legacy },
+        { name: 'off', seconds: '0', token: undefined },
+        { name: 'on', seconds: '60', token: undefined },
+      ] as const;
       const samples: Record<string, { calls: number; times: number[] }> = {
-        '0': { calls: 0, times: [] },
-        '60': { calls: 0, times: [] },
+        older: { calls: 0, times: [] },
+        off: { calls: 0, times: [] },
+        on: { calls: 0, times: [] },
       };
       process.env.AUTH_CACHE_SECONDS = '60';
       await send(kind.method, kind.path(ids), kind.body?.(++n)); // warm-up: the one lookup the cache keeps
-      for (let i = 0; i < 2 * perKind; i++) {
-        const seconds = i % 2 === 0 ? '0' : '60';
-        const sample = samples[seconds]!;
-        process.env.AUTH_CACHE_SECONDS = seconds;
+      for (let i = 0; i < settings.length * perKind; i++) {
+        const setting = settings[i % settings.length]!;
+        const sample = samples[setting.name]!;
+        process.env.AUTH_CACHE_SECONDS = setting.seconds;
         const callsBefore = dynamoStats.calls;
         const started = performance.now();
-        const { status } = await send(kind.method, kind.path(ids), kind.body?.(++n));
+        const { status } = await send(kind.method, kind.path(ids), kind.body?.(++n), setting.token);
         sample.times.push(performance.now() - started);
         sample.calls += dynamoStats.calls - callsBefore;
         if (status >= 400) throw new Error(`${kind.label}: ${status}`);
       }
       const measured: Record<string, { calls: number; p50: number; mean: number }> = {};
-      for (const [seconds, { calls, times }] of Object.entries(samples)) {
+      for (const [name, { calls, times }] of Object.entries(samples)) {
         times.sort((x, y) => x - y);
-        measured[seconds] = {
+        measured[name] = {
           calls: calls / perKind,
           p50: percentile(times, 50),
           mean: times.reduce((x, y) => x + y, 0) / times.length,
         };
       }
-      const off = measured['0']!;
-      const on = measured['60']!;
+      const older = measured.older!;
+      const off = measured.off!;
+      const on = measured.on!;
       rows.push(
-        `| ${kind.label} | ${off.calls.toFixed(2)} | ${on.calls.toFixed(2)} | ${off.p50.toFixed(1)} | ${on.p50.toFixed(1)} | ${(on.mean / off.mean).toFixed(2)} |`,
+        `| ${kind.label} | ${older.calls.toFixed(2)} | ${off.calls.toFixed(2)} | ${on.calls.toFixed(2)} | ${older.p50.toFixed(1)} | ${off.p50.toFixed(1)} | ${on.p50.toFixed(1)} | ${(off.mean / older.mean).toFixed(2)} | ${(on.mean / older.mean).toFixed(2)} |`,
       );
     }
     console.log(
-      `\nToken cache: DynamoDB calls and time per request (${perKind} sequential requests each, off and on alternating, DynamoDB Local)`,
+      `\nToken cache: DynamoDB calls and time per request (${perKind} sequential requests each, settings alternating, DynamoDB Local)`,
     );
-    console.log('| request | calls, cache off | calls, cache on | p50 ms off | p50 ms on | mean time on/off |');
-    console.log('|---|---|---|---|---|---|');
+    console.log(
+      '| request | calls, older token, cache off | calls, cache off | calls, cache on | p50 ms older | p50 ms off | p50 ms on | mean time off/older | mean time on/older |',
+    );
+    console.log('|---|---|---|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
   } finally {
     if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
-import { issueToken, lookupToken } from '../src/data/token-store';
+import { claimedBusinessOf, issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
 import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
@@ -37,9 +37,16 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
-  // The demo token keeps full access: a saved one that lost a scope or expires is replaced.
+  // The demo token keeps full access: a saved one that lost a scope or expires is replaced, and so is one of the
+  // older format (each request would read it with a call of its own).
   const grant = saved ? await lookupToken(saved) : undefined;
-  if (grant?.businessId === businessId && grant.scopes.length === SCOPES.length && grant.expiresAt === undefined)
+  const current = claimedBusinessOf(saved) === businessId;
+  if (
+    current &&
+    grant?.businessId === businessId &&
+    grant.scopes.length === SCOPES.length &&
+    grant.expiresAt === undefined
+  )
     return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
   saveToken(token);

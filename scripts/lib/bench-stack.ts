@@ -13,8 +13,9 @@ import { ensureTable, startDynamoLocal } from './dynamodb-local';
 import { createLocalServer } from './server';
 
 export interface BenchStack {
-  /** Sends one request with the business's token; the JSON body, or null when there is none (204). */
-  send(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  readonly businessId: string;
+  /** Sends one request with the business's token (or `token`); the JSON body, or null when there is none (204). */
+  send(method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; body: unknown }>;
   stop(): Promise<void>;
 }
 
@@ -39,10 +40,11 @@ export async function startBenchStack(tableName: string, fixture: unknown): Prom
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return {
-      async send(method, path, body) {
+      businessId: config.id,
+      async send(method, path, body, as = token) {
         const res = await fetch(`${base}${path}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${as}`, 'content-type': 'application/json' },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
         const text = await res.text();

@@ -6,7 +6,7 @@
  * live line on a terminal and as a line per batch otherwise. Parsing is pure
  * (checked before the tool connects anywhere).
  */
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './parse-command';
 import { runRetention, type RetentionProgress } from '../../src/services/retention';
 
 export const RETENTION_USAGE = '       npm run admin -- retention run [--now DATETIME] [--business BUSINESS_ID]';
@@ -19,17 +19,8 @@ export interface RetentionCommand {
 
 /** The command, or one line saying what is wrong with the arguments. */
 export function parseRetentionCommand(argv: readonly string[], nowMs = Date.now()): RetentionCommand | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { now: { type: 'string' }, business: { type: 'string' } },
-    });
-  } catch (error) {
-    return (error as Error).message;
-  }
+  const parsed = parseCommandArgs(argv, { now: { type: 'string' }, business: { type: 'string' } });
+  if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
   if (positionals.length !== 1 || positionals[0] !== 'run') return 'retention: the only subcommand is run';
   let now = nowMs;

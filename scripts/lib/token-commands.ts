@@ -3,7 +3,7 @@
  * an expiry, list a business's tokens, revoke one by the hash prefix the list
  * shows. Parsing is pure (checked before the tool connects anywhere).
  */
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './parse-command';
 import { SCOPES, isScope, type Scope } from '../../src/domain/scopes';
 import {
   UnknownBusiness,
@@ -36,17 +36,12 @@ export type TokenCommand =
 
 /** The command, or one line saying what is wrong with the arguments. */
 export function parseTokenCommand(argv: readonly string[]): TokenCommand | string {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { scopes: { type: 'string' }, 'expires-in-days': { type: 'string' }, name: { type: 'string' } },
-    });
-  } catch (error) {
-    return (error as Error).message;
-  }
+  const parsed = parseCommandArgs(argv, {
+    scopes: { type: 'string' },
+    'expires-in-days': { type: 'string' },
+    name: { type: 'string' },
+  });
+  if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
   const [sub, businessId, extra] = positionals;
   if (!businessId) return 'token: BUSINESS_ID is required';

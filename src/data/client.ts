@@ -4,6 +4,7 @@ import { recordCall } from './call-scope';
 import { capacityDetail, dynamodbEndpoint } from './config';
 import { serviceUnavailable } from '../domain/errors';
 import { remainingMs } from './deadline';
+import { ensureTokenChecked } from './token-check';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -127,6 +128,14 @@ function createClient(): DynamoDBDocumentClient {
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
   });
+  // Nothing is sent for a business before the request's token is verified (src/data/token-check.ts).
+  base.middlewareStack.add(
+    (next) => async (args) => {
+      await ensureTokenChecked();
+      return next(args);
+    },
+    { step: 'initialize', priority: 'high', name: 'tokenCheckFirst' },
+  );
   // No attempt (first or retry) starts once the request's deadline has passed.
   base.middlewareStack.add(
     (next) => async (args) => {

@@ -17,6 +17,7 @@ import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
+import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
 
@@ -29,9 +30,10 @@ const MAX_SORT_KEY_BYTES = 1024;
 export const isStorableKey = (key: Key): boolean =>
   Buffer.byteLength(key.PK) <= MAX_PARTITION_KEY_BYTES && Buffer.byteLength(key.SK) <= MAX_SORT_KEY_BYTES;
 
-/** Strongly consistent single read. */
+/** Strongly consistent single read; a BatchGetItem when it can carry the request's token check (src/data/token-check.ts). */
 export async function getItem(key: Key): Promise<Item | undefined> {
   if (!isStorableKey(key)) return undefined;
+  if (tokenCheckDeferred()) return (await batchGet([key]))[0];
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return out.Item;
 }
@@ -42,8 +44,12 @@ const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u000
  * Independent reads in one round trip (BatchGetItem, consistent). Results come
  * back in the order of `keys`, undefined where missing. Unprocessed keys (rare,
  * under throttling) are retried; that is the only case with a second call.
+ * The request's first one also reads its token, and returns nothing unless the
+ * token is good (src/data/token-check.ts).
  */
-export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
+export const batchGet = (keys: readonly Key[]): Promise<(Item | undefined)[]> => readWithTokenCheck(keys, readBatch);
+
+async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
   let pending: Key[] = unique;
@@ -152,6 +158,8 @@ interface CancellationReason {
  * read back consistently. Part of the request's time is kept for that.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
+  // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
+  await ensureTokenChecked();
   const input: TransactWriteCommandInput = {
     TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),

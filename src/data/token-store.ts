@@ -7,8 +7,36 @@ import { keys } from './keys';
 import { token as tokenEntity } from './entities/token';
 import { getItem, queryAll, transactWrite, type Item } from './table-io';
 
-/** 256 random bits; the prefix makes leaked tokens easy to spot by secret scanners. */
-export const TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}$/;
+/**
+ * `hr_` + 256 random bits (43 base64url characters) + `_` + the business id in
+ * base64url. The prefix makes leaked tokens easy to spot by secret scanners; the
+ * secret's fixed length makes the split unambiguous. The business part lets a
+ * request read its token in the same BatchGetItem as the business's data
+ * (src/data/token-check.ts); it proves nothing by itself: the stored hash is of
+ * the whole token, so an altered business part is an unknown token.
+ */
+const BUSINESS_TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}_([A-Za-z0-9_-]{2,136})$/;
+/** Tokens issued before the business part existed: still accepted, read on their own (one GetItem more). */
+const LEGACY_TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}$/;
+/** A business id as the fixture schema allows it (src/schemas/fixture.ts). */
+const BUSINESS_ID_PATTERN = /^[A-Za-z0-9._~-]{1,100}$/;
+
+/**
+ * The business a token of the current format names, or undefined (an older
+ * token, or not a token we issue). Only the canonical encoding of a possible
+ * business id counts, so one token string names exactly one business.
+ */
+export function claimedBusinessOf(token: string): string | undefined {
+  const encoded = BUSINESS_TOKEN_PATTERN.exec(token)?.[1];
+  if (encoded === undefined) return undefined;
+  const businessId = Buffer.from(encoded, 'base64url').toString('utf8');
+  if (!BUSINESS_ID_PATTERN.test(businessId) || Buffer.from(businessId).toString('base64url') !== encoded)
+    return undefined;
+  return businessId;
+}
+
+const newToken = (businessId: string): string =>
+  `hr_${randomBytes(32).toString('base64url')}_${Buffer.from(businessId).toString('base64url')}`;
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -68,7 +96,15 @@ export async function createToken(
   businessId: string,
   options: IssueOptions = {},
 ): Promise<{ token: string; scopes: Scope[]; expires_at: string | null }> {
-  const token = `hr_${randomBytes(32).toString('base64url')}`;
+  return storeToken(newToken(businessId), businessId, options);
+}
+
+/** Stores `token` (made by createToken; tests also store tokens of the older format this way). */
+export async function storeToken(
+  token: string,
+  businessId: string,
+  options: IssueOptions = {},
+): Promise<{ token: string; scopes: Scope[]; expires_at: string | null }> {
   const hash = hashToken(token);
   const wanted = new Set(options.scopes ?? SCOPES);
   const scopes = SCOPES.filter((s) => wanted.has(s));
@@ -109,9 +145,18 @@ export async function issueToken(businessId: string, name = 'admin'): Promise<st
  * the caller's to check: an expired token is told apart from an unknown one.
  */
 export async function lookupToken(token: string): Promise<TokenGrant | undefined> {
-  if (!TOKEN_PATTERN.test(token)) return undefined;
-  const item = await getItem(keys.token(hashToken(token)));
+  const claimed = claimedBusinessOf(token);
+  if (claimed === undefined && !LEGACY_TOKEN_PATTERN.test(token)) return undefined;
+  return grantOfItem(await getItem(keys.token(hashToken(token))), claimed);
+}
+
+/**
+ * What the stored token item grants; undefined for none, or when the token
+ * names a business (`claimed`) other than the one it was issued for.
+ */
+export function grantOfItem(item: Item | undefined, claimed: string | undefined): TokenGrant | undefined {
   if (typeof item?.business_id !== 'string') return undefined;
+  if (claimed !== undefined && item.business_id !== claimed) return undefined;
   return { businessId: item.business_id, scopes: scopesOf(item), expiresAt: expiresAtOf(item) };
 }
 

@@ -1,12 +1,18 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authCacheSeconds } from '../data/config';
-import { hashToken, lookupToken, type TokenGrant } from '../data/token-store';
+import { claimedBusinessOf, grantOfItem, hashToken, lookupToken, type TokenGrant } from '../data/token-store';
+import { deferTokenCheck, ensureTokenChecked } from '../data/token-check';
+import { token as tokenEntity } from '../data/entities/token';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
 import { logger } from './logger';
 
 export interface AuthContext {
+  /**
+   * The token's business. For a token that names it, possibly not verified yet when the handler starts:
+   * the request's first DynamoDB call verifies it before returning anything (src/data/token-check.ts).
+   */
   readonly businessId: string;
 }
 
@@ -28,28 +34,48 @@ const MAX_CACHED_TOKENS = 1000;
 /** Forgets every kept lookup (tests that switch the cache on and off within one process). */
 export const clearTokenCache = (): void => cache.clear();
 
-async function grantOf(token: string): Promise<TokenGrant | undefined> {
+/** The kept lookup of a token (by hash), if the cache is on and it is recent enough. */
+function keptGrant(hash: string): TokenGrant | undefined {
   const seconds = authCacheSeconds();
-  if (seconds === 0) return lookupToken(token);
-  const key = hashToken(token);
-  const now = Date.now();
-  const kept = cache.get(key);
+  if (seconds === 0) return undefined;
+  const kept = cache.get(hash);
   // Measured against the current setting, so a shorter window applies to what is already kept.
-  if (kept && now - kept.fetchedAt < seconds * 1000) return kept.grant;
-  cache.delete(key);
+  if (kept && Date.now() - kept.fetchedAt < seconds * 1000) return kept.grant;
+  cache.delete(hash);
+  return undefined;
+}
+
+function keep(hash: string, grant: TokenGrant | undefined): void {
+  if (!grant || authCacheSeconds() === 0) return;
+  if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
+  cache.set(hash, { grant, fetchedAt: Date.now() });
+}
+
+async function grantOf(token: string): Promise<TokenGrant | undefined> {
+  const hash = hashToken(token);
+  const kept = keptGrant(hash);
+  if (kept) return kept;
   const grant = await lookupToken(token);
-  if (grant) {
-    if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
-    cache.set(key, { grant, fetchedAt: now });
-  }
+  keep(hash, grant);
   return grant;
+}
+
+/** 401 for no or an expired grant, 403 without `scope`; the business labels the logs from here on. */
+function admit(grant: TokenGrant | undefined, scope: Scope): asserts grant is TokenGrant {
+  if (!grant) throw unauthorized('unknown_token');
+  if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) throw unauthorized('expired_token');
+  logger.appendKeys({ business_id: grant.businessId });
+  if (!grant.scopes.includes(scope)) throw insufficientScope(scope);
 }
 
 /**
  * Bearer token -> business, and the route's scope (contract §1, §15): 401 for
  * no, a malformed, unknown, revoked or expired token; 403 when the token lacks
- * `scope`. Runs before anything reads the body. One GetItem by the token's
- * hash, none while the lookup is cached.
+ * `scope`. Decided before anything reads the body: a token that names its
+ * business (and is not cached) is read with the request's first BatchGetItem
+ * (src/data/token-check.ts); if the request ends before any read, it is read
+ * then, and a refusal replaces whatever the request would have answered. Any
+ * other token is one GetItem by its hash here, none while the lookup is cached.
  */
 export const authMiddleware = (scope: Scope): MiddlewareObj => ({
   before: async (request) => {
@@ -58,11 +84,37 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     if (!header) throw unauthorized('missing_authorization');
     const m = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
     if (!m?.[1]) throw unauthorized('malformed_authorization');
-    const grant = await grantOf(m[1]);
-    if (!grant) throw unauthorized('unknown_token');
-    if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) throw unauthorized('expired_token');
-    logger.appendKeys({ business_id: grant.businessId });
-    if (!grant.scopes.includes(scope)) throw insufficientScope(scope);
-    (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId };
+    const token = m[1];
+    const hash = hashToken(token);
+    const claimed = claimedBusinessOf(token);
+    let businessId: string;
+    if (claimed !== undefined && !keptGrant(hash)) {
+      deferTokenCheck<TokenGrant>({
+        key: tokenEntity.key(hash),
+        grantOf: (item) => grantOfItem(item, claimed),
+        lookup: () => lookupToken(token),
+        verify: (grant) => {
+          keep(hash, grant);
+          admit(grant, scope);
+        },
+      });
+      // Claimed until the first read verifies it: nothing read for it reaches anyone before that.
+      businessId = claimed;
+    } else {
+      const grant = await grantOf(token);
+      admit(grant, scope);
+      businessId = grant.businessId;
+    }
+    (request.context as { auth?: AuthContext }).auth = { businessId };
+  },
+  after: async () => {
+    await ensureTokenChecked();
+  },
+  onError: async (request) => {
+    try {
+      await ensureTokenChecked();
+    } catch (refusal) {
+      request.error = refusal as Error;
+    }
   },
 });

@@ -9,6 +9,7 @@ import { authMiddleware, type AuthContext } from './auth';
 import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, runWithDeadline } from '../data/deadline';
+import { runWithTokenCheck } from '../data/token-check';
 import type { BodyValidator, QueryValidator } from './validation';
 
 export interface ApiRequest<Q, B> {
@@ -92,9 +93,10 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       };
     });
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
-  // calls are attributed to this route (its IAM grant is checked against them in the tests).
+  // calls are attributed to this route (its IAM grant is checked against them in the tests); its token
+  // check may ride on its first read (src/data/token-check.ts).
   return ((event, context) =>
     runWithDeadline(requestBudgetMs(context.getRemainingTimeInMillis()), () =>
-      inCallScope(route.name, () => handler(event, context)),
+      inCallScope(route.name, () => runWithTokenCheck(() => handler(event, context))),
     )) as LambdaHandler;
 }

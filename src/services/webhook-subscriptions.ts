@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
+import { ensureTokenChecked } from '../data/token-check';
 import {
   deleteSubscription,
   readSubscription,
@@ -57,6 +58,9 @@ export async function createSubscription(
   idempotencyKey: string | undefined,
   target: RequestTarget,
 ): Promise<ApiResult> {
+  // The URL is resolved (DNS) and the secret sealed (KMS) before anything is read: only for a verified token,
+  // so its check cannot ride on the first read here (src/data/token-check.ts).
+  await ensureTokenChecked();
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();

@@ -64,4 +64,13 @@ describe('logs of one warm container', () => {
     expect(between).not.toHaveProperty('request_id');
     expect(between).not.toHaveProperty('route');
   });
+
+  it('name a business only once the token is verified: a token naming another business logs none', async () => {
+    const forged = `${token.slice(0, 47)}${Buffer.from('someone-else').toString('base64url')}`;
+    const lines = await logsOf(async () => {
+      expect((await handler(event('req-3', `Bearer ${forged}`), context('aws-3'))).statusCode).toBe(401);
+    });
+    expect(lines).toEqual([expect.objectContaining({ message: 'request done', status: 401, request_id: 'req-3' })]);
+    expect(lines[0]).not.toHaveProperty('business_id');
+  });
 });

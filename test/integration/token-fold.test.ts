@@ -1,0 +1,353 @@
+import demo from '../../fixtures/demo.json';
+import {
+  createToken,
+  grantOfItem,
+  hashToken,
+  lookupToken,
+  revokeToken,
+  storeToken,
+  type TokenGrant,
+} from '../../src/data/token-store';
+import { deferTokenCheck, runWithTokenCheck } from '../../src/data/token-check';
+import { batchGet, getItem, query, transactWrite } from '../../src/data/table-io';
+import { keys } from '../../src/data/keys';
+import { token as tokenEntity } from '../../src/data/entities/token';
+import { SCOPES } from '../../src/domain/scopes';
+import { dynamoStats } from '../../src/data/client';
+import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import {
+  TOKEN_ROUTES,
+  createSampleRecords,
+  sampleRecordIds,
+  sampleRequest,
+  successStatus,
+  type SampleIds,
+  type SampleRequest,
+} from '../support/route-samples';
+import { scanAll } from '../support/table-scan';
+import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
+import { TOKEN_READ_ALONE, claimingBusiness, createLegacyToken, withBusinessPart } from '../support/token-formats';
+
+/**
+ * A token that names its business is read with the request's first
+ * BatchGetItem (src/data/token-check.ts), with the local default
+ * AUTH_CACHE_SECONDS=0 (no kept lookups). What must hold: it costs one call
+ * less than a token of the older format and answers the same; a token whose
+ * business part was altered is unknown (401) and nothing of either business
+ * comes back or changes; scope and token are still decided before the body.
+ */
+let api: TestApi;
+/** Every scope, of business A (OURS) and B (THEIRS). */
+let ours: string;
+let theirs: string;
+let ids: SampleIds;
+let theirIds: SampleIds;
+
+/** Seven characters: their base64url has spare bits, so a non-canonical spelling of it exists. */
+const OURS = 'fold-ab';
+const THEIRS = 'fold-other';
+const previous = process.env.AUTH_CACHE_SECONDS;
+
+beforeAll(async () => {
+  process.env.AUTH_CACHE_SECONDS = '0';
+  api = await startApi();
+  ours = await api.provision({ ...demo, business: { ...demo.business, id: OURS } });
+  theirs = await api.provision({ ...demo, business: { ...demo.business, id: THEIRS } });
+  // In this order: the DELETE sample takes the subscriptions made last (ours).
+  theirIds = await createSampleRecords(api, theirs);
+  ids = await createSampleRecords(api, ours);
+}, 90_000);
+afterAll(async () => {
+  if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
+  else process.env.AUTH_CACHE_SECONDS = previous;
+  await api.close();
+});
+
+type Route = (typeof TOKEN_ROUTES)[number];
+
+/** An application only this request erases, so each DELETE sample answers 204. */
+async function freshSample(route: Route): Promise<SampleRequest> {
+  if (route.name !== 'delete-application') return sampleRequest(route, ids);
+  const res = await api.request('POST', `${API}/applications`, {
+    token: ours,
+    body: { first_name: 'To', last_name: 'Erase', email: 'erase@example.com', accept_terms_and_conditions: true },
+  });
+  return { method: 'DELETE', path: `${API}/applications/${res.body.id}` };
+}
+
+const send = (sample: SampleRequest, token: string, body: unknown = sample.body): Promise<ApiResponse> =>
+  api.request(sample.method, sample.path, { token, body });
+
+/** The business data of the table (records, counters, feeds, subscriptions); tokens excluded. */
+async function businessData(): Promise<unknown[]> {
+  const items = await scanAll();
+  return items
+    .filter((i) => String(i.PK).startsWith('B#') && !String(i.PK).endsWith('#tokens'))
+    .sort((a, b) => `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`));
+}
+
+const UNKNOWN_TOKEN = {
+  status: 401,
+  challenge: 'Bearer realm="api", error="invalid_token"',
+  body: { error: 'unauthorized', message: 'Unknown or revoked token', request_id: expect.any(String) },
+};
+const refusal = (res: ApiResponse) => ({
+  status: res.status,
+  challenge: res.headers.get('www-authenticate'),
+  body: res.body as unknown,
+});
+
+/** Nothing of either business in an answer: no record id, no business id or name. */
+function expectNothingOfEither(res: ApiResponse): void {
+  for (const id of [...sampleRecordIds(ids), ...sampleRecordIds(theirIds), OURS, THEIRS, demo.business.name])
+    expect(res.text).not.toContain(id);
+}
+
+describe('a token that names its business', () => {
+  it('looks like any token of ours: hr_, the 43-character secret, _, the business in base64url', async () => {
+    const { token } = await createToken(OURS);
+    expect(token).toMatch(/^hr_[A-Za-z0-9_-]{43}_[A-Za-z0-9_-]+$/);
+    expect(Buffer.from(token.slice(47), 'base64url').toString()).toBe(OURS);
+  });
+
+  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(
+    '%s: answers as an older token does, with one DynamoDB call less',
+    async (_n, route) => {
+      const legacy = await createLegacyToken(OURS, { scopes: [route.scope] });
+      const current = (await createToken(OURS, { scopes: [route.scope] })).token;
+      const old = await countCalls(async () => send(await freshSample(route), legacy));
+      const sample = await freshSample(route);
+      const now = await countCalls(() => send(sample, current));
+      expect([old.result.status, now.result.status]).toEqual([successStatus(route), successStatus(route)]);
+      // The DELETE sample's setup POST was counted with the older token's request, not with this one.
+      const oldCalls = route.name === 'delete-application' ? old.calls - 2 : old.calls;
+      expect(now.calls).toBe(TOKEN_READ_ALONE.has(route.name) ? oldCalls : oldCalls - 1);
+    },
+  );
+});
+
+describe('an altered business part is an unknown token: 401, nothing of either business answered or changed', () => {
+  /** A's secret with B's business, B's with A's, a business that does not exist, and a non-canonical A. */
+  const forgeries = (): Record<string, string> => {
+    const encodedOurs = Buffer.from(OURS).toString('base64url');
+    const last = encodedOurs.slice(-1);
+    // Same top bits, other spare bits: decodes to OURS too, but is not how we spell it.
+    const sameBits = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'.indexOf(last) ^ 1;
+    const nonCanonical =
+      encodedOurs.slice(0, -1) + 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[sameBits];
+    expect(Buffer.from(nonCanonical, 'base64url').toString()).toBe(OURS);
+    return {
+      'ours with their business spliced in': claimingBusiness(ours, THEIRS),
+      'theirs with our business spliced in': claimingBusiness(theirs, OURS),
+      'ours naming a business that does not exist': claimingBusiness(ours, 'no-such-business'),
+      'ours with its business part spelled another way': withBusinessPart(ours, nonCanonical),
+      'ours with its business part cut short': ours.slice(0, -2),
+    };
+  };
+
+  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))('%s', async (_n, route) => {
+    const before = await businessData();
+    const sample = sampleRequest(route, ids);
+    for (const [label, token] of Object.entries(forgeries())) {
+      const res = await send(sample, token);
+      expect({ label, ...refusal(res) }).toEqual({ label, ...UNKNOWN_TOKEN });
+      expectNothingOfEither(res);
+    }
+    expect(await businessData()).toEqual(before);
+  });
+});
+
+it('a stored token naming another business than the one it was issued for (never issued so: a tampered table) is refused', async () => {
+  const mislabelled = claimingBusiness((await createToken(OURS)).token, THEIRS);
+  await storeToken(mislabelled, OURS);
+  for (const path of [`/employees/${theirIds.employee}`, '/employees', `/employees/${ids.employee}`]) {
+    const res = await api.request('GET', `${API}${path}`, { token: mislabelled });
+    expect({ path, ...refusal(res) }).toEqual({ path, ...UNKNOWN_TOKEN });
+    expectNothingOfEither(res);
+  }
+});
+
+it('a subscription with a forged token: 401 before its URL is resolved', async () => {
+  const looked: string[] = [];
+  useLookup(((
+    host: string,
+    _options: unknown,
+    callback: (e: null, a: { address: string; family: number }[]) => void,
+  ) => {
+    looked.push(host);
+    callback(null, [{ address: '93.184.216.34', family: 4 }]); // public: allowed; nothing is delivered here
+  }) as unknown as Lookup);
+  try {
+    const path = `${API}/webhook_subscriptions`;
+    const body = { url: 'https://hooks.example.test/x' };
+    const res = await api.request('POST', path, { token: claimingBusiness(theirs, OURS), body });
+    expect(refusal(res)).toEqual(UNKNOWN_TOKEN);
+    expect(looked).toEqual([]);
+    expect((await api.request('POST', path, { token: ours, body })).status).toBe(201);
+    expect(looked).toEqual(['hooks.example.test']);
+  } finally {
+    useLookup(undefined);
+  }
+});
+
+describe('refusals come before the body and the query, as with any token', () => {
+  const writes = TOKEN_ROUTES.filter((r) => r.method === 'POST' || r.method === 'PUT');
+  const lists = TOKEN_ROUTES.filter((r) => r.method === 'GET' && !r.path.endsWith('}'));
+
+  it.each(writes.map((r) => [r.name, r] as const))(
+    '%s: a body the schema refuses (422) with a forged token is 401, without the scope 403',
+    async (_n, route) => {
+      const sample = sampleRequest(route, ids);
+      const bad = { first_name: 42, url: 42, employee_id: 42 };
+      expect((await send(sample, ours, bad)).status).toBe(422);
+      expect(refusal(await send(sample, claimingBusiness(ours, THEIRS), bad))).toEqual(UNKNOWN_TOKEN);
+      const scopeless = (await createToken(OURS, { scopes: SCOPES.filter((s) => s !== route.scope) })).token;
+      const res = await send(sample, scopeless, bad);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 403, error: 'insufficient_scope' });
+      const unparsable = await api.request(sample.method, sample.path, {
+        token: claimingBusiness(ours, THEIRS),
+        rawBody: '{"not json',
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(refusal(unparsable)).toEqual(UNKNOWN_TOKEN);
+    },
+  );
+
+  it.each(lists.map((r) => [r.name, r] as const))(
+    '%s: a query refused (400) with a forged token is 401, without the scope 403',
+    async (_n, route) => {
+      const path = `${route.path}?per_page=0&page=x`;
+      expect((await api.request('GET', path, { token: ours })).status).toBe(400);
+      expect(refusal(await api.request('GET', path, { token: claimingBusiness(ours, THEIRS) }))).toEqual(UNKNOWN_TOKEN);
+      const scopeless = (await createToken(OURS, { scopes: SCOPES.filter((s) => s !== route.scope) })).token;
+      expect((await api.request('GET', path, { token: scopeless })).status).toBe(403);
+    },
+  );
+
+  it('a 404 with a forged token is 401 (the record was never looked at for the claimed business)', async () => {
+    const res = await api.request('GET', `${API}/employees/nobody`, { token: claimingBusiness(theirs, OURS) });
+    expect(refusal(res)).toEqual(UNKNOWN_TOKEN);
+  });
+});
+
+describe('revoked and expired tokens that name their business', () => {
+  it('revoked: 401 on every route; the subscription a DELETE names is still there and no write was sent', async () => {
+    for (const route of TOKEN_ROUTES) {
+      const token = (await createToken(OURS, { scopes: [route.scope] })).token;
+      await revokeToken(token);
+      const sample =
+        route.name === 'delete-webhook-subscription'
+          ? { method: 'DELETE', path: `${API}/webhook_subscriptions/${ids.subscription}` }
+          : sampleRequest(route, ids);
+      const before = await businessData();
+      const { result, calls } = await countCalls(() => send(sample, token));
+      expect({ route: route.name, ...refusal(result) }).toEqual({ route: route.name, ...UNKNOWN_TOKEN });
+      expect({ route: route.name, calls, writes: writesSent() }).toEqual({ route: route.name, calls: 1, writes: 0 });
+      expect(await businessData()).toEqual(before);
+    }
+    const kept = await api.request('GET', `${API}/webhook_subscriptions/${ids.subscription}`, { token: ours });
+    expect(kept.status).toBe(200);
+  });
+
+  it('expired: 401 invalid_token saying it expired, after one call', async () => {
+    const { token } = await createToken(OURS, { expiresInDays: -1 });
+    const { result, calls } = await countCalls(() => api.request('GET', `${API}/employees/${ids.employee}`, { token }));
+    expect({ status: result.status, message: result.body.message, calls }).toEqual({
+      status: 401,
+      message: 'This token has expired',
+      calls: 1,
+    });
+    expect(result.headers.get('www-authenticate')).toBe(
+      'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
+    );
+    expectNothingOfEither(result);
+  });
+});
+
+describe('tokens of the older format', () => {
+  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))('%s: still admitted, read on their own', async (_n, route) => {
+    const legacy = await createLegacyToken(OURS, { scopes: [route.scope] });
+    const res = await send(await freshSample(route), legacy);
+    expect(res.status).toBe(successStatus(route));
+  });
+
+  it('revoked or expired: 401 as before', async () => {
+    const revoked = await createLegacyToken(OURS);
+    await revokeToken(revoked);
+    const expired = await createLegacyToken(OURS, { expiresInDays: -1 });
+    const path = `${API}/employees/${ids.employee}`;
+    expect(refusal(await api.request('GET', path, { token: revoked }))).toEqual(UNKNOWN_TOKEN);
+    expect((await api.request('GET', path, { token: expired })).body.message).toBe('This token has expired');
+  });
+});
+
+const writesSent = (): number =>
+  ['TransactWriteItemsCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand']
+    .map((c) => dynamoStats.byCommand[c] ?? 0)
+    .reduce((a, b) => a + b, 0);
+
+describe('the data layer never sends a write, nor hands out a read, before the token is verified', () => {
+  const REFUSED = new Error('refused');
+  /** A deferred check of `token` (ours), or one that refuses whatever it reads. */
+  const run = <T>(admit: boolean, fn: () => Promise<T>): Promise<T> =>
+    runWithTokenCheck(() => {
+      deferTokenCheck<TokenGrant>({
+        key: tokenEntity.key(hashToken(ours)),
+        grantOf: (item) => grantOfItem(item, OURS),
+        lookup: () => lookupToken(ours),
+        verify: (grant) => {
+          if (!admit || !grant) throw REFUSED;
+        },
+      });
+      return fn();
+    });
+  const employeeKey = (id: string) => keys.record(OURS, 'employee', id);
+  const calls = async <T>(fn: () => Promise<T>) => {
+    dynamoStats.reset();
+    const outcome = await fn().then(
+      (value) => ({ value }),
+      (error: unknown) => ({ error }),
+    );
+    return { outcome, byCommand: { ...dynamoStats.byCommand } };
+  };
+
+  it('the first BatchGetItem carries the token; its results never include it', async () => {
+    const { outcome, byCommand } = await calls(() => run(true, () => batchGet([employeeKey(ids.employee)])));
+    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
+    const items = (outcome as { value: (Record<string, unknown> | undefined)[] }).value;
+    expect(items).toHaveLength(1);
+    expect(items[0]?.PK).toBe(employeeKey(ids.employee).PK);
+  });
+
+  it('a refused token: the BatchGetItem that carried it returns nothing, and a read waiting next to it is not sent', async () => {
+    const { outcome, byCommand } = await calls(() =>
+      run(false, () => Promise.all([batchGet([employeeKey(ids.employee)]), batchGet([keys.business(OURS)])])),
+    );
+    expect(outcome).toEqual({ error: REFUSED });
+    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
+  });
+
+  it('a Query first: the token is read on its own before it; refused, the Query is not sent', async () => {
+    const queryOurs = () =>
+      query({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': employeeKey(ids.employee).PK } });
+    const admitted = await calls(() => run(true, queryOurs));
+    expect(admitted.byCommand).toEqual({ GetItemCommand: 1, QueryCommand: 1 });
+    const refused = await calls(() => run(false, queryOurs));
+    expect(refused.outcome).toEqual({ error: REFUSED });
+    expect(refused.byCommand).toEqual({ GetItemCommand: 1 });
+  });
+
+  it('a write first: refused, nothing is written', async () => {
+    const key = employeeKey('never-written');
+    const refused = await calls(() => run(false, () => transactWrite([{ item: { Put: { Item: { ...key, x: 1 } } } }])));
+    expect(refused.outcome).toEqual({ error: REFUSED });
+    expect(refused.byCommand).toEqual({ GetItemCommand: 1 });
+    expect(await getItem(key)).toBeUndefined();
+  });
+
+  it('a single GetItem first becomes the BatchGetItem that carries the token', async () => {
+    const { outcome, byCommand } = await calls(() => run(true, () => getItem(employeeKey(ids.employee))));
+    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
+    expect((outcome as { value: Record<string, unknown> }).value.PK).toBe(employeeKey(ids.employee).PK);
+  });
+});

@@ -1,0 +1,21 @@
+export { createLegacyToken } from '../../scripts/lib/legacy-token';
+
+/** `hr_` + the 43-character secret + `_`: what precedes a token's business part. */
+const SECRET_END = 3 + 43 + 1;
+
+/** `token` with its business part replaced by `encoded` (a forger's edit). */
+export const withBusinessPart = (token: string, encoded: string): string => token.slice(0, SECRET_END) + encoded;
+
+/** `token` claiming `businessId` instead of its own business. */
+export const claimingBusiness = (token: string, businessId: string): string =>
+  withBusinessPart(token, Buffer.from(businessId).toString('base64url'));
+
+/**
+ * Routes that read a token naming its business on its own, like an older one: the first DynamoDB call is not a
+ * BatchGetItem (list, delete), or work other than DynamoDB comes first (create: DNS of the URL, KMS).
+ */
+export const TOKEN_READ_ALONE: ReadonlySet<string> = new Set([
+  'list-webhook-subscriptions',
+  'delete-webhook-subscription',
+  'create-webhook-subscription',
+]);
