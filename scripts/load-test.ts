@@ -6,7 +6,8 @@
  * `*.created` entry per 201 and nothing else. Prints throughput, latency
  * percentiles (overall and per route, server side), errors, and write
  * contention per request (refused transactions by the item whose condition
- * failed, retries; src/data/write-stats.ts). Exits 1 on an error or a loss.
+ * failed, retries; attempts per write and the share of pauses;
+ * src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  */
@@ -133,7 +134,11 @@ async function main(): Promise<void> {
   writeStats.reset();
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
   const callsPerRequest = dynamoStats.calls / Math.max(1, result.requests.total);
-  const contention = { ...writeStats, conditionFailed: { ...writeStats.conditionFailed } };
+  const contention = {
+    ...writeStats,
+    conditionFailed: { ...writeStats.conditionFailed },
+    attempts: { ...writeStats.attempts },
+  };
   for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
   const total = async (path: string): Promise<number> =>
@@ -225,6 +230,13 @@ async function main(): Promise<void> {
   );
   const pct = (sorted: number[], p: number): number =>
     sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+  // Attempts per optimistic operation (every create, update, erasure), ascending.
+  const attempts = Object.entries(contention.attempts).flatMap(([a, count]) => Array<number>(count).fill(Number(a)));
+  console.log(
+    `attempts      per write: p50 ${pct(attempts, 0.5)}, p90 ${pct(attempts, 0.9)}, p99 ${pct(attempts, 0.99)}, ` +
+      `max ${pct(attempts, 1)} (${attempts.length} writes); pauses between attempts ` +
+      `${((100 * contention.pauseMs) / Math.max(1, contention.operationMs)).toFixed(0)}% of their time`,
+  );
   for (const [route, r] of [...byRoute].sort()) {
     const sorted = [...r.ms].sort((a, b) => a - b);
     console.log(

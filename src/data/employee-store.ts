@@ -66,12 +66,15 @@ export interface EmployeeWriteContext {
   readonly counter: CounterState;
   /** The write's lane of the change feed (every write appends to it in its transaction). */
   readonly feed: FeedLaneState;
+  /** The lane of each candidate id, when asked for (a new employee chooses among them). */
+  readonly candidateFeeds: readonly FeedLaneState[];
 }
 
 /**
  * Everything a create or update needs, in one BatchGetItem: business config,
  * the employee, the employee_number's unique item, the supervisor, the
- * idempotency record, the list counter and the change feed's employees lane.
+ * idempotency record, the list counter and the change feed's employees lane
+ * (or lanes: a new employee's candidate ids).
  */
 export async function readForEmployeeWrite(
   businessId: string,
@@ -83,6 +86,8 @@ export async function readForEmployeeWrite(
     counter?: typeof EMPLOYEE_LIST | typeof EMPLOYEE_JOB_LIST;
     /** The record whose change-feed lane the write appends to (a job's changes go to its employee's lane). */
     feedRecordId: string;
+    /** More ids a new record may take instead: their lanes are read too. */
+    feedCandidateIds?: readonly string[];
   },
 ): Promise<EmployeeWriteContext> {
   const slots: Record<string, Key> = { config: keys.business(businessId) };
@@ -93,6 +98,8 @@ export async function readForEmployeeWrite(
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
   slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
+  const candidates = wanted.feedCandidateIds ?? [];
+  candidates.forEach((id, i) => (slots[`candidate${i}`] = feedCounterKey(businessId, 'employee', id)));
   const names = Object.keys(slots);
   const items = await batchGet(Object.values(slots));
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
@@ -104,6 +111,7 @@ export async function readForEmployeeWrite(
     idempotency: got('idempotency'),
     counter: counterStateOf(got('counter')),
     feed: feedLaneStateOf('employee', wanted.feedRecordId, got('feed')),
+    candidateFeeds: candidates.map((id, i) => feedLaneStateOf('employee', id, got(`candidate${i}`))),
   };
 }
 

@@ -4,7 +4,8 @@
  * Items (base table only, no index; one partition per business and lane):
  *   entry    `B#<bid>#feed#<lane>` / zero-padded seq: type, id, occurred_at,
  *            data (the record's JSON as its GET answered, deflated; null for a delete), expires_at (TTL)
- *   counter  `B#<bid>#feed#<lane>` / `SEQ`: n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day
+ *   counter  `B#<bid>#feed#<lane>` / `SEQ`: n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day,
+ *            at = when it was last appended to (ms; a new employee takes the colder of two lanes)
  *
  * A writer reads its lane's counter with the rest of its state (same
  * BatchGetItem) and appends in its own transaction: counter n -> n + k
@@ -49,6 +50,7 @@ export const feedCounterKey = (businessId: string, kind: LaneOwner, recordId: st
 
 const laneCounterOf = (item: Item | undefined): LaneCounter => ({
   n: Number(item?.n ?? 0),
+  lastWriteMs: Number(item?.at ?? 0),
   days: Object.fromEntries(
     Object.entries(item ?? {})
       .filter(([k]) => /^d[0-9]{8}$/.test(k))
@@ -83,13 +85,19 @@ export function feedAppendWrites(
       item: {
         Update: {
           Key: feedLane.counterKey(businessId, state.lane),
-          UpdateExpression: `SET n = :next, #day = if_not_exists(#day, :first)${stale.length ? ` REMOVE ${stale.map((_, i) => `#old${i}`).join(', ')}` : ''}`,
+          UpdateExpression: `SET n = :next, #at = :now, #day = if_not_exists(#day, :first)${stale.length ? ` REMOVE ${stale.map((_, i) => `#old${i}`).join(', ')}` : ''}`,
           ConditionExpression: state.n === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
           ExpressionAttributeNames: {
+            '#at': 'at',
             '#day': dayMarkOf(first.occurred_at),
             ...Object.fromEntries(stale.map((d, i) => [`#old${i}`, d])),
           },
-          ExpressionAttributeValues: { ':next': state.n + entries.length, ':current': state.n, ':first': state.n + 1 },
+          ExpressionAttributeValues: {
+            ':next': state.n + entries.length,
+            ':current': state.n,
+            ':first': state.n + 1,
+            ':now': now,
+          },
         },
       },
       onConditionFailed: () => 'retry',

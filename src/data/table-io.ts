@@ -16,6 +16,7 @@ import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
+import { retryPauseMs } from './retry-pause';
 import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
@@ -266,28 +267,40 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first. Bounded in attempts and by the
- * request's deadline, jittered; then 503.
+ * when a concurrent writer got there first, after a pause scaled to the
+ * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
+ * attempts and by the request's deadline; then 503.
  */
-export async function withRetries<T>(operation: () => Promise<T>, attempts = 16): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await operation();
-    } catch (error) {
-      if (!(error instanceof RetryOperation)) throw error;
-      if (attempt + 1 >= attempts) {
-        writeStats.exhausted += 1;
-        throw serviceUnavailable();
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+  const began = performance.now();
+  let attempt = 0;
+  try {
+    for (; ; attempt++) {
+      const started = performance.now();
+      try {
+        return await operation();
+      } catch (error) {
+        if (!(error instanceof RetryOperation)) throw error;
+        if (attempt + 1 >= attempts) {
+          writeStats.exhausted += 1;
+          throw serviceUnavailable();
+        }
+        writeStats.retries += 1;
+        // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
+        // again: re-running from the refused items' current values (ALL_OLD) was measured worse
+        // (docs/pagination.md, consistency notes).
+        const pauseStarted = performance.now();
+        await sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs())).catch(
+          (e: unknown) => {
+            writeStats.exhausted += 1;
+            throw e;
+          },
+        );
+        writeStats.pauseMs += performance.now() - pauseStarted;
       }
-      writeStats.retries += 1;
-      // Full jitter, capped: writers racing for one list counter spread out instead of colliding again.
-      // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
-      // again: re-running from the refused items' current values (ALL_OLD) was measured worse
-      // (docs/pagination.md, consistency notes).
-      await sleepWithin(Math.random() * 10 * 2 ** Math.min(attempt, 6)).catch((e: unknown) => {
-        writeStats.exhausted += 1;
-        throw e;
-      });
     }
+  } finally {
+    writeStats.attempts[attempt + 1] = (writeStats.attempts[attempt + 1] ?? 0) + 1;
+    writeStats.operationMs += performance.now() - began;
   }
 }

@@ -17,7 +17,15 @@ export const writeStats = {
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
   ambiguous: 0,
+  /** Optimistic operations (withRetries) by the number of attempts they made, however they ended. */
+  attempts: {} as Record<number, number>,
+  /** Time of those operations, and how much of it went into pauses between attempts (ms). */
+  operationMs: 0,
+  pauseMs: 0,
   reset(): void {
+    this.attempts = {};
+    this.operationMs = 0;
+    this.pauseMs = 0;
     this.transactions = 0;
     this.conditionFailed = {};
     this.transactionConflicts = 0;

@@ -44,6 +44,31 @@ export function laneOf(kind: LaneOwner, recordId: string): number {
   return (kind === 'application' ? 0 : LANES_PER_KIND) + (h % LANES_PER_KIND);
 }
 
+/**
+ * Ids for a new record that can choose its lane: `count` fresh ids (from
+ * `fresh`, e.g. randomUUID) in distinct lanes of `kind`'s half.
+ */
+export function idsInDistinctLanes(kind: LaneOwner, count: number, fresh: () => string): string[] {
+  const ids: string[] = [];
+  const lanes = new Set<number>();
+  while (ids.length < Math.min(count, LANES_PER_KIND)) {
+    const id = fresh();
+    if (lanes.has(laneOf(kind, id))) continue;
+    lanes.add(laneOf(kind, id));
+    ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * Of the lanes a new record could take, the one written least recently (the
+ * first on a tie). A lane written often (an employee whose jobs are being
+ * created one after another) makes every other writer of it re-run; a new
+ * record that avoids it waits only for the writers of its own list.
+ */
+export const coldestLane = (counters: readonly Pick<LaneCounter, 'lastWriteMs'>[]): number =>
+  counters.reduce((best, c, i) => ((c.lastWriteMs ?? 0) < (counters[best]?.lastWriteMs ?? 0) ? i : best), 0);
+
 /** Contract §13: at least 30 days. Entries live a day longer, so a reader starting 30 days back finds them all. */
 export const RETENTION_DAYS = 30;
 export const ENTRY_TTL_SECONDS = (RETENTION_DAYS + 1) * 24 * 60 * 60;
@@ -109,6 +134,8 @@ export interface LaneCounter {
   readonly n: number;
   /** `YYYYMMDD` -> first sequence written that day, for the last RETENTION_DAYS + a few days. */
   readonly days: Readonly<Record<string, number>>;
+  /** When the lane was last appended to (ms since epoch; 0 before the first append that recorded it). */
+  readonly lastWriteMs?: number;
 }
 
 /** The day mark attribute of a timestamp: `d` + its UTC date as YYYYMMDD. */

@@ -70,10 +70,10 @@ export type Body = Record<string, unknown>;
 /**
  * Creates of one business serialize on its list counter: each conflict round
  * lets one writer through, so a burst of k parallel creates needs up to k
- * rounds for the last one. Jittered backoff in withRetries spreads them.
+ * rounds for the last one. withRetries spaces the rounds (src/data/retry-pause.ts).
  */
 const CREATE_ATTEMPTS = 40;
-const UPDATE_ATTEMPTS = 16;
+const UPDATE_ATTEMPTS = 40;
 
 export const applicationLocation = (id: string): string => `${API_PREFIX}/applications/${encodeURIComponent(id)}`;
 

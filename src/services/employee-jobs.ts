@@ -25,7 +25,7 @@ export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
 
 /** Parallel job creations for one employee race for its job_count; each round lets one through. */
-const JOB_WRITE_ATTEMPTS = 16;
+const JOB_WRITE_ATTEMPTS = 40;
 
 export const employeeJobLocation = (id: string): string => `${API_PREFIX}/employee_jobs/${encodeURIComponent(id)}`;
 

@@ -11,6 +11,7 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
+import { coldestLane, idsInDistinctLanes } from '../domain/change-feed';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
@@ -26,7 +27,7 @@ export type Body = Record<string, unknown>;
 type Report = (field: string, message: string) => void;
 
 /** Optimistic writes of one employee race with job creations for it; each round lets one writer through. */
-const EMPLOYEE_WRITE_ATTEMPTS = 16;
+const EMPLOYEE_WRITE_ATTEMPTS = 40;
 
 export const employeeLocation = (id: string): string => `${API_PREFIX}/employees/${encodeURIComponent(id)}`;
 
@@ -156,8 +157,8 @@ const takenError = (): FieldError => new FieldError(422, { employee_number: [MES
 
 /**
  * POST /employees: one BatchGetItem (config, employee_number owner, idempotency
- * record, list counter), the checks, one transaction (counter, record,
- * employee_number claim, idempotency record).
+ * record, list counter, two candidate feed lanes), the checks, one transaction
+ * (counter, record, employee_number claim, idempotency record, feed entry).
  */
 export async function createEmployee(
   businessId: string,
@@ -168,8 +169,10 @@ export async function createEmployee(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
-  // Chosen before the read: the id decides the change-feed lane whose counter is read.
-  const id = randomUUID();
+  // Two candidate ids in two lanes, chosen before the read (an id decides the change-feed lane whose
+  // counter is read): the create takes the lane written least recently, so a lane busy with one
+  // employee's job creates does not make it re-run (docs/change-feed.md, "Why 16 lanes").
+  const [first, second] = idsInDistinctLanes('employee', 2, randomUUID) as [string, string];
   return idempotentCreate(
     idem,
     (recordKey) =>
@@ -177,9 +180,14 @@ export async function createEmployee(
         employeeNumber: number ?? undefined,
         idempotencyKey: recordKey,
         counter: EMPLOYEE_LIST,
-        feedRecordId: id,
+        feedRecordId: first,
+        feedCandidateIds: [second],
       }),
-    (ctx) => {
+    (read) => {
+      const lanes = [read.feed, ...read.candidateFeeds];
+      const chosen = coldestLane(lanes);
+      const id = chosen === 0 ? first : second;
+      const ctx = { ...read, feed: lanes[chosen] ?? read.feed };
       const { config } = ctx;
       const report: Report = (f, m) => fieldErrors.add(f, m);
       const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) =>

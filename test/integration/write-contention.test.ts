@@ -8,6 +8,7 @@ import { tableName } from '../../src/data/config';
 import { batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf, readFrom } from '../../src/data/application-store';
+import { laneOf } from '../../src/domain/change-feed';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -75,6 +76,7 @@ describe('a refused transaction', () => {
     expect(dynamoStats.byCommand.BatchGetItemCommand).toBe(2);
     expect(writeStats.transactions).toBe(2);
     expect(writeStats.retries).toBe(1);
+    expect(writeStats.attempts).toEqual({ 2: 1 });
     expect(writeStats.conditionFailed['counter#a']).toBe(1);
     expect(writeStats.conditionFailed['counter#b']).toBe(1);
   });
@@ -98,6 +100,26 @@ describe('a refused transaction', () => {
     } finally {
       await proxy.restore();
     }
+  });
+});
+
+describe('a new employee', () => {
+  it("takes the colder of two lanes: never the lane an employee's job creates just wrote", async () => {
+    const send = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
+    const busy = (await send('/employees', { first_name: 'Busy', last_name: 'Employee' })).body.id as string;
+    const lanes: number[] = [];
+    for (let i = 0; i < 16; i++) {
+      // Every job of `busy` appends to its lane (employee_job.created, employee.updated).
+      expect((await send('/employee_jobs', { employee_id: busy, name: `Job ${i}`, from: '2026-01-01' })).status).toBe(
+        201,
+      );
+      const created = await send('/employees', { first_name: 'New', last_name: `Employee ${i}` });
+      expect(created.status).toBe(201);
+      lanes.push(laneOf('employee', created.body.id));
+    }
+    expect(lanes).not.toContain(laneOf('employee', busy));
+    // Chosen among candidates of every lane but the busy one.
+    expect(new Set(lanes).size).toBeGreaterThan(1);
   });
 });
 

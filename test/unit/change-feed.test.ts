@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import {
   LANE_COUNT,
   assemblePage,
+  coldestLane,
+  idsInDistinctLanes,
   dayMarkOf,
   decodeCursor,
   encodeCursor,
@@ -52,6 +54,24 @@ describe('lanes', () => {
       counts[e] = (counts[e] ?? 0) + 1;
     }
     for (const c of counts) expect(c).toBeGreaterThan(2000 / (LANE_COUNT / 2) / 2);
+  });
+
+  it('a new record can be given ids in distinct lanes of its kind', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: LANE_COUNT / 2 }), fc.integer(), (count, seed) => {
+        let i = seed;
+        const ids = idsInDistinctLanes('employee', count, () => `id-${i++}`);
+        expect(ids).toHaveLength(count);
+        expect(new Set(ids.map((id) => laneOf('employee', id))).size).toBe(count);
+      }),
+    );
+  });
+
+  it('the coldest lane is the one written least recently; never written counts as coldest', () => {
+    expect(coldestLane([{ lastWriteMs: 20 }, { lastWriteMs: 10 }])).toBe(1);
+    expect(coldestLane([{ lastWriteMs: 10 }, { lastWriteMs: 20 }])).toBe(0);
+    expect(coldestLane([{ lastWriteMs: 10 }, {}])).toBe(1);
+    expect(coldestLane([{ lastWriteMs: 10 }, { lastWriteMs: 10 }])).toBe(0);
   });
 });
 
