@@ -196,8 +196,9 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
 }
 
 /** Until the table and every index are ACTIVE (a GSI change is asynchronous, even on DynamoDB Local). */
+/** A GSI backfill on DynamoDB Local can take minutes on a busy machine: wait up to ten, then say so. */
 async function settled(client: DynamoDBClient, tableName: string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt++) {
+  for (let attempt = 0; attempt < 6000; attempt++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const busy =
       Table?.TableStatus !== 'ACTIVE' || (Table.GlobalSecondaryIndexes ?? []).some((i) => i.IndexStatus !== 'ACTIVE');

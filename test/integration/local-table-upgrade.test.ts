@@ -22,7 +22,7 @@ let client: DynamoDBClient;
 const TABLE_NAME = `legacy-table-${process.pid}`;
 
 // Eight table updates, each waiting for ACTIVE: DynamoDB Local takes seconds per index on a busy machine.
-jest.setTimeout(180_000);
+jest.setTimeout(900_000);
 
 beforeAll(() => void (client = localClient(endpoint())));
 afterAll(() => client?.destroy());
