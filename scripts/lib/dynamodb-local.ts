@@ -5,12 +5,15 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import {
+  BatchWriteItemCommand,
   CreateTableCommand,
+  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
-  UpdateTableCommand,
+  ScanCommand,
   UpdateTimeToLiveCommand,
+  type AttributeValue,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
@@ -195,65 +198,69 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** Until the table and every index are ACTIVE (a GSI change is asynchronous, even on DynamoDB Local). */
-/** A GSI backfill on DynamoDB Local can take minutes on a busy machine: wait up to ten, then say so. */
-async function settled(client: DynamoDBClient, tableName: string): Promise<void> {
-  for (let attempt = 0; attempt < 6000; attempt++) {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const busy =
-      Table?.TableStatus !== 'ACTIVE' || (Table.GlobalSecondaryIndexes ?? []).some((i) => i.IndexStatus !== 'ACTIVE');
-    if (!busy) return;
+/** Until a deleted table is gone (DynamoDB Local usually deletes at once). */
+async function gone(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (;;) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+    } catch (error) {
+      if ((error as Error).name === 'ResourceNotFoundException') return;
+      throw error;
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  throw new Error(`table ${tableName}: index changes did not settle`);
+}
+
+async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
+  await client.send(new CreateTableCommand(createTableInput(tableName)));
+  await client.send(
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+    }),
+  );
 }
 
 /**
- * Creates the table if it is missing (local endpoints only); a table an older
+ * Creates the table if it is missing (local endpoints only). A table an older
  * checkout created (say with the ALL list indexes of before the key-only ones,
- * docs/deploy.md "Index migration") gets the indexes of the table definition:
- * the missing ones added and the others deleted, one GSI per UpdateTable like
- * on AWS, items kept (DynamoDB Local builds a new index at once).
+ * docs/deploy.md "Index migration") is rebuilt with the indexes of the table
+ * definition, its items copied over: DynamoDB Local's own GSI backfill
+ * (UpdateTable) was seen to stay CREATING for good on a busy machine, and a
+ * local table is small enough to read whole. AWS tables walk the index steps instead.
  */
 export async function ensureTable(endpoint: string, tableName: string): Promise<boolean> {
   const client = localClient(endpoint);
   try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const existing = new Set((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-    const input = createTableInput(tableName);
-    for (const index of input.GlobalSecondaryIndexes ?? []) {
-      if (existing.has(index.IndexName)) continue;
-      await client.send(
-        new UpdateTableCommand({
-          TableName: tableName,
-          AttributeDefinitions: input.AttributeDefinitions,
-          GlobalSecondaryIndexUpdates: [{ Create: index }],
-        }),
-      );
-      await settled(client, tableName);
+    let indexes: string[];
+    try {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      indexes = (Table?.GlobalSecondaryIndexes ?? []).map((i) => String(i.IndexName));
+    } catch (error) {
+      if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+      await createTable(client, tableName);
+      return true;
     }
-    const wanted = new Set<string>(TABLE.indexes.map((i) => i.name));
-    for (const name of existing) {
-      if (name === undefined || wanted.has(name)) continue;
-      await client.send(
-        new UpdateTableCommand({
-          TableName: tableName,
-          GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }],
-        }),
-      );
-      await settled(client, tableName);
+    const wanted = TABLE.indexes.map((i) => i.name);
+    if (indexes.length === wanted.length && wanted.every((name) => indexes.includes(name))) return false;
+    const items: Record<string, AttributeValue>[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+      const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+      items.push(...(page.Items ?? []));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    await client.send(new DeleteTableCommand({ TableName: tableName }));
+    await gone(client, tableName);
+    await createTable(client, tableName);
+    for (let i = 0; i < items.length; i += 25) {
+      let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+      while (pending.length > 0) {
+        const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
+        pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
+      }
     }
     return false;
-  } catch (error) {
-    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
-    await client.send(
-      new UpdateTimeToLiveCommand({
-        TableName: tableName,
-        TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
-      }),
-    );
-    return true;
   } finally {
     client.destroy();
   }

@@ -21,9 +21,6 @@ const endpoint = (): string => process.env.DYNAMODB_ENDPOINT!;
 let client: DynamoDBClient;
 const TABLE_NAME = `legacy-table-${process.pid}`;
 
-// Eight table updates, each waiting for ACTIVE: DynamoDB Local takes seconds per index on a busy machine.
-jest.setTimeout(900_000);
-
 beforeAll(() => void (client = localClient(endpoint())));
 afterAll(() => client?.destroy());
 
