@@ -1,3 +1,4 @@
+import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
 import { TOKEN_READ_ALONE, createLegacyToken } from '../support/token-formats';
@@ -18,17 +19,14 @@ let api: TestApi;
 let token: string;
 let ids: SampleIds;
 const BUSINESS = 'cached';
-const previous = process.env.AUTH_CACHE_SECONDS;
+setEnvForFile('AUTH_CACHE_SECONDS', '3600');
 
 beforeAll(async () => {
-  process.env.AUTH_CACHE_SECONDS = '3600';
   api = await startApi();
   token = await api.provision({ ...demo, business: { ...demo.business, id: BUSINESS } });
   ids = await createSampleRecords(api, token);
 }, 60_000);
 afterAll(async () => {
-  if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
-  else process.env.AUTH_CACHE_SECONDS = previous;
   await api.close();
 });
 

@@ -1,3 +1,4 @@
+import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
 import {
   createToken,
@@ -46,10 +47,9 @@ let theirIds: SampleIds;
 /** Seven characters: their base64url has spare bits, so a non-canonical spelling of it exists. */
 const OURS = 'fold-ab';
 const THEIRS = 'fold-other';
-const previous = process.env.AUTH_CACHE_SECONDS;
+setEnvForFile('AUTH_CACHE_SECONDS', '0');
 
 beforeAll(async () => {
-  process.env.AUTH_CACHE_SECONDS = '0';
   api = await startApi();
   ours = await api.provision({ ...demo, business: { ...demo.business, id: OURS } });
   theirs = await api.provision({ ...demo, business: { ...demo.business, id: THEIRS } });
@@ -58,8 +58,6 @@ beforeAll(async () => {
   ids = await createSampleRecords(api, ours);
 }, 90_000);
 afterAll(async () => {
-  if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;
-  else process.env.AUTH_CACHE_SECONDS = previous;
   await api.close();
 });
 
