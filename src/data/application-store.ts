@@ -191,6 +191,7 @@ function updatedListMove(
       },
     },
     onConditionFailed: () => 'retry',
+    contended: true,
   };
   const sets = new Map<number, [string, number][]>();
   const set = (p: number, v: number): void =>

@@ -101,6 +101,7 @@ export function feedAppendWrites(
         },
       },
       onConditionFailed: () => 'retry',
+      contended: true,
     },
     ...entries.map((e, i): TxWrite => ({
       item: {

@@ -51,5 +51,6 @@ export function counterAdvance(
     },
     // Another writer took this position: re-read the counter and try again.
     onConditionFailed: () => 'retry',
+    contended: true,
   };
 }

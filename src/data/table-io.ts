@@ -17,6 +17,17 @@ import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
+import {
+  afterRefusal,
+  asWriter,
+  beginAttempt,
+  blockedWrites,
+  guardForCurrentWriter,
+  noteRead,
+  settleClaims,
+  type Refusal,
+} from './write-turns';
+import { turnOf, turnWaitMs } from '../domain/write-turns';
 import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
@@ -61,7 +72,9 @@ async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
     const out = await db().send(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: true } } }),
     );
-    for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
+    const items = out.Responses?.[tableName()] ?? [];
+    for (const item of items) found.set(keyId(item as Key), item);
+    noteRead(items);
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
   return keys.map((k) => found.get(keyId(k)));
@@ -123,6 +136,12 @@ export interface TxWrite {
    * applied: how an answer DynamoDB lost (500, timeout, reset) is resolved.
    */
   readonly confirms?: (stored: Item | undefined) => boolean;
+  /**
+   * An Update of an item many writers advance (a list or feed lane counter):
+   * guarded by turns (src/data/write-turns.ts), so a writer that lost several
+   * rounds on it gets through.
+   */
+  readonly contended?: boolean;
 }
 
 /** Witness of a create: the new item (its key holds a fresh id) exists. */
@@ -135,7 +154,8 @@ export const carries =
     Number(stored?.version) === version && stored?.updated_at === updatedAt;
 
 export class RetryOperation extends Error {
-  constructor() {
+  /** The contended items that refused the write (with the turn each carried): what withRetries waits for or claims. */
+  constructor(readonly refusals: readonly Refusal[] = []) {
     super('retry');
     this.name = 'RetryOperation';
   }
@@ -160,14 +180,32 @@ interface CancellationReason {
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
   // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
   await ensureTokenChecked();
+  // Another request's turn seen by the read (or that kept this writer's claim out) would refuse it: not sent
+  // (withRetries waits for the turn).
+  await settleClaims();
+  const blocked = blockedWrites(writes.filter((w) => w.contended).map((w) => keyOf(w.item)));
+  if (blocked.length > 0) {
+    writeStats.turnWaits += 1;
+    throw new RetryOperation(blocked);
+  }
+  // Not started unless it can be answered and, if its answer is lost, confirmed in time: a committed write is never a 503.
+  if (remainingMs() - resolutionReserveMs() < typicalTransactionMs) {
+    writeStats.notStarted += 1;
+    throw serviceUnavailable();
+  }
   const input: TransactWriteCommandInput = {
-    TransactItems: writes.map((w) => withTable(w.item)),
+    TransactItems: writes.map((w) =>
+      withTable(w.contended && w.item.Update ? { Update: guardForCurrentWriter(w.item.Update) } : w.item),
+    ),
     ClientRequestToken: randomUUID(),
   };
   writeStats.transactions += 1;
+  const started = performance.now();
   try {
     await keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input)));
+    noteTransactionMs(performance.now() - started);
   } catch (error) {
+    noteTransactionMs(performance.now() - started);
     if (!outcomeUnknown(error)) throw cancellationError(error, writes);
     writeStats.ambiguous += 1;
     await resolveOutcome(input, writes);
@@ -176,6 +214,15 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
 
 /** A third of what is left, at most 1.5 s: enough for a few reads and one re-send. */
 const resolutionReserveMs = (): number => Math.min(1500, remainingMs() / 3);
+
+/**
+ * How long this process's transactions take lately (moving average): one is
+ * not started with less time than that before its reserve.
+ */
+let typicalTransactionMs = 0;
+const noteTransactionMs = (ms: number): void => {
+  typicalTransactionMs += 0.1 * (ms - typicalTransactionMs);
+};
 
 const DEFINITE_REJECTIONS = new Set([
   'TransactionCanceledException',
@@ -233,14 +280,21 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!isCancellation(error) || !reasons) return error;
   countRefusal(reasons, writes);
+  // The document client does not translate errors: the old item arrives in wire format.
+  const storedOf = (reason: CancellationReason): Item | undefined =>
+    reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
+  const refusals: Refusal[] = reasons.flatMap((reason, i) => {
+    const write = writes[i];
+    if (!write?.contended || (reason.Code !== 'ConditionalCheckFailed' && reason.Code !== 'TransactionConflict'))
+      return [];
+    return [{ key: keyOf(write.item), turn: turnOf(storedOf(reason)) }];
+  });
   for (const [i, reason] of reasons.entries()) {
     if (reason.Code !== 'ConditionalCheckFailed') continue;
-    // The document client does not translate errors: the old item arrives in wire format.
-    const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
-    const mapped = writes[i]?.onConditionFailed?.(stored);
-    return mapped === 'retry' || mapped === undefined ? new RetryOperation() : mapped;
+    const mapped = writes[i]?.onConditionFailed?.(storedOf(reason));
+    return mapped === 'retry' || mapped === undefined ? new RetryOperation(refusals) : mapped;
   }
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation();
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation(refusals);
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
@@ -267,17 +321,25 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first, after a pause scaled to the
- * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
- * attempts and by the request's deadline; then 503.
+ * when a concurrent writer got there first. After a refusal, a writer that
+ * has lost often enough on a contended item claims a turn there and goes
+ * again at once; one blocked by another request's turn waits for it
+ * (src/data/write-turns.ts); otherwise it pauses scaled to the refused attempt,
+ * shorter as refusals add up (retryPauseMs). Bounded in attempts and by the
+ * request's deadline; then 503.
  */
-export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+export function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+  return asWriter(() => retrying(operation, attempts));
+}
+
+async function retrying<T>(operation: () => Promise<T>, attempts: number): Promise<T> {
   const began = performance.now();
   let attempt = 0;
   try {
     for (; ; attempt++) {
       const started = performance.now();
       try {
+        beginAttempt();
         return await operation();
       } catch (error) {
         if (!(error instanceof RetryOperation)) throw error;
@@ -286,16 +348,23 @@ export async function withRetries<T>(operation: () => Promise<T>, attempts = 40)
           throw serviceUnavailable();
         }
         writeStats.retries += 1;
+        const attemptMs = performance.now() - started;
+        const next = afterRefusal(error.refusals, attemptMs);
+        if (next.kind === 'go') writeStats.turnsClaimed += 1;
         // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
         // again: re-running from the refused items' current values (ALL_OLD) was measured worse
         // (docs/pagination.md, consistency notes).
         const pauseStarted = performance.now();
-        await sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs())).catch(
-          (e: unknown) => {
-            writeStats.exhausted += 1;
-            throw e;
-          },
-        );
+        const pause =
+          next.kind === 'go'
+            ? 0
+            : next.kind === 'wait'
+              ? turnWaitMs(next.turn, Date.now(), attemptMs, Math.random(), remainingMs())
+              : retryPauseMs(attemptMs, attempt + 1, Math.random(), remainingMs());
+        await sleepWithin(pause).catch((e: unknown) => {
+          writeStats.exhausted += 1;
+          throw e;
+        });
         writeStats.pauseMs += performance.now() - pauseStarted;
       }
     }
