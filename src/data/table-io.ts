@@ -19,10 +19,11 @@ import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
 import {
   afterRefusal,
-  asWriter,
+  asSameWriter,
   beginAttempt,
   blockedWrites,
   guardForCurrentWriter,
+  claimedItems,
   noteRead,
   settleClaims,
   type Refusal,
@@ -77,6 +78,8 @@ async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
     noteRead(items);
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
+  // A turn this writer claimed alongside the read: the claim's answer is the item's current value.
+  for (const [id, item] of await claimedItems(unique)) found.set(id, item);
   return keys.map((k) => found.get(keyId(k)));
 }
 
@@ -329,7 +332,7 @@ function withTable(item: TransactItem): RawTransactItem {
  * request's deadline; then 503.
  */
 export function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
-  return asWriter(() => retrying(operation, attempts));
+  return asSameWriter(() => retrying(operation, attempts));
 }
 
 async function retrying<T>(operation: () => Promise<T>, attempts: number): Promise<T> {

@@ -22,6 +22,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   TURN_ATTRIBUTES,
   blocks,
+  goesBefore,
   mayClaim,
   turnLengthMs,
   turnOf,
@@ -49,15 +50,24 @@ interface WriterState {
   readonly refusals: Map<string, number>;
   /** Turns of other requests seen by this attempt's reads (keyId -> turn). */
   readonly seen: Map<string, Turn>;
-  /** Claims in flight (keyId -> the turn that kept the claim out, if one did). */
-  readonly claims: Map<string, Promise<Turn | undefined>>;
+  /** Claims in flight (keyId -> what came of it). */
+  readonly claims: Map<string, Promise<ClaimOutcome>>;
+}
+
+/** A claim's outcome: the item as it is now that this writer holds its turn, or the turn that kept the claim out. */
+interface ClaimOutcome {
+  readonly item?: Record<string, unknown>;
+  readonly keptOutBy?: Turn;
 }
 
 const store = new AsyncLocalStorage<WriterState>();
 
-/** Runs an optimistic operation as one writer (one id, one start time) over all its attempts. */
+/** Runs `fn` as a new writer (one id, one start time) over all its attempts. */
 export const asWriter = <T>(fn: () => Promise<T>, now = Date.now()): Promise<T> =>
   store.run({ me: { by: randomUUID(), since: now }, refusals: new Map(), seen: new Map(), claims: new Map() }, fn);
+
+/** Runs an optimistic operation as the writer already running (an operation within another), else as a new one. */
+export const asSameWriter = <T>(fn: () => Promise<T>): Promise<T> => (store.getStore() ? fn() : asWriter(fn));
 
 /** This operation's writer; outside one (admin, seeding) a fresh id that holds no turn. */
 const currentWriter = (): Writer => store.getStore()?.me ?? { by: randomUUID(), since: Date.now() };
@@ -131,13 +141,14 @@ export const guardForCurrentWriter = <U extends Update>(update: U): U =>
 
 /**
  * Claims the turn on `key` for `me` until `until`, if mayClaim allows it by
- * what is stored (one conditional UpdateItem). Answers the turn that kept it
- * from claiming, if any (a claim that failed otherwise is no worse than none:
- * the transaction's condition still decides).
+ * what is stored (one conditional UpdateItem). Answers the item as claimed
+ * (from then on only this writer may advance it, so that value is current), or
+ * the turn that kept it out, if any (a claim that failed otherwise is no worse
+ * than none: the transaction's condition still decides).
  */
-async function claimTurn(key: Key, me: Writer, until: number): Promise<Turn | undefined> {
+async function claimTurn(key: Key, me: Writer, until: number): Promise<ClaimOutcome> {
   try {
-    await db().send(
+    const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -146,13 +157,14 @@ async function claimTurn(key: Key, me: Writer, until: number): Promise<Turn | un
           'attribute_not_exists(#turnBy) OR #turnBy = :me OR #turnUntil < :now OR #turnSince > :since OR (#turnSince = :since AND #turnBy > :me)',
         ExpressionAttributeNames: TURN_NAMES,
         ExpressionAttributeValues: { ':me': me.by, ':until': until, ':since': me.since, ':now': Date.now() },
+        ReturnValues: 'ALL_NEW',
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
-    return undefined;
+    return { item: out.Attributes };
   } catch (error) {
     const e = error as { name?: string; Item?: Record<string, AttributeValue> };
-    return e.name === 'ConditionalCheckFailedException' && e.Item ? turnOf(unmarshall(e.Item)) : undefined;
+    return e.name === 'ConditionalCheckFailedException' && e.Item ? { keptOutBy: turnOf(unmarshall(e.Item)) } : {};
   }
 }
 
@@ -162,7 +174,7 @@ export type NextStep =
 
 /**
  * After a refused attempt (`attemptMs` long): counts the round lost on each
- * refused contended item (a transaction held back by a turn it read is no lost
+ * refused contended item (held back by an older request's turn it read is no lost
  * round), and says what to do next. Where this writer has lost often enough
  * and may, it claims the turn and goes again at once: the claim is sent
  * alongside the next attempt's read, and that attempt's transaction waits for
@@ -177,9 +189,12 @@ export function afterRefusal(refusals: readonly Refusal[], attemptMs: number): N
   const now = Date.now();
   for (const refusal of new Map(refusals.map((r) => [keyId(r.key), r])).values()) {
     const id = keyId(refusal.key);
-    const lost = (state.refusals.get(id) ?? 0) + (refusal.heldBack ? 0 : 1);
+    // Held back by an older request's turn is waiting in line, no lost round; by a younger one's it is
+    // (that one may hold another item this writer needs, and waits for this writer's turn in turn).
+    const inLine = refusal.heldBack && refusal.turn !== undefined && goesBefore(refusal.turn, state.me);
+    const lost = (state.refusals.get(id) ?? 0) + (inLine ? 0 : 1);
     state.refusals.set(id, lost);
-    if (wantsTurn(lost) && mayClaim(refusal.turn, state.me, now)) {
+    if (wantsTurn(lost, now - state.me.since) && mayClaim(refusal.turn, state.me, now)) {
       state.claims.set(id, claimTurn(refusal.key, state.me, now + turnLengthMs(attemptMs)));
       claiming = true;
     } else if (blocks(refusal.turn, state.me, now) && (!waitFor || refusal.turn.until > waitFor.until))
@@ -200,7 +215,24 @@ export async function settleClaims(): Promise<void> {
   state.claims.clear();
   const now = Date.now();
   for (const [id, claim] of pending) {
-    const turn = await claim;
+    const turn = (await claim).keptOutBy;
     if (blocks(turn, state.me, now)) state.seen.set(id, turn);
   }
+}
+
+/**
+ * The items this writer just claimed turns on, among `keys` (keyId -> item as
+ * claimed): a read sent alongside the claims takes these values, which no
+ * other writer can have moved since, instead of what it read (possibly just
+ * before the claim).
+ */
+export async function claimedItems(keys: readonly Key[]): Promise<Map<string, Record<string, unknown>>> {
+  const claims = store.getStore()?.claims;
+  const out = new Map<string, Record<string, unknown>>();
+  if (!claims || claims.size === 0) return out;
+  for (const key of keys) {
+    const item = (await claims.get(keyId(key)))?.item;
+    if (item) out.set(keyId(key), item);
+  }
+  return out;
 }

@@ -24,8 +24,14 @@ export interface Turn extends Writer {
 /** The item attributes of a turn. */
 export const TURN_ATTRIBUTES = { by: 'turn_by', until: 'turn_until', since: 'turn_since' } as const;
 
-/** Rounds a writer loses on one item before it claims a turn there (the uncontended path never claims). */
-export const REFUSALS_BEFORE_TURN = 3;
+/**
+ * A writer claims a turn on an item once it has lost this many rounds there
+ * and has been at it for this long (a turn stops the others for a moment, so
+ * it is for the few writers at risk of their deadline, not for every loser;
+ * the uncontended path never claims).
+ */
+export const REFUSALS_BEFORE_TURN = 2;
+export const TURN_AFTER_MS = 1000;
 /** Bounds of a turn's length: long enough for the holder's next read and transaction, short if it died. */
 export const MIN_TURN_MS = 50;
 export const MAX_TURN_MS = 1000;
@@ -53,8 +59,9 @@ export const goesBefore = (a: Writer, b: Writer): boolean => a.since < b.since |
 export const mayClaim = (turn: Turn | undefined, me: Writer, now: number): boolean =>
   !blocks(turn, me, now) || goesBefore(me, turn as Turn);
 
-/** Whether a writer refused `refusals` times on an item claims a turn there (if mayClaim allows it). */
-export const wantsTurn = (refusals: number): boolean => refusals >= REFUSALS_BEFORE_TURN;
+/** Whether a writer refused `refusals` times on an item, busy for `elapsedMs`, claims a turn there (if mayClaim allows it). */
+export const wantsTurn = (refusals: number, elapsedMs: number): boolean =>
+  refusals >= REFUSALS_BEFORE_TURN && elapsedMs >= TURN_AFTER_MS;
 
 /** How long a turn holds: twice the holder's last attempt (its next read and transaction, with room), bounded. */
 export const turnLengthMs = (lastAttemptMs: number): number =>

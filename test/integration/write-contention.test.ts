@@ -7,7 +7,7 @@ import { db, dynamoStats } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { RetryOperation, batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
 import { afterRefusal, asWriter, settleClaims } from '../../src/data/write-turns';
-import { REFUSALS_BEFORE_TURN, turnOf } from '../../src/domain/write-turns';
+import { REFUSALS_BEFORE_TURN, TURN_AFTER_MS, turnOf } from '../../src/domain/write-turns';
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf, readFrom } from '../../src/data/application-store';
 import { laneOf } from '../../src/domain/change-feed';
@@ -109,10 +109,14 @@ describe('a refused transaction', () => {
 const contendedStep = (name: string, current: number): TxWrite => ({ ...step(name, current), contended: true });
 /** One writer (its own request) reads the counter and advances it, re-running when refused. */
 const advanceAsAnotherRequest = (name: string) =>
-  withRetries(async () => {
-    const [c] = await batchGet([counterKey(name)]);
-    await transactWrite([contendedStep(name, Number(c?.n ?? 0))]);
-  });
+  asWriter(() =>
+    withRetries(async () => {
+      const [c] = await batchGet([counterKey(name)]);
+      await transactWrite([contendedStep(name, Number(c?.n ?? 0))]);
+    }),
+  );
+/** A request that started `ms` ago: past TURN_AFTER_MS, its refusals count towards a turn. */
+const startedAgo = (ms: number) => Date.now() - ms;
 const putTurn = (name: string, turn: { by: string; until: number; since: number }) =>
   db().send(
     new UpdateCommand({
@@ -129,22 +133,26 @@ describe('turns on a contended counter', () => {
     writeStats.reset();
     let attempts = 0;
     let rival: unknown;
-    await withRetries(async () => {
-      const [c] = await batchGet([counterKey('turn')]);
-      attempts += 1;
-      if (attempts <= REFUSALS_BEFORE_TURN) {
-        // A newer request commits between this read and this transaction: refused again.
-        await advanceAsAnotherRequest('turn');
-      } else {
-        // The turn claimed after the last refusal has landed; a rival that reads now is kept out.
-        await settleClaims();
-        rival = await asWriter(async () => {
-          const [r] = await batchGet([counterKey('turn')]);
-          await transactWrite([contendedStep('turn', Number(r?.n))]);
-        }).catch((e: unknown) => e);
-      }
-      await transactWrite([contendedStep('turn', Number(c?.n))]);
-    });
+    await asWriter(
+      () =>
+        withRetries(async () => {
+          const [c] = await batchGet([counterKey('turn')]);
+          attempts += 1;
+          if (attempts <= REFUSALS_BEFORE_TURN) {
+            // A newer request commits between this read and this transaction: refused again.
+            await advanceAsAnotherRequest('turn');
+          } else {
+            // The turn claimed after the last refusal has landed; a rival that reads now is kept out.
+            await settleClaims();
+            rival = await asWriter(async () => {
+              const [r] = await batchGet([counterKey('turn')]);
+              await transactWrite([contendedStep('turn', Number(r?.n))]);
+            }).catch((e: unknown) => e);
+          }
+          await transactWrite([contendedStep('turn', Number(c?.n))]);
+        }),
+      startedAgo(TURN_AFTER_MS),
+    );
     expect(attempts).toBe(REFUSALS_BEFORE_TURN + 1);
     expect(rival).toBeInstanceOf(RetryOperation);
     // Held back before sending anything: the read showed the turn, and whose it was.
@@ -180,8 +188,8 @@ describe('turns on a contended counter', () => {
 
   it('an older request that lost enough rounds takes the turn from a younger holder; a younger one cannot take it back', async () => {
     await bump('older', 1);
-    const now = Date.now();
-    const young = { by: 'young', since: now + 60_000, until: now + 60_000 };
+    const now = startedAgo(2 * TURN_AFTER_MS);
+    const young = { by: 'young', since: now + 60_000, until: Date.now() + 60_000 };
     await putTurn('older', young);
     const refusal = { key: counterKey('older'), turn: young };
     const steps = await asWriter(async () => {

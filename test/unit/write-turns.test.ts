@@ -3,6 +3,7 @@ import {
   MAX_TURN_MS,
   MIN_TURN_MS,
   REFUSALS_BEFORE_TURN,
+  TURN_AFTER_MS,
   blocks,
   goesBefore,
   isLive,
@@ -75,11 +76,15 @@ describe('a turn on a contended item', () => {
     );
   });
 
-  it(`is wanted only after ${REFUSALS_BEFORE_TURN} refusals on the item (the uncontended path never claims)`, () => {
-    expect(wantsTurn(0)).toBe(false);
-    expect(wantsTurn(REFUSALS_BEFORE_TURN - 1)).toBe(false);
-    expect(wantsTurn(REFUSALS_BEFORE_TURN)).toBe(true);
-    expect(wantsTurn(REFUSALS_BEFORE_TURN + 5)).toBe(true);
+  it(`is wanted only after ${REFUSALS_BEFORE_TURN} refusals on the item by a writer busy for ${TURN_AFTER_MS} ms (the uncontended path never claims)`, () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 0, max: 5_000 }), (refusals, elapsed) => {
+        expect(wantsTurn(refusals, elapsed)).toBe(refusals >= REFUSALS_BEFORE_TURN && elapsed >= TURN_AFTER_MS);
+      }),
+    );
+    expect(wantsTurn(REFUSALS_BEFORE_TURN, TURN_AFTER_MS)).toBe(true);
+    expect(wantsTurn(REFUSALS_BEFORE_TURN - 1, 60_000)).toBe(false);
+    expect(wantsTurn(40, TURN_AFTER_MS - 1)).toBe(false);
   });
 
   it('lasts twice the holder’s last attempt, within bounds (a dead holder blocks for a short while only)', () => {
