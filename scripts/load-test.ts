@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
       `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
       `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late); ` +
-      `turns claimed ${contention.turnsClaimed}, transactions held back by a turn ${contention.turnWaits}, not started for lack of time ${contention.notStarted}`,
+      `turns claimed ${contention.turnsClaimed}, transactions held back by a turn ${contention.turnWaits}`,
   );
   console.log(
     `refused on    ${

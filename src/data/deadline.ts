@@ -7,7 +7,7 @@ import { serviceUnavailable } from '../domain/errors';
  * the request reads it from here, so services need no extra parameter.
  * Outside a request (admin tool, tests calling the data layer) there is none.
  */
-const store = new AsyncLocalStorage<{ readonly endsAt: number }>();
+const store = new AsyncLocalStorage<{ readonly endsAt: number; readonly hardEndsAt: number }>();
 
 /** A client sees 503 + Retry-After within this, whatever keeps failing. */
 export const MAX_ANSWER_MS = 5000;
@@ -24,8 +24,27 @@ export function requestBudgetMs(remainingInFunctionMs: number): number {
   return Math.max(0, answerWithin - ANSWER_MARGIN_MS);
 }
 
-export function runWithDeadline<T>(budgetMs: number, fn: () => T): T {
-  return store.run({ endsAt: Date.now() + budgetMs }, fn);
+/**
+ * When a write already sent must be over (its answer awaited, or its outcome
+ * found out): the function's timeout less the margins. A write in flight that
+ * proves applied is answered as such, late, rather than 503 (a write that
+ * happened is never reported failed); only starting attempts and pausing
+ * between them keep to requestBudgetMs.
+ */
+export function requestHardBudgetMs(remainingInFunctionMs: number): number {
+  return Math.max(0, remainingInFunctionMs - TIMEOUT_MARGIN_MS - ANSWER_MARGIN_MS);
+}
+
+export function runWithDeadline<T>(budgetMs: number, fn: () => T, hardBudgetMs = budgetMs): T {
+  const now = Date.now();
+  return store.run({ endsAt: now + budgetMs, hardEndsAt: now + Math.max(budgetMs, hardBudgetMs) }, fn);
+}
+
+/** Runs `fn` (the answer or outcome of a write already sent) against the request's hard deadline. */
+export function untilHardDeadline<T>(fn: () => T): T {
+  const deadline = store.getStore();
+  if (!deadline) return fn();
+  return store.run({ endsAt: deadline.hardEndsAt, hardEndsAt: deadline.hardEndsAt }, fn);
 }
 
 /** Milliseconds left for this request's data work; Infinity outside a request. */
@@ -41,7 +60,7 @@ export function remainingMs(): number {
 export function keepingInReserve<T>(reserveMs: number, fn: () => T): T {
   const deadline = store.getStore();
   if (!deadline) return fn();
-  return store.run({ endsAt: deadline.endsAt - reserveMs }, fn);
+  return store.run({ endsAt: deadline.endsAt - reserveMs, hardEndsAt: deadline.hardEndsAt }, fn);
 }
 
 /** Sleeps `ms` if the deadline allows it and `minAfterMs` more; else 503 now rather than later. */

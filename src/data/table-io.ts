@@ -14,7 +14,7 @@ import { db } from './client';
 import { tableName } from './config';
 import type { Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
-import { keepingInReserve, remainingMs, sleepWithin } from './deadline';
+import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
 import {
@@ -178,7 +178,9 @@ interface CancellationReason {
  * deadline), the outcome is found out before anyone answers: the request
  * carries a ClientRequestToken, so DynamoDB applies a re-send of it at most
  * once (the SDK's own retries included), and the write marked `confirms` is
- * read back consistently. Part of the request's time is kept for that.
+ * read back consistently. Once sent, it has until the request's hard deadline
+ * (the function's timeout less margins, src/data/deadline.ts) for that, past
+ * the 5 s answer budget: a late 201 rather than a 503 for a write that happened.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
   // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
@@ -191,11 +193,8 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     writeStats.turnWaits += 1;
     throw new RetryOperation(blocked);
   }
-  // Not started unless it can be answered and, if its answer is lost, confirmed in time: a committed write is never a 503.
-  if (remainingMs() - resolutionReserveMs() < typicalTransactionMs) {
-    writeStats.notStarted += 1;
-    throw serviceUnavailable();
-  }
+  // Started within the request's budget; once sent, answered and if need be confirmed within its hard deadline.
+  if (remainingMs() <= 0) throw serviceUnavailable();
   const input: TransactWriteCommandInput = {
     TransactItems: writes.map((w) =>
       withTable(w.contended && w.item.Update ? { Update: guardForCurrentWriter(w.item.Update) } : w.item),
@@ -203,29 +202,19 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     ClientRequestToken: randomUUID(),
   };
   writeStats.transactions += 1;
-  const started = performance.now();
   try {
-    await keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input)));
-    noteTransactionMs(performance.now() - started);
+    await untilHardDeadline(() =>
+      keepingInReserve(resolutionReserveMs(), () => db().send(new TransactWriteCommand(input))),
+    );
   } catch (error) {
-    noteTransactionMs(performance.now() - started);
     if (!outcomeUnknown(error)) throw cancellationError(error, writes);
     writeStats.ambiguous += 1;
-    await resolveOutcome(input, writes);
+    await untilHardDeadline(() => resolveOutcome(input, writes));
   }
 }
 
 /** A third of what is left, at most 1.5 s: enough for a few reads and one re-send. */
 const resolutionReserveMs = (): number => Math.min(1500, remainingMs() / 3);
-
-/**
- * How long this process's transactions take lately (moving average): one is
- * not started with less time than that before its reserve.
- */
-let typicalTransactionMs = 0;
-const noteTransactionMs = (ms: number): void => {
-  typicalTransactionMs += 0.1 * (ms - typicalTransactionMs);
-};
 
 const DEFINITE_REJECTIONS = new Set([
   'TransactionCanceledException',

@@ -17,8 +17,6 @@ export const writeStats = {
   turnsClaimed: 0,
   /** Transactions not sent because the read showed another request's live turn on a contended item. */
   turnWaits: 0,
-  /** Transactions not started because the time left could not have confirmed them (answered 503, nothing written). */
-  notStarted: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
@@ -37,7 +35,6 @@ export const writeStats = {
     this.transactionConflicts = 0;
     this.retries = 0;
     this.turnsClaimed = 0;
-    this.notStarted = 0;
     this.turnWaits = 0;
     this.exhausted = 0;
     this.ambiguous = 0;

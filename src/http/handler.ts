@@ -8,7 +8,7 @@ import { FieldErrorCollector } from '../domain/errors';
 import { authMiddleware, type AuthContext } from './auth';
 import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
-import { requestBudgetMs, runWithDeadline } from '../data/deadline';
+import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
 import { runWithTokenCheck } from '../data/token-check';
 import type { BodyValidator, QueryValidator } from './validation';
 
@@ -96,7 +96,9 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   // calls are attributed to this route (its IAM grant is checked against them in the tests); its token
   // check may ride on its first read (src/data/token-check.ts).
   return ((event, context) =>
-    runWithDeadline(requestBudgetMs(context.getRemainingTimeInMillis()), () =>
-      inCallScope(route.name, () => runWithTokenCheck(() => handler(event, context))),
+    runWithDeadline(
+      requestBudgetMs(context.getRemainingTimeInMillis()),
+      () => inCallScope(route.name, () => runWithTokenCheck(() => handler(event, context))),
+      requestHardBudgetMs(context.getRemainingTimeInMillis()),
     )) as LambdaHandler;
 }

@@ -93,6 +93,29 @@ it('with the deployed timeout, persistent conflicts on a create end in 503 insid
   }
 });
 
+it('a create whose transaction DynamoDB applies only after the 5 s answer budget is answered 201, never 503', async () => {
+  const server = createLocalServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${API}`;
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    // Sent within the budget (4.75 s with the deployed timeout), applied after it: the answer waits for the outcome.
+    proxy.setModes({ delayBeforeForwardMs: 5_000, operations: ['TransactWriteItems'] });
+    const res = await fetch(`${base}/applications`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...APPLICANT, email: 'late@example.com' }),
+    });
+    proxy.setModes({});
+    expect(res.status).toBe(201);
+    const created = (await res.json()) as { id: string };
+    const read = await fetch(`${base}/applications/${created.id}`, { headers });
+    expect(read.status).toBe(200);
+  } finally {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
+
 it('after the faults end, the same requests succeed', async () => {
   const res = await api.request('POST', `${API}/applications`, { token, body: APPLICANT });
   expect(res.status).toBe(201);

@@ -31,6 +31,11 @@ export interface FaultModes {
   dropAfterForward?: number;
   /** Probability that the request is forwarded and the answer never comes (the client times out). */
   hangAfterForward?: number;
+  /**
+   * Requests are forwarded only after this many ms (a write is applied late, even after the client
+   * gave up on its answer: DynamoDB finishes what it received).
+   */
+  delayBeforeForwardMs?: number;
   /** Every TransactWriteItems is cancelled with TransactionConflict (not forwarded). */
   transactionConflict?: boolean;
   /**
@@ -249,6 +254,10 @@ export async function startDynamoProxy(
       return;
     }
 
+    if (faultable && modes.delayBeforeForwardMs) {
+      fault('delayBeforeForward');
+      await new Promise((resolve) => setTimeout(resolve, modes.delayBeforeForwardMs));
+    }
     const up = await forward(req, body);
     if (isWrite && up.status === 200) {
       const now = Date.now();
