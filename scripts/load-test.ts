@@ -218,8 +218,7 @@ async function main(): Promise<void> {
   console.log(
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
       `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
-      `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late); ` +
-      `turns claimed ${contention.turnsClaimed}, transactions held back by a turn ${contention.turnWaits}`,
+      `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
   );
   console.log(
     `refused on    ${

@@ -191,7 +191,6 @@ function updatedListMove(
       },
     },
     onConditionFailed: () => 'retry',
-    contended: true,
   };
   const sets = new Map<number, [string, number][]>();
   const set = (p: number, v: number): void =>

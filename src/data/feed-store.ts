@@ -101,7 +101,6 @@ export function feedAppendWrites(
         },
       },
       onConditionFailed: () => 'retry',
-      contended: true,
     },
     ...entries.map((e, i): TxWrite => ({
       item: {

@@ -51,6 +51,5 @@ export function counterAdvance(
     },
     // Another writer took this position: re-read the counter and try again.
     onConditionFailed: () => 'retry',
-    contended: true,
   };
 }

@@ -17,18 +17,6 @@ import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
-import {
-  afterRefusal,
-  asSameWriter,
-  beginAttempt,
-  blockedWrites,
-  guardForCurrentWriter,
-  claimedItems,
-  noteRead,
-  settleClaims,
-  type Refusal,
-} from './write-turns';
-import { turnOf, turnWaitMs } from '../domain/write-turns';
 import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
@@ -73,13 +61,9 @@ async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
     const out = await db().send(
       new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: true } } }),
     );
-    const items = out.Responses?.[tableName()] ?? [];
-    for (const item of items) found.set(keyId(item as Key), item);
-    noteRead(items);
+    for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
   }
-  // A turn this writer claimed alongside the read: the claim's answer is the item's current value.
-  for (const [id, item] of await claimedItems(unique)) found.set(id, item);
   return keys.map((k) => found.get(keyId(k)));
 }
 
@@ -139,12 +123,6 @@ export interface TxWrite {
    * applied: how an answer DynamoDB lost (500, timeout, reset) is resolved.
    */
   readonly confirms?: (stored: Item | undefined) => boolean;
-  /**
-   * An Update of an item many writers advance (a list or feed lane counter):
-   * guarded by turns (src/data/write-turns.ts), so a writer that lost several
-   * rounds on it gets through.
-   */
-  readonly contended?: boolean;
 }
 
 /** Witness of a create: the new item (its key holds a fresh id) exists. */
@@ -157,8 +135,7 @@ export const carries =
     Number(stored?.version) === version && stored?.updated_at === updatedAt;
 
 export class RetryOperation extends Error {
-  /** The contended items that refused the write (with the turn each carried): what withRetries waits for or claims. */
-  constructor(readonly refusals: readonly Refusal[] = []) {
+  constructor() {
     super('retry');
     this.name = 'RetryOperation';
   }
@@ -185,22 +162,12 @@ interface CancellationReason {
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
   // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
   await ensureTokenChecked();
-  // Another request's turn seen by the read (or that kept this writer's claim out) would refuse it: not sent
-  // (withRetries waits for the turn).
-  await settleClaims();
-  const blocked = blockedWrites(writes.filter((w) => w.contended).map((w) => keyOf(w.item)));
-  if (blocked.length > 0) {
-    writeStats.turnWaits += 1;
-    throw new RetryOperation(blocked);
-  }
-  // Started within the request's budget; once sent, answered and if need be confirmed within its hard deadline.
-  if (remainingMs() <= 0) throw serviceUnavailable();
   const input: TransactWriteCommandInput = {
-    TransactItems: writes.map((w) =>
-      withTable(w.contended && w.item.Update ? { Update: guardForCurrentWriter(w.item.Update) } : w.item),
-    ),
+    TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),
   };
+  // Started within the request's budget; once sent, answered and if need be confirmed within its hard deadline.
+  if (remainingMs() <= 0) throw serviceUnavailable();
   writeStats.transactions += 1;
   try {
     await untilHardDeadline(() =>
@@ -272,21 +239,14 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!isCancellation(error) || !reasons) return error;
   countRefusal(reasons, writes);
-  // The document client does not translate errors: the old item arrives in wire format.
-  const storedOf = (reason: CancellationReason): Item | undefined =>
-    reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
-  const refusals: Refusal[] = reasons.flatMap((reason, i) => {
-    const write = writes[i];
-    if (!write?.contended || (reason.Code !== 'ConditionalCheckFailed' && reason.Code !== 'TransactionConflict'))
-      return [];
-    return [{ key: keyOf(write.item), turn: turnOf(storedOf(reason)) }];
-  });
   for (const [i, reason] of reasons.entries()) {
     if (reason.Code !== 'ConditionalCheckFailed') continue;
-    const mapped = writes[i]?.onConditionFailed?.(storedOf(reason));
-    return mapped === 'retry' || mapped === undefined ? new RetryOperation(refusals) : mapped;
+    // The document client does not translate errors: the old item arrives in wire format.
+    const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
+    const mapped = writes[i]?.onConditionFailed?.(stored);
+    return mapped === 'retry' || mapped === undefined ? new RetryOperation() : mapped;
   }
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation(refusals);
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation();
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
@@ -313,25 +273,17 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first. After a refusal, a writer that
- * has lost often enough on a contended item claims a turn there and goes
- * again at once; one blocked by another request's turn waits for it
- * (src/data/write-turns.ts); otherwise it pauses scaled to the refused attempt,
- * shorter as refusals add up (retryPauseMs). Bounded in attempts and by the
- * request's deadline; then 503.
+ * when a concurrent writer got there first, after a pause scaled to the
+ * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
+ * attempts and by the request's deadline; then 503.
  */
-export function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
-  return asSameWriter(() => retrying(operation, attempts));
-}
-
-async function retrying<T>(operation: () => Promise<T>, attempts: number): Promise<T> {
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
   const began = performance.now();
   let attempt = 0;
   try {
     for (; ; attempt++) {
       const started = performance.now();
       try {
-        beginAttempt();
         return await operation();
       } catch (error) {
         if (!(error instanceof RetryOperation)) throw error;
@@ -340,23 +292,16 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number): Promi
           throw serviceUnavailable();
         }
         writeStats.retries += 1;
-        const attemptMs = performance.now() - started;
-        const next = afterRefusal(error.refusals, attemptMs);
-        if (next.kind === 'go') writeStats.turnsClaimed += 1;
         // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
         // again: re-running from the refused items' current values (ALL_OLD) was measured worse
         // (docs/pagination.md, consistency notes).
         const pauseStarted = performance.now();
-        const pause =
-          next.kind === 'go'
-            ? 0
-            : next.kind === 'wait'
-              ? turnWaitMs(next.turn, Date.now(), attemptMs, Math.random(), remainingMs())
-              : retryPauseMs(attemptMs, attempt + 1, Math.random(), remainingMs());
-        await sleepWithin(pause).catch((e: unknown) => {
-          writeStats.exhausted += 1;
-          throw e;
-        });
+        await sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs())).catch(
+          (e: unknown) => {
+            writeStats.exhausted += 1;
+            throw e;
+          },
+        );
         writeStats.pauseMs += performance.now() - pauseStarted;
       }
     }

@@ -13,10 +13,6 @@ export const writeStats = {
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
-  /** Turns claimed on contended items by writers that lost rounds there (src/data/write-turns.ts). */
-  turnsClaimed: 0,
-  /** Transactions not sent because the read showed another request's live turn on a contended item. */
-  turnWaits: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
@@ -34,8 +30,6 @@ export const writeStats = {
     this.conditionFailed = {};
     this.transactionConflicts = 0;
     this.retries = 0;
-    this.turnsClaimed = 0;
-    this.turnWaits = 0;
     this.exhausted = 0;
     this.ambiguous = 0;
   },

@@ -5,9 +5,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
 import { db, dynamoStats } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
-import { RetryOperation, batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
-import { afterRefusal, asWriter, settleClaims } from '../../src/data/write-turns';
-import { REFUSALS_BEFORE_TURN, TURN_AFTER_MS, turnOf } from '../../src/domain/write-turns';
+import { batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf, readFrom } from '../../src/data/application-store';
 import { laneOf } from '../../src/domain/change-feed';
@@ -102,138 +100,6 @@ describe('a refused transaction', () => {
     } finally {
       await proxy.restore();
     }
-  });
-});
-
-/** An advance of a counter many writers race for, guarded by turns like every list and feed lane counter. */
-const contendedStep = (name: string, current: number): TxWrite => ({ ...step(name, current), contended: true });
-/** One writer (its own request) reads the counter and advances it, re-running when refused. */
-const advanceAsAnotherRequest = (name: string) =>
-  asWriter(() =>
-    withRetries(async () => {
-      const [c] = await batchGet([counterKey(name)]);
-      await transactWrite([contendedStep(name, Number(c?.n ?? 0))]);
-    }),
-  );
-/** A request that started `ms` ago: past TURN_AFTER_MS, its refusals count towards a turn. */
-const startedAgo = (ms: number) => Date.now() - ms;
-const putTurn = (name: string, turn: { by: string; until: number; since: number }) =>
-  db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: counterKey(name),
-      UpdateExpression: 'SET turn_by = :b, turn_until = :u, turn_since = :s',
-      ExpressionAttributeValues: { ':b': turn.by, ':u': turn.until, ':s': turn.since },
-    }),
-  );
-
-describe('turns on a contended counter', () => {
-  it(`a writer refused ${REFUSALS_BEFORE_TURN} times claims the turn: the next rival is kept out, the writer commits, the turn is gone`, async () => {
-    await bump('turn', 0);
-    writeStats.reset();
-    let attempts = 0;
-    let rival: unknown;
-    await asWriter(
-      () =>
-        withRetries(async () => {
-          const [c] = await batchGet([counterKey('turn')]);
-          attempts += 1;
-          if (attempts <= REFUSALS_BEFORE_TURN) {
-            // A newer request commits between this read and this transaction: refused again.
-            await advanceAsAnotherRequest('turn');
-          } else {
-            // The turn claimed after the last refusal has landed; a rival that reads now is kept out.
-            await settleClaims();
-            rival = await asWriter(async () => {
-              const [r] = await batchGet([counterKey('turn')]);
-              await transactWrite([contendedStep('turn', Number(r?.n))]);
-            }).catch((e: unknown) => e);
-          }
-          await transactWrite([contendedStep('turn', Number(c?.n))]);
-        }),
-      startedAgo(TURN_AFTER_MS),
-    );
-    expect(attempts).toBe(REFUSALS_BEFORE_TURN + 1);
-    expect(rival).toBeInstanceOf(RetryOperation);
-    // Held back before sending anything: the read showed the turn, and whose it was.
-    expect((rival as RetryOperation).refusals).toEqual([
-      expect.objectContaining({
-        key: counterKey('turn'),
-        heldBack: true,
-        turn: expect.objectContaining({ by: expect.any(String) }),
-      }),
-    ]);
-    expect(writeStats.turnsClaimed).toBe(1);
-    expect(writeStats.turnWaits).toBe(1);
-    const stored = await getItem(counterKey('turn'));
-    expect(stored?.n).toBe(REFUSALS_BEFORE_TURN + 1);
-    // The commit removed the turn: the next writer goes straight in.
-    expect(turnOf(stored)).toBeUndefined();
-    writeStats.reset();
-    await advanceAsAnotherRequest('turn');
-    expect(writeStats.attempts).toEqual({ 1: 1 });
-  });
-
-  it('a rival that did not read the turn is refused by it, and learns whose it is and until when', async () => {
-    await bump('unread', 1);
-    const until = Date.now() + 60_000;
-    await putTurn('unread', { by: 'holder', since: Date.now(), until });
-    const refused = await asWriter(() => transactWrite([contendedStep('unread', 1)])).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(RetryOperation);
-    expect((refused as RetryOperation).refusals).toEqual([
-      { key: counterKey('unread'), turn: expect.objectContaining({ by: 'holder', until }) },
-    ]);
-    expect((await getItem(counterKey('unread')))?.n).toBe(1);
-  });
-
-  it('an older request that lost enough rounds takes the turn from a younger holder; a younger one cannot take it back', async () => {
-    await bump('older', 1);
-    const now = startedAgo(2 * TURN_AFTER_MS);
-    const young = { by: 'young', since: now + 60_000, until: Date.now() + 60_000 };
-    await putTurn('older', young);
-    const refusal = { key: counterKey('older'), turn: young };
-    const steps = await asWriter(async () => {
-      const seen = [];
-      for (let i = 0; i < REFUSALS_BEFORE_TURN; i++) seen.push(afterRefusal([refusal], 100).kind);
-      await settleClaims();
-      return seen;
-    }, now);
-    // Before enough lost rounds it waits for the holder; then it claims and goes.
-    expect(steps).toEqual([...Array<string>(REFUSALS_BEFORE_TURN - 1).fill('wait'), 'go']);
-    const taken = turnOf(await getItem(counterKey('older')));
-    expect(taken).toMatchObject({ since: now });
-    expect(taken!.by).not.toBe('young');
-    // A request younger than the new holder may not take it back, however often it lost.
-    const younger = await asWriter(async () => {
-      const seen = [];
-      for (let i = 0; i < REFUSALS_BEFORE_TURN + 1; i++)
-        seen.push(afterRefusal([{ key: counterKey('older'), turn: undefined }], 100).kind);
-      await settleClaims();
-      return seen;
-    }, now + 1);
-    // Its claim (sent on what it believed was a free item) is refused by the stored turn.
-    expect(younger.at(-1)).toBe('go');
-    expect(turnOf(await getItem(counterKey('older')))).toEqual(taken);
-  });
-
-  it('an abandoned turn does not block: expired, it is ignored and removed; live, writers wait for its end', async () => {
-    await bump('abandoned', 3);
-    await putTurn('abandoned', { by: 'dead', since: 0, until: Date.now() - 1 });
-    writeStats.reset();
-    await advanceAsAnotherRequest('abandoned');
-    expect(writeStats.attempts).toEqual({ 1: 1 });
-    let stored = await getItem(counterKey('abandoned'));
-    expect(stored?.n).toBe(4);
-    expect(turnOf(stored)).toBeUndefined();
-
-    // A holder that died mid-turn: the writers that read it wait (without sending), then go in once it ends.
-    await putTurn('abandoned', { by: 'dead', since: 0, until: Date.now() + 300 });
-    writeStats.reset();
-    await Promise.all([advanceAsAnotherRequest('abandoned'), advanceAsAnotherRequest('abandoned')]);
-    expect(writeStats.turnWaits).toBeGreaterThanOrEqual(2);
-    stored = await getItem(counterKey('abandoned'));
-    expect(stored?.n).toBe(6);
-    expect(turnOf(stored)).toBeUndefined();
   });
 });
 
