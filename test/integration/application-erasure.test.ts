@@ -293,12 +293,9 @@ describe('pages over holes: half of 1,200 applications erased at random', () => 
     let seed = 12345;
     const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
     const erase = apps.filter(() => rnd() < 0.5).map((a) => a.id);
-    for (let i = 0; i < erase.length; i += 8)
-      await Promise.all(
-        erase
-          .slice(i, i + 8)
-          .map(async (id) => expect((await request('DELETE', `/applications/${id}`)).status).toBe(204)),
-      );
+    // One at a time: concurrent erasures of one business conflict on its shared maps and retry
+    // (races have tests of their own above); the holes are the same either way.
+    for (const id of erase) expect((await request('DELETE', `/applications/${id}`)).status).toBe(204);
     const gone = new Set(erase);
     rows = apps
       .filter((a) => !gone.has(a.id))

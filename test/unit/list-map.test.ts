@@ -39,7 +39,10 @@ function stored(codes: readonly number[]) {
     counter[liveAttribute(sb)] = Number(counter[liveAttribute(sb)] ?? 0) + 1;
     counter[statusAttribute(sb, code)] = Number(counter[statusAttribute(sb, code)] ?? 0) + 1;
   });
-  return { summary: summaryOf(counter), map: (sb: number) => mapOf(maps.get(sb)) };
+  // Each map item parsed once (mapOf), as a page read parses each map it fetches once.
+  const parsed = new Map<number, number[]>();
+  const map = (sb: number): number[] => parsed.get(sb) ?? parsed.set(sb, mapOf(maps.get(sb))).get(sb)!;
+  return { summary: summaryOf(counter), map };
 }
 
 const codesArb = fc
