@@ -128,6 +128,10 @@ function createClient(): DynamoDBDocumentClient {
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true },
   });
+  // The SDK's logger middleware filters every input and output for its logger before the logger decides
+  // not to log (its no-op default included): a walk of each response, a list page's records and the large
+  // employee items too. Nothing logs through it here; errors reach the handler and its logger.
+  base.middlewareStack.remove('loggerMiddleware');
   // Nothing is sent for a business before the request's token is verified (src/data/token-check.ts).
   base.middlewareStack.add(
     (next) => async (args) => {
