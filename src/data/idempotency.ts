@@ -89,6 +89,8 @@ export function idempotencyWrite(idem: Idempotency, result: ApiResult): TxWrite 
         },
         ConditionExpression: 'attribute_not_exists(PK) OR expires_at < :now',
         ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
+        // The winner's stored response is what a losing duplicate replays.
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
     onConditionFailed: (stored) => {

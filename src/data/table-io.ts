@@ -116,7 +116,12 @@ export type TransactItem = { [K in keyof RawTransactItem]?: Omit<NonNullable<Raw
 /** A write of a transaction and what a failed condition on it means. */
 export interface TxWrite {
   readonly item: TransactItem;
-  /** Maps this item's failed condition (with the stored item, if any) to an error; 'retry' re-runs the whole operation. */
+  /**
+   * Maps this item's failed condition to an error; 'retry' re-runs the whole operation. `stored` is the
+   * item as the refusal found it only if the item asks for it (`ReturnValuesOnConditionCheckFailure:
+   * 'ALL_OLD'`): DynamoDB then serialises it into the refusal, which on a large item costs more than the
+   * mapping of a counter's or record's refusal needs (they re-read).
+   */
   readonly onConditionFailed?: (stored: Item | undefined) => Error | 'retry';
   /**
    * This item, read back consistently, tells whether the transaction was
@@ -268,7 +273,7 @@ function keyOf(item: TransactItem): Key {
 function withTable(item: TransactItem): RawTransactItem {
   const TableName = tableName();
   const [kind, body] = Object.entries(item)[0] as [string, Record<string, unknown>];
-  return { [kind]: { ...body, TableName, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } as RawTransactItem;
+  return { [kind]: { ...body, TableName } } as RawTransactItem;
 }
 
 /**
