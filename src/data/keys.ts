@@ -28,12 +28,17 @@ export const BUSINESS_REGISTRY = 'BUSINESSES';
 export const FEED_SEQ_DIGITS = 12;
 export const FEED_COUNTER_SK = 'SEQ';
 
+const BUSINESS_CONFIG_SK = 'CONFIG';
+
+/** Whether a key is a business's config (keys.business): only an import writes it. */
+export const isBusinessConfigKey = (key: Key): boolean => key.SK === BUSINESS_CONFIG_SK;
+
 export const keys = {
   token: (tokenHash: string): Key => ({ PK: `TOKEN#${tokenHash}`, SK: 'TOKEN' }),
   /** The business's copy of a token's metadata, so its tokens can be listed (one partition per business). */
   tokenListing: (businessId: string, tokenHash: string): Key => ({ PK: `${biz(businessId)}#tokens`, SK: tokenHash }),
   tokenListings: (businessId: string): string => `${biz(businessId)}#tokens`,
-  business: (businessId: string): Key => ({ PK: biz(businessId), SK: 'CONFIG' }),
+  business: (businessId: string): Key => ({ PK: biz(businessId), SK: BUSINESS_CONFIG_SK }),
   /** Every business in one partition, written by import: the retention job finds businesses without a Scan. */
   businessRegistry: (businessId: string): Key => ({ PK: BUSINESS_REGISTRY, SK: businessId }),
   record: (businessId: string, kind: RecordKind, id: string): Key => ({

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import {
   BatchGetCommand,
@@ -12,7 +13,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { tableName } from './config';
-import type { Key } from './keys';
+import { isBusinessConfigKey, type Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
@@ -47,7 +48,27 @@ const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u000
  * The request's first one also reads its token, and returns nothing unless the
  * token is good (src/data/token-check.ts).
  */
-export const batchGet = (keys: readonly Key[]): Promise<(Item | undefined)[]> => readWithTokenCheck(keys, readBatch);
+export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
+  const kept = attemptsShare.getStore();
+  if (!kept) return readWithTokenCheck(keys, readBatch);
+  const wanted = keys.filter((k) => !kept.has(keyId(k)));
+  const read = await readWithTokenCheck(wanted, readBatch);
+  const fresh = new Map(wanted.map((k, i) => [keyId(k), read[i]]));
+  for (const [i, k] of wanted.entries()) {
+    const item = read[i];
+    if (item && isBusinessConfigKey(k)) kept.set(keyId(k), item);
+  }
+  return keys.map((k) => kept.get(keyId(k)) ?? fresh.get(keyId(k)));
+}
+
+/**
+ * What the attempts of one optimistic operation (withRetries) read once: the
+ * business config, which only an import changes, so a re-run after a refusal
+ * reads again only what concurrent writers move (counters, lanes, records).
+ * Under contention most re-runs are such refusals, and the config is the
+ * largest item most writes read.
+ */
+const attemptsShare = new AsyncLocalStorage<Map<string, Item>>();
 
 async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
@@ -278,11 +299,16 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * when a concurrent writer got there first, after a pause scaled to the
+ * (all of it but the business config: attemptsShare) when a concurrent writer
+ * got there first, after a pause scaled to the
  * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
  * attempts and by the request's deadline; then 503.
  */
-export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+export function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+  return attemptsShare.run(new Map(), () => retrying(operation, attempts));
+}
+
+async function retrying<T>(operation: () => Promise<T>, attempts: number): Promise<T> {
   const began = performance.now();
   let attempt = 0;
   try {

@@ -71,3 +71,57 @@ describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
     expect(res.text).not.toMatch(/secret|index\.js|TypeError/);
   });
 });
+
+describe('a write that loses its round to a concurrent writer', () => {
+  it('re-reads what the other writer moved, not the business config, and both creates land', async () => {
+    const before = (await api.request('GET', `${API}/employees`, { token })).body.total_entries as number;
+    const table = process.env.TABLE_NAME as string;
+    const sk = (k: Record<string, unknown>): string => String((k.SK as { S?: string })?.S ?? k.SK);
+    const pk = (k: Record<string, unknown>): string => String((k.PK as { S?: string })?.S ?? k.PK);
+    const outerReads: string[][] = [];
+    let inner = false;
+    let interfered = false;
+    let other: Awaited<ReturnType<TestApi['request']>> | undefined;
+    const name = `interfere-${Math.random()}`;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        const input = args.input as {
+          RequestItems?: Record<string, { Keys: Record<string, unknown>[] }>;
+        };
+        if (!inner && context.commandName === 'BatchGetItemCommand')
+          outerReads.push((input.RequestItems?.[table]?.Keys ?? []).map((k) => `${pk(k)} ${sk(k)}`));
+        if (!inner && !interfered && context.commandName === 'TransactWriteItemsCommand') {
+          // Another create commits between this one's read and its transaction: its counter read is stale.
+          interfered = true;
+          inner = true;
+          other = await api.request('POST', `${API}/employees`, {
+            token,
+            body: { first_name: 'Quick', last_name: 'Rival' },
+          });
+          inner = false;
+        }
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    let res;
+    try {
+      res = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Slow', last_name: 'Loser' } });
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    expect(other?.status).toBe(201);
+    expect(res.status).toBe(201);
+    // Two rounds: the first read the config with everything else; the re-run read the counter again, not the config.
+    expect(outerReads).toHaveLength(2);
+    expect(outerReads[0]).toContain('B#demo CONFIG');
+    expect(outerReads[1]).not.toContain('B#demo CONFIG');
+    expect(outerReads[1]).toContain('B#demo#counter#employees C');
+    const after = await api.request('GET', `${API}/employees`, { token });
+    expect(after.body.total_entries).toBe(before + 2);
+    for (const created of [other, res])
+      expect(
+        (await api.request('GET', `${API}/employees/${(created?.body as { id: string }).id}`, { token })).status,
+      ).toBe(200);
+  });
+});
