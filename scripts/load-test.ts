@@ -4,7 +4,8 @@
  * answered 201 reads back (GET 200, same ETag), the lists' totals and the
  * employee's job count equal the 201s exactly, and the change feed holds one
  * `*.created` entry per 201 and nothing else. Prints throughput, latency
- * percentiles (overall and per route, server side), errors, and write
+ * percentiles (overall and per route, server side), the slowest requests and
+ * when in the run they started, errors, and write
  * contention per request (refused transactions by the item whose condition
  * failed, retries; attempts per write and the share of pauses;
  * src/data/write-stats.ts). Exits 1 on an error or a loss.
@@ -43,14 +44,18 @@ async function main(): Promise<void> {
   await importBusiness(config, records);
   const token = await issueToken(config.id, 'load');
   const server = createLocalServer();
-  // Server-side latency and status per route (method + first path segment after the prefix).
+  // Server-side latency and status per route (method + first path segment after the prefix), and when each
+  // request started: the slowest are printed with it (the run starts with all connections in step).
   const byRoute = new Map<string, { ms: number[]; statuses: Record<number, number> }>();
+  const timed: { route: string; startedMs: number; ms: number; status: number }[] = [];
+  let runStart = performance.now();
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const t0 = performance.now();
     const route = `${req.method} ${(req.url ?? '').slice(API.length).split(/[/?]/)[1] ?? ''}`;
     res.on('finish', () => {
       const r = byRoute.get(route) ?? { ms: [], statuses: {} };
       r.ms.push(performance.now() - t0);
+      timed.push({ route, startedMs: t0 - runStart, ms: performance.now() - t0, status: res.statusCode });
       r.statuses[res.statusCode] = (r.statuses[res.statusCode] ?? 0) + 1;
       byRoute.set(route, r);
     });
@@ -132,6 +137,7 @@ async function main(): Promise<void> {
 
   dynamoStats.reset();
   writeStats.reset();
+  runStart = performance.now();
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
   const callsPerRequest = dynamoStats.calls / Math.max(1, result.requests.total);
   const contention = {
@@ -236,6 +242,13 @@ async function main(): Promise<void> {
     `attempts      per write: p50 ${pct(attempts, 0.5)}, p90 ${pct(attempts, 0.9)}, p99 ${pct(attempts, 0.99)}, ` +
       `max ${pct(attempts, 1)} (${attempts.length} writes); pauses between attempts ` +
       `${((100 * contention.pauseMs) / Math.max(1, contention.operationMs)).toFixed(0)}% of their time`,
+  );
+  const slowest = timed
+    .filter((t) => t.startedMs >= 0)
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 8);
+  console.log(
+    `slowest       ${slowest.map((t) => `${t.route} ${t.status} at ${(t.startedMs / 1000).toFixed(1)} s took ${t.ms.toFixed(0)} ms`).join('; ')}`,
   );
   for (const [route, r] of [...byRoute].sort()) {
     const sorted = [...r.ms].sort((a, b) => a - b);
