@@ -7,7 +7,8 @@
  * percentiles (overall and per route, server side), the slowest requests and
  * when in the run they started, errors, and write
  * contention per request (refused transactions by the item whose condition
- * failed, retries; attempts per write and the share of pauses;
+ * failed, retries and waits for a turn; attempts and refusals per write and
+ * the share of pauses;
  * src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
@@ -144,6 +145,7 @@ async function main(): Promise<void> {
     ...writeStats,
     conditionFailed: { ...writeStats.conditionFailed },
     attempts: { ...writeStats.attempts },
+    refusals: { ...writeStats.refusals },
   };
   for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
@@ -223,6 +225,7 @@ async function main(): Promise<void> {
   const perRequest = (v: number): string => (v / Math.max(1, result.requests.total)).toFixed(3);
   console.log(
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
+      `(${perRequest(contention.turnWaits)} after waiting for a turn), ` +
       `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
       `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
   );
@@ -240,9 +243,10 @@ async function main(): Promise<void> {
   const attempts = Object.entries(contention.attempts).flatMap(([a, count]) => Array<number>(count).fill(Number(a)));
   console.log(
     `attempts      per write: p50 ${pct(attempts, 0.5)}, p90 ${pct(attempts, 0.9)}, p99 ${pct(attempts, 0.99)}, ` +
-      `max ${pct(attempts, 1)} (${attempts.length} writes); pauses between attempts ` +
+      `max ${pct(attempts, 1)} (${attempts.length} writes); pauses and waits for a turn between attempts ` +
       `${((100 * contention.pauseMs) / Math.max(1, contention.operationMs)).toFixed(0)}% of their time`,
   );
+  console.log(`refusals      writes by transactions refused: ${JSON.stringify(contention.refusals)}`);
   const slowest = timed
     .filter((t) => t.startedMs >= 0)
     .sort((a, b) => b.ms - a.ms)

@@ -18,6 +18,7 @@ import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
+import { heldByOthers, releaseTurns, takeTurns, untilWanted } from './process-turns';
 import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
@@ -39,7 +40,8 @@ export async function getItem(key: Key): Promise<Item | undefined> {
   return out.Item;
 }
 
-const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
+/** One string per item key (turns, shared reads). */
+export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
 
 /**
  * Independent reads in one round trip (BatchGetItem, consistent). Results come
@@ -49,26 +51,45 @@ const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u000
  * token is good (src/data/token-check.ts).
  */
 export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
-  const kept = attemptsShare.getStore();
-  if (!kept) return readWithTokenCheck(keys, readBatch);
-  const wanted = keys.filter((k) => !kept.has(keyId(k)));
+  const state = operationState.getStore();
+  if (!state) return readWithTokenCheck(keys, readBatch);
+  yieldToHolders(keys.map(keyId), state);
+  const wanted = keys.filter((k) => !state.kept.has(keyId(k)));
   const read = await readWithTokenCheck(wanted, readBatch);
   const fresh = new Map(wanted.map((k, i) => [keyId(k), read[i]]));
   for (const [i, k] of wanted.entries()) {
     const item = read[i];
-    if (item && isBusinessConfigKey(k)) kept.set(keyId(k), item);
+    if (item && isBusinessConfigKey(k)) state.kept.set(keyId(k), item);
   }
-  return keys.map((k) => kept.get(keyId(k)) ?? fresh.get(keyId(k)));
+  return keys.map((k) => state.kept.get(keyId(k)) ?? fresh.get(keyId(k)));
 }
 
 /**
- * What the attempts of one optimistic operation (withRetries) read once: the
- * business config, which only an import changes, so a re-run after a refusal
- * reads again only what concurrent writers move (counters, lanes, records).
- * Under contention most re-runs are such refusals, and the config is the
- * largest item most writes read.
+ * What the attempts of one optimistic operation (withRetries) share:
+ * - `kept`: what they read once, the business config, which only an import
+ *   changes, so a re-run after a refusal reads again only what concurrent
+ *   writers move (counters, lanes, records). Under contention most re-runs are
+ *   such refusals, and the config is the largest item most writes read.
+ * - `owner` and `held`: the operation's turns on the items it was refused on
+ *   (src/data/process-turns.ts).
  */
-const attemptsShare = new AsyncLocalStorage<Map<string, Item>>();
+interface OperationState {
+  readonly kept: Map<string, Item>;
+  readonly owner: symbol;
+  held: Set<string>;
+}
+
+const operationState = new AsyncLocalStorage<OperationState>();
+
+/**
+ * An attempt about to read or write an item another writer of this process
+ * holds the turn on would race it through the store: it waits for its turn
+ * instead (a re-run, nothing sent).
+ */
+function yieldToHolders(ids: readonly string[], state: OperationState): void {
+  const held = heldByOthers(ids, state.owner);
+  if (held.length > 0) throw new RetryOperation(held, false);
+}
 
 async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
@@ -161,7 +182,14 @@ export const carries =
     Number(stored?.version) === version && stored?.updated_at === updatedAt;
 
 export class RetryOperation extends Error {
-  constructor() {
+  /**
+   * `contended`: the items (keyId) whose refusal or holder made the operation re-run; `refused`: whether
+   * the store refused a transaction (or the attempt yielded before sending anything).
+   */
+  constructor(
+    readonly contended: readonly string[] = [],
+    readonly refused = true,
+  ) {
     super('retry');
     this.name = 'RetryOperation';
   }
@@ -188,6 +216,12 @@ interface CancellationReason {
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
   // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
   await ensureTokenChecked();
+  const state = operationState.getStore();
+  if (state)
+    yieldToHolders(
+      writes.map((w) => keyId(keyOf(w.item))),
+      state,
+    );
   const input: TransactWriteCommandInput = {
     TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),
@@ -270,12 +304,22 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
     // The document client does not translate errors: the old item arrives in wire format.
     const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
     const mapped = writes[i]?.onConditionFailed?.(stored);
-    return mapped === 'retry' || mapped === undefined ? new RetryOperation() : mapped;
+    return mapped === 'retry' || mapped === undefined ? new RetryOperation(refusedKeys(reasons, writes)) : mapped;
   }
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation();
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation(refusedKeys(reasons, writes));
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
+}
+
+/** The items a refused transaction failed on (a condition, or another transaction holding them). */
+function refusedKeys(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): string[] {
+  return reasons.flatMap((reason, i) => {
+    const write = writes[i];
+    return write && (reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict')
+      ? [keyId(keyOf(write.item))]
+      : [];
+  });
 }
 
 function countRefusal(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): void {
@@ -291,6 +335,27 @@ function keyOf(item: TransactItem): Key {
   return { PK: String(body.PK), SK: String(body.SK) };
 }
 
+/**
+ * The turn on the items a refusal named, with those the operation holds
+ * already (all released and taken again in order, so no two writers wait for
+ * each other). `'waited'`: another writer of this process had it, and has
+ * finished with it; the re-run can start at once.
+ */
+async function takeTurnOn(contended: readonly string[], state: OperationState): Promise<'free' | 'waited' | 'held'> {
+  if (contended.every((key) => state.held.has(key))) return 'held';
+  const wanted = new Set([...state.held, ...contended]);
+  releaseTurns(state.held, state.owner);
+  state.held = new Set();
+  const turn = await takeTurns(wanted, state.owner, remainingMs());
+  if (turn === 'timeout') {
+    writeStats.exhausted += 1;
+    throw serviceUnavailable();
+  }
+  state.held = wanted;
+  if (turn === 'waited') writeStats.turnWaits += 1;
+  return turn;
+}
+
 function withTable(item: TransactItem): RawTransactItem {
   const TableName = tableName();
   const [kind, body] = Object.entries(item)[0] as [string, Record<string, unknown>];
@@ -299,18 +364,28 @@ function withTable(item: TransactItem): RawTransactItem {
 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
- * (all of it but the business config: attemptsShare) when a concurrent writer
- * got there first, after a pause scaled to the
- * refused attempt that shrinks as refusals add up (retryPauseMs). Bounded in
- * attempts and by the request's deadline; then 503.
+ * (all of it but the business config: OperationState) when a concurrent writer
+ * got there first. A writer refused on items that other writers of this
+ * process were refused on too waits for its turn on them and re-runs when it
+ * comes (src/data/process-turns.ts); otherwise it pauses for a time scaled to
+ * the refused attempt that shrinks as refusals add up (retryPauseMs). Bounded
+ * in attempts and by the request's deadline; then 503.
  */
-export function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
-  return attemptsShare.run(new Map(), () => retrying(operation, attempts));
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+  const outer = operationState.getStore();
+  if (outer) return retrying(operation, attempts, outer);
+  const state: OperationState = { kept: new Map(), owner: Symbol('writer'), held: new Set() };
+  try {
+    return await operationState.run(state, () => retrying(operation, attempts, state));
+  } finally {
+    releaseTurns(state.held, state.owner);
+  }
 }
 
-async function retrying<T>(operation: () => Promise<T>, attempts: number): Promise<T> {
+async function retrying<T>(operation: () => Promise<T>, attempts: number, state: OperationState): Promise<T> {
   const began = performance.now();
   let attempt = 0;
+  let refusals = 0;
   try {
     for (; ; attempt++) {
       const started = performance.now();
@@ -318,6 +393,7 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number): Promi
         return await operation();
       } catch (error) {
         if (!(error instanceof RetryOperation)) throw error;
+        if (error.refused) refusals += 1;
         if (attempt + 1 >= attempts) {
           writeStats.exhausted += 1;
           throw serviceUnavailable();
@@ -327,17 +403,27 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number): Promi
         // again: re-running from the refused items' current values (ALL_OLD) was measured worse
         // (docs/pagination.md, consistency notes).
         const pauseStarted = performance.now();
-        await sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs())).catch(
-          (e: unknown) => {
-            writeStats.exhausted += 1;
-            throw e;
-          },
-        );
+        if ((await takeTurnOn(error.contended, state)) === 'waited') {
+          writeStats.pauseMs += performance.now() - pauseStarted;
+          continue;
+        }
+        const pause = sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs()));
+        const wanted = untilWanted(state.owner);
+        try {
+          await Promise.race([pause, wanted.wanted]);
+        } catch (e) {
+          writeStats.exhausted += 1;
+          throw e;
+        } finally {
+          wanted.stop();
+          pause.catch(() => undefined);
+        }
         writeStats.pauseMs += performance.now() - pauseStarted;
       }
     }
   } finally {
     writeStats.attempts[attempt + 1] = (writeStats.attempts[attempt + 1] ?? 0) + 1;
+    writeStats.refusals[refusals] = (writeStats.refusals[refusals] ?? 0) + 1;
     writeStats.operationMs += performance.now() - began;
   }
 }

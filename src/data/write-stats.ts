@@ -13,23 +13,29 @@ export const writeStats = {
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
+  /** Re-runs that first waited for their turn behind another writer of this process (src/data/process-turns.ts). */
+  turnWaits: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
   ambiguous: 0,
   /** Optimistic operations (withRetries) by the number of attempts they made, however they ended. */
   attempts: {} as Record<number, number>,
+  /** The same operations by the number of their transactions the store refused. */
+  refusals: {} as Record<number, number>,
   /** Time of those operations, and how much of it went into pauses between attempts (ms). */
   operationMs: 0,
   pauseMs: 0,
   reset(): void {
     this.attempts = {};
+    this.refusals = {};
     this.operationMs = 0;
     this.pauseMs = 0;
     this.transactions = 0;
     this.conditionFailed = {};
     this.transactionConflicts = 0;
     this.retries = 0;
+    this.turnWaits = 0;
     this.exhausted = 0;
     this.ambiguous = 0;
   },

@@ -5,7 +5,8 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
 import { db, dynamoStats } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
-import { batchGet, getItem, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
+import { batchGet, getItem, keyId, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
+import { heldKeys, releaseTurns, takeTurns } from '../../src/data/process-turns';
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf, readFrom } from '../../src/data/application-store';
 import { laneOf } from '../../src/domain/change-feed';
@@ -100,6 +101,59 @@ describe('a refused transaction', () => {
     } finally {
       await proxy.restore();
     }
+  });
+});
+
+describe('writers of one process', () => {
+  it('wait for the turn another writer of the process holds on an item instead of racing it', async () => {
+    await bump('d', 3);
+    const holder = Symbol('holder');
+    expect(await takeTurns([keyId(counterKey('d'))], holder, Infinity)).toBe('free');
+    dynamoStats.reset();
+    writeStats.reset();
+    const reads: number[] = [];
+    const writer = withRetries(async () => {
+      const [d] = await batchGet([counterKey('d')]);
+      reads.push(Number(d?.n));
+      await transactWrite([step('d', Number(d?.n))]);
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    // Nothing read or sent while another writer holds the turn.
+    expect(dynamoStats.byCommand.BatchGetItemCommand ?? 0).toBe(0);
+    expect(writeStats.transactions).toBe(0);
+    // The holder commits its own change and ends.
+    await bump('d', 4);
+    releaseTurns([keyId(counterKey('d'))], holder);
+    await writer;
+    expect(reads).toEqual([4]);
+    expect((await getItem(counterKey('d')))?.n).toBe(5);
+    expect(writeStats.transactions).toBe(1);
+    expect(writeStats.turnWaits).toBe(1);
+    expect(heldKeys()).toEqual([]);
+  });
+
+  it('creating in parallel on one list: each create refused at most once, positions dense, no turn left held', async () => {
+    const send = (body: unknown) => api.request('POST', `${API}/employees`, { token, body });
+    const before = (await api.request('GET', `${API}/employees?per_page=1`, { token })).body.total_entries as number;
+    writeStats.reset();
+    const n = 12;
+    const created = await Promise.all(
+      Array.from({ length: n }, (_, i) => send({ first_name: 'Parallel', last_name: `Employee ${i}` })),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(n).fill(201));
+    // Each create refused at most once: after that it waits for its turn instead of racing the others again.
+    expect(Math.max(...Object.keys(writeStats.refusals).map(Number))).toBe(1);
+    expect(writeStats.transactions).toBeLessThanOrEqual(2 * n - 1);
+    expect(heldKeys()).toEqual([]);
+    const listed: string[] = [];
+    for (let page = 1; ; page++) {
+      const res = await api.request('GET', `${API}/employees?per_page=100&page=${page}`, { token });
+      expect(res.body.total_entries).toBe(before + n);
+      listed.push(...res.body.entries.map((e: { id: string }) => e.id));
+      if (res.body.entries.length < 100) break;
+    }
+    expect(listed).toHaveLength(before + n);
+    for (const r of created) expect(listed.filter((id) => id === r.body.id)).toHaveLength(1);
   });
 });
 
