@@ -403,7 +403,9 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number, state:
         // again: re-running from the refused items' current values (ALL_OLD) was measured worse
         // (docs/pagination.md, consistency notes).
         const pauseStarted = performance.now();
-        if ((await takeTurnOn(error.contended, state)) === 'waited') {
+        // Pausing spaces a refused writer from its rivals; one that waited for its turn, or was not refused
+        // (it yielded to a holder that has since finished), has none left in this process.
+        if ((await takeTurnOn(error.contended, state)) === 'waited' || !error.refused) {
           writeStats.pauseMs += performance.now() - pauseStarted;
           continue;
         }
