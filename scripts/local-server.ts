@@ -1,6 +1,7 @@
 /**
  * `npm start` (contract §10): DynamoDB Local (embedded, file-backed in .dynamodb/,
- * unless DYNAMODB_ENDPOINT is set), the table, the demo business on first run,
+ * unless DYNAMODB_ENDPOINT is set), the table, the local S3 server for
+ * attachments (in .dynamodb/s3/, unless S3_ENDPOINT is set), the demo business on first run,
  * and every route of src/http/routes.ts served through the deployed handlers.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,7 +12,15 @@ import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
 import { claimedBusinessOf, issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
-import { announceEndpoint, connect, DATA_DIR, describeFailure, writeLocalFile } from './lib/environment';
+import {
+  announceEndpoint,
+  announceS3Endpoint,
+  connect,
+  connectS3,
+  DATA_DIR,
+  describeFailure,
+  writeLocalFile,
+} from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
@@ -57,6 +66,8 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const { endpoint, embedded } = await connect({ allowAws: false });
   if (embedded && endpoint) announceEndpoint(endpoint);
+  const s3 = await connectS3({ allowAws: false });
+  if (s3.embedded && s3.endpoint) announceS3Endpoint(s3.endpoint);
   const { businessId, token } = await demoToken();
   // Contract §14: the local server also delivers to loopback http receivers.
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
@@ -73,6 +84,7 @@ async function main(): Promise<void> {
   const shownHost = host === '127.0.0.1' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   const base = `http://${shownHost}:${port}/services/api/v1`;
   console.log(`DynamoDB: ${endpoint} (table ${process.env.TABLE_NAME})${embedded ? ', embedded DynamoDB Local' : ''}`);
+  console.log(`S3:       ${s3.endpoint} (bucket ${process.env.ATTACHMENTS_BUCKET})${s3.embedded ? ', embedded s3rver' : ''}`);
   console.log(`Business: ${businessId}`);
   console.log(`Base URL: ${base}`);
   console.log(`Docs:     http://${shownHost}:${port}/docs`);
@@ -86,6 +98,7 @@ async function main(): Promise<void> {
     server.close();
     await stopDispatcher();
     await embedded?.stop();
+    await s3.embedded?.stop();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop());

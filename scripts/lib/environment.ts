@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
 import { db } from '../../src/data/client';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
+import { DEFAULT_LOCAL_BUCKET, ensureBucket, startS3Local, type RunningS3 } from './s3-local';
 
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -10,6 +11,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 /** The embedded DynamoDB Local's files and the demo token; LOCAL_DATA_DIR moves it (tests use a temp folder). */
 export const DATA_DIR = process.env.LOCAL_DATA_DIR || join(__dirname, '..', '..', '.dynamodb');
 const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');
+const S3_ENDPOINT_FILE = join(DATA_DIR, 's3-endpoint');
+/** The local S3 server's objects (contract §19), inside the private data folder. */
+export const S3_DATA_DIR = join(DATA_DIR, 's3');
 
 async function reachable(endpoint: string): Promise<boolean> {
   try {
@@ -50,6 +54,33 @@ export async function connect(options: {
   await ensureTable(embedded.endpoint, process.env.TABLE_NAME);
   return { endpoint: embedded.endpoint, embedded };
 }
+
+/**
+ * Where the local tools find S3 for attachments (contract §19), the same way
+ * as DynamoDB: S3_ENDPOINT if set; else the local S3 server a running
+ * `npm start` announced; else (for the admin tool) AWS when a region or
+ * profile is configured; else a fresh local S3 server on the data folder.
+ * ATTACHMENTS_BUCKET defaults to the local bucket, created if missing.
+ */
+export async function connectS3(options: { allowAws: boolean }): Promise<{ endpoint?: string; embedded?: RunningS3 }> {
+  const given = process.env.S3_ENDPOINT;
+  const announced = existsSync(S3_ENDPOINT_FILE) ? readFileSync(S3_ENDPOINT_FILE, 'utf8').trim() : '';
+  let endpoint: string | undefined;
+  let embedded: RunningS3 | undefined;
+  if (given) endpoint = given;
+  else if (announced && (await reachable(announced))) endpoint = announced;
+  else if (options.allowAws && (process.env.AWS_REGION || process.env.AWS_PROFILE)) return {};
+  else {
+    embedded = await startS3Local({ path: S3_DATA_DIR });
+    endpoint = embedded.endpoint;
+  }
+  process.env.S3_ENDPOINT = endpoint;
+  process.env.ATTACHMENTS_BUCKET ||= DEFAULT_LOCAL_BUCKET;
+  await ensureBucket(endpoint, process.env.ATTACHMENTS_BUCKET);
+  return { endpoint, embedded };
+}
+
+export const announceS3Endpoint = (endpoint: string): void => writeLocalFile('s3-endpoint', endpoint);
 
 /** A mistake of whoever runs a local tool: reported as one line, without a stack trace. */
 export class OperatorError extends Error {

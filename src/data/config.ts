@@ -21,6 +21,11 @@ export const tableName = (): string => requireEnv('TABLE_NAME');
 export const dynamodbEndpoint = (): string | undefined => process.env.DYNAMODB_ENDPOINT || undefined;
 export const awsRegion = (): string | undefined => process.env.AWS_REGION;
 
+/** Read when the S3 client is created (once per process): the local S3-compatible server's URL; unset on AWS. */
+export const s3Endpoint = (): string | undefined => process.env.S3_ENDPOINT || undefined;
+/** Per call: the bucket of application attachments (contract §19); set by CDK, by the test harness per test file. */
+export const attachmentsBucket = (): string => requireEnv('ATTACHMENTS_BUCKET');
+
 /**
  * Per call: LIST_INDEXES=legacy while an index migration has not yet created
  * the key-only list indexes (the CDK stack sets it for those steps,

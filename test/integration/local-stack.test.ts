@@ -96,6 +96,8 @@ beforeAll(async () => {
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), LOCAL_DATA_DIR: dataDir };
   delete env.DYNAMODB_ENDPOINT; // the embedded DynamoDB Local is what is under test
+  delete env.S3_ENDPOINT; // and so is the embedded S3 server
+  delete env.ATTACHMENTS_BUCKET;
   delete env.HOST;
   child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   await new Promise<void>((resolve, reject) => {
@@ -120,15 +122,17 @@ afterAll(async () => {
   rmSync(join(dataDir, '..'), { recursive: true, force: true });
 }, 30_000);
 
-test('the API and the embedded DynamoDB Local listen on 127.0.0.1 only', () => {
+test('the API, the embedded DynamoDB Local and the S3 server listen on 127.0.0.1 only', () => {
   const apiPort = Number(/localhost:(\d+)\/services/.exec(output)?.[1]);
   const dynamoPort = Number(/DynamoDB: http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
+  const s3Port = Number(/S3: +http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1]);
   expect(apiPort).toBeGreaterThan(0);
   expect(dynamoPort).toBeGreaterThan(0);
+  expect(s3Port).toBeGreaterThan(0);
 
   const ours = new Set(processGroup(child!.pid!).flatMap((pid) => [...socketInodes(pid)]));
   const listening = listeners().filter((l) => ours.has(l.inode));
-  expect(listening.map((l) => l.port).sort()).toEqual(expect.arrayContaining([apiPort, dynamoPort].sort()));
+  expect(listening.map((l) => l.port).sort()).toEqual(expect.arrayContaining([apiPort, dynamoPort, s3Port].sort()));
   // Every listening socket of the whole process group, not just the two expected ones.
   for (const l of listening) expect({ port: l.port, address: l.address }).toEqual({ port: l.port, address: LOOPBACK });
 });
@@ -136,8 +140,12 @@ test('the API and the embedded DynamoDB Local listen on 127.0.0.1 only', () => {
 test('the data folder and its files are readable by their owner only', () => {
   expect(mode(dataDir)).toBe('700');
   const files = readdirSync(dataDir);
-  expect(files).toEqual(expect.arrayContaining(['demo-token', 'endpoint', 'shared-local-instance.db']));
-  for (const file of files) {
+  expect(files).toEqual(
+    expect.arrayContaining(['demo-token', 'endpoint', 'shared-local-instance.db', 's3', 's3-endpoint']),
+  );
+  // The S3 server's objects sit in a folder of the owner's only.
+  expect(mode(join(dataDir, 's3'))).toBe('700');
+  for (const file of files.filter((f) => f !== 's3')) {
     // SQLite's rollback journal exists only while a write is in progress: one that ended since readdir is gone.
     const stat = statSync(join(dataDir, file), { throwIfNoEntry: !file.endsWith('-journal') });
     if (stat) expect({ file, mode: (stat.mode & 0o777).toString(8) }).toEqual({ file, mode: '600' });

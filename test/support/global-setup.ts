@@ -1,13 +1,22 @@
 import * as fs from 'node:fs';
 import { startDynamoLocal } from '../../scripts/lib/dynamodb-local';
+import { startS3Local } from '../../scripts/lib/s3-local';
 import { CALLS_DIR } from './dynamo-calls';
 
-/** One in-memory DynamoDB Local for the whole run; each test file creates its own table in it. */
+/**
+ * One in-memory DynamoDB Local and one local S3-compatible server for the
+ * whole run; each test file creates its own table and bucket in them.
+ */
 export default async function globalSetup(): Promise<void> {
   // The SDK warns that Node 20 support ends in 2027; Lambda runs nodejs22.x. Keep test output readable.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // Observed DynamoDB calls of this run only (checked against the IAM grants in globalTeardown).
   fs.rmSync(CALLS_DIR, { recursive: true, force: true });
+  if (!process.env.S3_ENDPOINT) {
+    const s3 = await startS3Local();
+    process.env.S3_ENDPOINT = s3.endpoint;
+    (globalThis as { __S3__?: typeof s3 }).__S3__ = s3;
+  }
   if (process.env.DYNAMODB_ENDPOINT) return;
   // C1 only: a test run is too short for the optimizing JIT to pay back its compile time
   // (same files on a fresh DynamoDB Local, back to back: about a quarter less JVM CPU, 15 % less wall time).

@@ -8,6 +8,8 @@ import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
+import { ensureBucket } from '../../scripts/lib/s3-local';
+import { resetS3Client } from '../../src/data/s3-client';
 import { createLocalServer } from '../../scripts/lib/server';
 import { checkResponse } from './contract';
 
@@ -36,8 +38,8 @@ export interface TestApi {
 }
 
 /**
- * Per test file: its own table in the shared DynamoDB Local, and the local
- * server (the deployed handlers behind the route table) on a random port.
+ * Per test file: its own table in the shared DynamoDB Local, its own bucket
+ * in the shared local S3 server, and the local server (the deployed handlers behind the route table) on a random port.
  */
 export async function startApi(options: { timeoutMs?: number } = {}): Promise<TestApi> {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
@@ -47,8 +49,11 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
   // Like `npm start` (scripts/local-server.ts): loopback webhook targets allowed, a key that seals their secrets.
   process.env.WEBHOOKS_ALLOW_LOOPBACK ??= '1';
   process.env.WEBHOOK_SECRET_KEY ??= randomBytes(32).toString('base64');
+  process.env.ATTACHMENTS_BUCKET = `test-${randomBytes(6).toString('hex')}`;
   resetClient();
+  resetS3Client();
   await ensureTable(endpoint, process.env.TABLE_NAME);
+  if (process.env.S3_ENDPOINT) await ensureBucket(process.env.S3_ENDPOINT, process.env.ATTACHMENTS_BUCKET);
   const server: Server = createLocalServer(options);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
