@@ -2,15 +2,15 @@ import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult } from '../src/http/paging';
 import { queryValidator } from '../src/http/validation';
 
-import { listFiltersOf, type ApplicationListQuery } from '../src/http/application-query';
+import { listFilterOf, type ApplicationListQuery } from '../src/http/application-query';
 import { listApplications } from '../src/services/applications';
 import validateApplicationQuery from '../src/schemas/generated/validate-application-query';
 
 const query = queryValidator<ApplicationListQuery>(validateApplicationQuery);
 
 export const handler = apiHandler({ route: 'list-applications', query }, async (req) => {
-  const filters = listFiltersOf(req.query);
+  const filter = listFilterOf(req.query);
   const page = pageRequestOf(req.query);
-  const { entries, total } = await listApplications(req.auth.businessId, filters, page);
+  const { entries, total } = await listApplications(req.auth.businessId, filter, page);
   return pageResult(req, page, entries, total);
 });

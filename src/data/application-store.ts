@@ -7,7 +7,7 @@
  * the last write: a write moves it to the end of the order of writes). The
  * list indexes project keys (and what their filters need), never a name or an
  * email, so an update does not rewrite them: pages read the index entries,
- * then the records by key (`applicationsOf`).
+ * then the records by key (`recordsOf`, src/data/list-store.ts).
  */
 import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
@@ -18,22 +18,26 @@ import {
   mapAttribute,
   mapOf,
   mapValue,
+  positionOf,
   statusAttribute,
   statusCode,
+  straddlingSuperblock,
   summaryOf,
   superblockOf,
-  type ListSummary,
 } from '../domain/list-map';
+import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
+import { pagePositions, type PageRequest } from '../domain/pagination';
+import type { ApplicationListFilter } from '../schemas/applications';
 import { configOf, requireConfig } from './business-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
 import {
   application,
-  type ApplicationPattern,
   type ApplicationPositions as PositionsInLists,
+  type FilteredWriteOrder,
 } from './entities/application';
-import type { AccessPattern, ParamsOf } from './entities/entity';
-import { readEntries, recordsOf, type PositionRange, type QueryFilter } from './list-store';
+import { partitionOf, type MappedList } from './entities/entity';
+import { readEntries, recordsOf, type QueryFilter } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
@@ -419,43 +423,99 @@ export async function readForWrite(
   };
 }
 
-/**
- * What a page of `list` starts from: the business config, the list's summary
- * (its counter) and the position maps `wanted` names for them. The maps the
- * hint of this list names (src/data/page-hints.ts) go out in the same
- * BatchGetItem as config and summary; any other map `wanted` names for what
- * was read comes in a second one (a cold instance, or a list that moved).
- */
-export async function readListState(
+/** A page of applications: the exact total, the page's records in list order, the config they render with. */
+export interface ApplicationPage {
+  readonly config: BusinessConfig;
+  readonly total: number;
+  readonly items: Item[];
+}
+
+/** A page of the list the filters name (application.listOf): exact total, records of the page. */
+export const readApplicationPage = (
   businessId: string,
-  counterKey: Key,
-  list: string,
-  wanted: (config: BusinessConfig, summary: ListSummary) => readonly number[],
-): Promise<{ config: BusinessConfig; summary: ListSummary; maps: Map<number, number[]> }> {
+  list: MappedList | FilteredWriteOrder,
+  page: PageRequest,
+): Promise<ApplicationPage> =>
+  list.kind === 'mapped' ? readMappedPage(businessId, list, page) : readFilteredWriteOrder(businessId, list, page);
+
+/**
+ * A page of a list with position maps, located by the page locator
+ * (src/domain/page-locator.ts): config, summary and the maps the hint of this
+ * list names (src/data/page-hints.ts) in one BatchGetItem; the maps the fresh
+ * summary names beyond those in a second one (a cold instance, or a list that
+ * moved); one Query of the page's index entries; one BatchGetItem of their
+ * records. 3 calls warm, 4 cold, whatever the page number and N.
+ */
+async function readMappedPage(businessId: string, list: MappedList, page: PageRequest): Promise<ApplicationPage> {
+  const sinceMs = list.since === undefined ? undefined : Date.parse(list.since);
+  const ask = (config: BusinessConfig): PageAsk => ({
+    code: list.statusId === undefined ? undefined : codeOf(config, list.statusId),
+    sinceMs,
+    skipped: (page.page - 1) * page.perPage,
+    perPage: page.perPage,
+    wholeRange: list.wholeRange,
+  });
+  const counterKey = keys.counter(businessId, list.list);
   const hint = pageHintOf(counterKey.PK);
-  const guessed = hint ? wanted(hint.config, hint.summary) : [];
+  const guessed = hint ? mapsForPage(hint.summary, ask(hint.config)) : [];
   const [configItem, counter, ...mapItems] = await batchGet([
     keys.business(businessId),
     counterKey,
-    ...guessed.map((sb) => keys.listMap(businessId, list, sb)),
+    ...guessed.map((sb) => keys.listMap(businessId, list.list, sb)),
   ]);
   const config = requireConfig(configOf(configItem), businessId);
   const summary = summaryOf(counter);
   rememberPageHint(counterKey.PK, { config, summary });
   const maps = new Map(guessed.map((sb, i) => [sb, mapOf(mapItems[i])]));
-  const missing = wanted(config, summary).filter((sb) => !maps.has(sb));
-  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
-  return { config, summary, maps };
+  let location = locatePage(summary, maps, ask(config));
+  if (location.kind === 'maps') {
+    const missing = mapsForPage(summary, ask(config)).filter((sb) => !maps.has(sb));
+    for (const [sb, map] of await readMaps(businessId, list.list, missing)) maps.set(sb, map);
+    location = locatePage(summary, maps, ask(config));
+    // With every map mapsForPage names the locator answers (property-tested): this is a bug, never a retry.
+    if (location.kind === 'maps') throw new Error(`page locator asked twice for maps of ${list.list}`);
+  }
+  const { total, range } = location;
+  if (!range) return { config, total, items: [] };
+  const entries =
+    range.to === undefined
+      ? await readEntries(list.entries, { from: range.from, limit: range.take })
+      : await readEntries(
+          list.entries,
+          { from: range.from, to: range.to },
+          filterExpression({ application_status_id: list.statusId }),
+        );
+  return { config, total, items: await recordsOf(list.entries.index, entries.slice(0, range.take)) };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
-export async function readMaps(
+async function readMaps(
   businessId: string,
   list: string,
   superblocks: readonly number[],
 ): Promise<Map<number, number[]>> {
   const items = await batchGet(superblocks.map((sb) => keys.listMap(businessId, list, sb)));
   return new Map(superblocks.map((sb, i) => [sb, mapOf(items[i])]));
+}
+
+/**
+ * updated_at_since with job_id or created_at_since: the order of writes from
+ * the superblock straddling `since` on, every filter applied by DynamoDB:
+ * O(writes since the cut) key-only entries, the same on every page, exact
+ * total; then the page's records.
+ */
+async function readFilteredWriteOrder(
+  businessId: string,
+  list: FilteredWriteOrder,
+  page: PageRequest,
+): Promise<ApplicationPage> {
+  const [configItem, counter] = await batchGet([keys.business(businessId), keys.counter(businessId, list.list)]);
+  const straddling = straddlingSuperblock(summaryOf(counter), Date.parse(list.since));
+  const from = positionOf(Math.max(0, straddling), 0);
+  const matches = await readEntries(list.entries, { from }, filterExpression(list.filter));
+  const range = pagePositions(page, matches.length);
+  const items = range ? await recordsOf(list.entries.index, matches.slice(range.first - 1, range.last)) : [];
+  return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
 }
 
 /**
@@ -470,83 +530,39 @@ export async function readWriteOrderFrom(
   limit: number,
 ): Promise<{ id: string; updatePosition: number }[]> {
   const prefix = applicationKey(businessId, '').PK;
-  const items = await readFrom('updatedSince', { businessId }, { from, limit });
+  const items = await readEntries(partitionOf(application.patterns.updatedSince, { businessId }), { from, limit });
   return items.map((item) => ({
     id: String(item.PK).slice(prefix.length),
     updatePosition: application.positionsOf(item).updatePosition,
   }));
 }
 
-/**
- * Index entries (keys, and what the index projects) of an application list
- * (access pattern `name`) in a range of positions, optionally only those
- * passing `filter` (read to the range's end). `applicationsOf` reads their records.
- */
-export async function readFrom<N extends ApplicationPattern>(
-  name: N,
-  params: ParamsOf<(typeof application.patterns)[N]>,
-  range: PositionRange,
-  filter: ApplicationFilter = {},
-): Promise<Item[]> {
-  // Indexing the patterns by a generic name loses the pairing of pattern and params: restore it.
-  const pattern = application.patterns[name] as AccessPattern<ParamsOf<(typeof application.patterns)[N]>>;
-  const expression = filterExpression(filter);
-  return readEntries(pattern, params, range, expression.expression ? expression : undefined);
-}
-
-/**
- * The applications behind entries of list `name`, by key (one consistent
- * BatchGetItem, in the entries' order); one erased or moved since the Query is left out.
- */
-export const applicationsOf = (name: ApplicationPattern, entries: readonly Item[]): Promise<Item[]> =>
-  recordsOf(application.patterns[name].index, entries);
-
-/**
- * Applications written at or after `since` from position `from` of the order
- * of writes on, with the other filters applied by DynamoDB (the O(matches)
- * path of updated_at_since with job_id or created_at_since), in updated_at order.
- */
-export async function readUpdatedSince(
-  businessId: string,
-  from: number,
-  since: string,
-  filter: ApplicationFilter,
-): Promise<Item[]> {
-  return readFrom('updatedSince', { businessId }, { from }, { ...filter, updatedSince: since });
-}
-
-/** Filters DynamoDB applies to a read of a list (attributes of the stored application). */
-export interface ApplicationFilter {
-  readonly statusId?: string;
-  readonly jobId?: string | null;
-  readonly createdSince?: string;
-  readonly updatedSince?: string;
-}
-
-function filterExpression(filter: ApplicationFilter): QueryFilter {
+/** The filters DynamoDB applies to entries of a list (projected attributes of the stored application). */
+function filterExpression(filter: ApplicationListFilter): QueryFilter {
   const parts: string[] = [];
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
-  if (filter.statusId !== undefined) {
+  if (filter.application_status_id !== undefined) {
     parts.push('#fs = :fs');
     names['#fs'] = 'application_status_id';
-    values[':fs'] = filter.statusId;
+    values[':fs'] = filter.application_status_id;
   }
-  if (filter.jobId !== undefined) {
+  if (filter.job_id !== undefined) {
     names['#fj'] = 'job_id';
-    if (filter.jobId === null) parts.push('(attribute_not_exists(#fj) OR attribute_type(#fj, :null))');
+    const speculative = filter.job_id === 'null';
+    if (speculative) parts.push('(attribute_not_exists(#fj) OR attribute_type(#fj, :null))');
     else parts.push('#fj = :fj');
-    values[filter.jobId === null ? ':null' : ':fj'] = filter.jobId === null ? 'NULL' : filter.jobId;
+    values[speculative ? ':null' : ':fj'] = speculative ? 'NULL' : filter.job_id;
   }
-  if (filter.createdSince !== undefined) {
+  if (filter.created_at_since !== undefined) {
     parts.push('#fc >= :fc');
     names['#fc'] = 'created_at';
-    values[':fc'] = filter.createdSince;
+    values[':fc'] = filter.created_at_since;
   }
-  if (filter.updatedSince !== undefined) {
+  if (filter.updated_at_since !== undefined) {
     parts.push('#fu >= :fu');
     names['#fu'] = 'updated_at';
-    values[':fu'] = filter.updatedSince;
+    values[':fu'] = filter.updated_at_since;
   }
   return { expression: parts.join(' AND '), names, values };
 }

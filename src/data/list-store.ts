@@ -1,7 +1,7 @@
 import { LEGACY_NAME, TABLE, type IndexName } from './table-definition';
 import { readLegacyIndexes } from './config';
 import { keys, type Key } from './keys';
-import { keyNames, type AccessPattern, type PatternIndex } from './entities/entity';
+import { keyNames, partitionOf, type AccessPattern, type Partition, type PatternIndex } from './entities/entity';
 import { batchGet, query, queryAll, type Item } from './table-io';
 
 /** The index a query goes to: the legacy ALL index of the same keys while a migration has not created it yet. */
@@ -31,20 +31,15 @@ export interface QueryFilter {
  * without `to` or `limit`, or with a filter (DynamoDB may stop a response
  * page short of the range's matches), is read to its end.
  */
-export async function readEntries<P>(
-  pattern: AccessPattern<P>,
-  params: P,
-  range: PositionRange,
-  filter?: QueryFilter,
-): Promise<Item[]> {
-  const { pk, sk } = keyNames(pattern.index);
+export async function readEntries(where: Partition, range: PositionRange, filter?: QueryFilter): Promise<Item[]> {
+  const { pk, sk } = keyNames(where.index);
   const input = {
-    ...(pattern.index === 'table' ? {} : { IndexName: indexName(pattern.index) }),
+    ...(where.index === 'table' ? {} : { IndexName: indexName(where.index) }),
     KeyConditionExpression: range.to === undefined ? '#pk = :p AND #sk >= :a' : '#pk = :p AND #sk BETWEEN :a AND :b',
     ...(filter?.expression ? { FilterExpression: filter.expression } : {}),
     ExpressionAttributeNames: { '#pk': pk, '#sk': sk, ...filter?.names },
     ExpressionAttributeValues: {
-      ':p': pattern.partition(params),
+      ':p': where.partition,
       ':a': range.from,
       ...(range.to === undefined ? {} : { ':b': range.to }),
       ...filter?.values,
@@ -82,7 +77,7 @@ export async function readPositions<P>(
   range: PositionRange,
   filter?: QueryFilter,
 ): Promise<Item[]> {
-  return recordsOf(pattern.index, await readEntries(pattern, params, range, filter));
+  return recordsOf(pattern.index, await readEntries(partitionOf(pattern, params), range, filter));
 }
 
 /** Current length of a list (its dense counter); 0 when nothing was ever added. */

@@ -1,6 +1,6 @@
 /**
  * Pure rules of the application lists (docs/pagination.md): creation times
- * that follow positions, `*_since` values and list filters. Position maps are in list-map.ts. No I/O here.
+ * that follow positions and `*_since` values. Position maps are in list-map.ts. No I/O here.
  */
 import { parseTimestamp, toIsoMillis } from './formats';
 
@@ -30,11 +30,4 @@ export function sinceOf(value: string): string | undefined {
   const result = ms + roundUp;
   if (!Number.isFinite(result) || result < -62167219200000 || result > 253402300799999) return undefined;
   return toIsoMillis(result);
-}
-
-export interface ApplicationFilters {
-  readonly statusId?: string;
-  /** undefined = any job; null = speculative applications only. */
-  readonly jobId?: string | null;
-  readonly createdSince?: string;
 }

@@ -11,7 +11,8 @@
  *  - one map item per superblock: per position `created_ms * CODES + code`
  *    of its entry, HOLE when erased.
  * Summary -> superblock, map -> exact position, then one Query `>= position`
- * with `Limit per_page` reads exactly the page (holes are not in the index).
+ * with `Limit per_page` reads exactly the page (holes are not in the index);
+ * src/domain/page-locator.ts does that for every list.
  */
 import { locateInBlocks } from './pagination';
 
@@ -157,62 +158,4 @@ export function countOlderInMap(map: readonly number[], sinceMs: number, code?: 
 export function isFull(summary: ListSummary, sb: number): boolean {
   const handedOut = Math.min(MAP_SIZE, summary.allocated - sb * MAP_SIZE);
   return (summary.live[sb] ?? 0) === handedOut;
-}
-
-/**
- * Superblocks that may hold the page (entries offset+1 .. offset+take after
- * the since-cut) when the cut lies in superblock `sb0`: how many matches of
- * sb0 precede the cut is known only after reading sb0's map,
- * so every superblock between the earliest and the latest possible place of
- * the page is read along with it (one BatchGetItem).
- */
-export function candidateSuperblocks(counts: readonly number[], sb0: number, offset: number, take: number): number[] {
-  const before = countBefore(counts, sb0);
-  const inSb0 = Math.max(0, counts[sb0] ?? 0);
-  const out = new Set<number>([sb0]);
-  const first = locate(counts, before + offset + 1);
-  if (!first) return [sb0];
-  const last = locate(counts, before + inSb0 + offset + take);
-  const end = last ? last.superblock : counts.length - 1;
-  for (let sb = first.superblock; sb <= end; sb++) out.add(sb);
-  return [...out].sort((a, b) => a - b);
-}
-
-/** Superblocks holding the k-th .. (k+take-1)-th counted entries. */
-export function pageSuperblocks(counts: readonly number[], k: number, take: number): number[] {
-  const first = locate(counts, k);
-  if (!first) return [];
-  const last = locate(counts, k + take - 1);
-  const end = last ? last.superblock : counts.length - 1;
-  return Array.from({ length: end - first.superblock + 1 }, (_, i) => first.superblock + i);
-}
-
-/** What a page of a list asks for: its status code (if filtered), since-cut (ms), offset and size. */
-export interface PageAsk {
-  readonly code?: number;
-  readonly sinceMs?: number;
-  readonly skipped: number;
-  readonly perPage: number;
-  /** The page is read as one key range filtered by status (status + job_id): every superblock it spans. */
-  readonly wholeRange: boolean;
-}
-
-/**
- * The superblocks whose maps a page needs, from the summary alone: with a
- * since-cut, the straddling one and every one that may hold the page
- * (candidateSuperblocks); else the one holding the page's first entry (all
- * of them for a whole range), none when that is exact without a map (no
- * status filter, no hole). The page maths (src/services/applications.ts)
- * then finds every map it reads among them.
- */
-export function mapsForPage(summary: ListSummary, ask: PageAsk): number[] {
-  if (ask.code === -1) return [];
-  const counts = countsOf(summary, ask.code);
-  const straddling = ask.sinceMs === undefined ? -1 : straddlingSuperblock(summary, ask.sinceMs);
-  if (straddling >= 0) return candidateSuperblocks(counts, straddling, ask.skipped, ask.perPage);
-  const total = totalOf(counts);
-  if (ask.skipped >= total) return [];
-  const take = Math.min(ask.perPage, total - ask.skipped);
-  const needed = pageSuperblocks(counts, ask.skipped + 1, ask.wholeRange ? take : 1);
-  return ask.code === undefined && needed.every((sb) => isFull(summary, sb)) ? [] : needed;
 }

@@ -160,3 +160,12 @@ export const ApplicationQuery = {
     updated_at_since: timestampParam('last updated'),
   },
 } as const;
+
+/**
+ * The filters of GET /applications: its query without page and per_page, one
+ * optional string per parameter (the `*_since` values normalised to the stored
+ * form by the http layer; `job_id` `null` selects speculative applications).
+ */
+export type ApplicationListFilter = {
+  readonly [K in Exclude<keyof typeof ApplicationQuery.properties, keyof typeof PageQuery.properties>]?: string;
+};

@@ -5,53 +5,30 @@
  * Round trips, authentication included: show 2; create and update 3 (auth,
  * one BatchGetItem, one TransactWriteItems that also appends the change-feed
  * entry, docs/change-feed.md); a list page at most 4
- * sequential steps (auth, one parallel read of config/counters/blocks/lookup,
- * at most one dependent count, the page itself).
+ * sequential steps (auth with config, summary and maps; the maps a cold
+ * instance did not send with them; the page's index entries; their records).
  */
 import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import {
-  BUSINESS_LIST,
-  businessCounterKey,
-  jobListName,
   createWrites,
   deleteWrites,
-  jobCounterKey,
   positionsOf,
   readApplication,
-  readForWrite,
-  readListState,
+  readApplicationPage,
   readCreateState,
-  readFrom,
-  readMaps,
-  applicationsOf,
-  readUpdatedSince,
+  readForWrite,
   storedOf,
-  UPDATED_LIST,
-  updatedCounterKey,
   updateWrites,
 } from '../data/application-store';
+import { application } from '../data/entities/application';
 import { feedAppendWrites } from '../data/feed-store';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
-import { nextCreatedAt, nextUpdatedAt, type ApplicationFilters } from '../domain/application-pages';
-import {
-  countBefore,
-  countsOf,
-  isFull,
-  locate,
-  mapsForPage,
-  pageSuperblocks,
-  positionInMap,
-  positionOf,
-  countOlderInMap,
-  statusCode,
-  straddlingSuperblock,
-  totalOf,
-} from '../domain/list-map';
+import { nextCreatedAt, nextUpdatedAt } from '../domain/application-pages';
 import {
   fieldsForCreate,
   fieldsForUpdate,
@@ -61,7 +38,8 @@ import {
 } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
-import { pagePositions, type PageRequest } from '../domain/pagination';
+import type { PageRequest } from '../domain/pagination';
+import type { ApplicationListFilter } from '../schemas/applications';
 import { FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
@@ -247,182 +225,21 @@ export async function eraseApplication(
 // list
 // ---------------------------------------------------------------------------
 
-/** The filters of an application list, parsed from the query by the http layer (src/http/application-query.ts). */
-export interface ListFilters extends ApplicationFilters {
-  readonly updatedSince?: string;
-}
-
 export interface ListPage {
   readonly entries: Record<string, unknown>[];
   readonly total: number;
 }
 
-/** GET /applications: picks the access path for the filters given (docs/pagination.md). */
-export async function listApplications(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
-  if (filters.updatedSince !== undefined) return pageOfUpdatedSince(businessId, filters, filters.updatedSince, page);
-  return pageOfList(businessId, filters, page);
-}
-
-/** The status code a page filters by (undefined: none; -1: a status the business does not have). */
-const codeFor = (config: BusinessConfig, statusId: string | undefined): number | undefined =>
-  statusId === undefined ? undefined : statusCode(config.application_status_ids, statusId);
-
 /**
- * Every filter but updated_at_since: one list (the business list, or the job
- * opening's list for job_id), counted by status code when
- * application_status_id is given. Its summary (in the counter item, read
- * with the config) gives the exact total and the superblock of the page's
- * first entry; that superblock's map gives its exact position; one Query of
- * the key-only index from there reads exactly the page's entries, one
- * BatchGetItem their records. With created_at_since, the summary names the
- * one superblock straddling `since`; its map (read with the maps that may
- * hold the page) says how many matches precede the cut. The maps go out with
- * the summary when this instance has read the list before (readListState):
- * then 3 calls after auth, the same on every page; 4 on a cold instance.
+ * GET /applications: the list its filters name (a business, job opening or
+ * status list, the order of writes for updated_at_since), located by the
+ * page locator from the list's summary and maps (docs/pagination.md).
  */
-async function pageOfList(businessId: string, filters: ListFilters, page: PageRequest): Promise<ListPage> {
-  const { jobId, statusId, createdSince } = filters;
-  const ofJob = jobId !== undefined;
-  const list = ofJob ? jobListName(jobId) : BUSINESS_LIST;
-  const counter = ofJob ? jobCounterKey(businessId, jobId) : businessCounterKey(businessId);
-  const skipped = (page.page - 1) * page.perPage;
-  const sinceMs = createdSince === undefined ? undefined : Date.parse(createdSince);
-  const ask = (config: BusinessConfig) => ({
-    code: codeFor(config, statusId),
-    sinceMs,
-    skipped,
-    perPage: page.perPage,
-    wholeRange: ofJob && statusId !== undefined,
-  });
-
-  const {
-    config: c,
-    summary,
-    maps,
-  } = await readListState(businessId, counter, list, (config, s) => mapsForPage(s, ask(config)));
-  const code = codeFor(c, statusId);
-  if (code === -1) return { entries: [], total: 0 };
-  const counts = countsOf(summary, code);
-
-  let before = 0;
-  const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
-  if (sinceMs !== undefined && straddling >= 0)
-    before = countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code);
-  const total = totalOf(counts) - before;
-  if (skipped >= total) return { entries: [], total };
-  const take = Math.min(page.perPage, total - skipped);
-  const k = before + skipped + 1;
-  const needed = ofJob && code !== undefined ? pageSuperblocks(counts, k, take) : pageSuperblocks(counts, k, 1);
-  const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
-  // mapsForPage named every map this page reads: a miss here would be a bug in it, answered with one more call.
-  const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
-  if (missing.length) for (const [sb, m] of await readMaps(businessId, list, missing)) maps.set(sb, m);
-  const at = (rank: number): number => {
-    const loc = locate(counts, rank)!;
-    return exactWithoutMap
-      ? positionOf(loc.superblock, loc.rank - 1)
-      : positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
-  };
-  const first = at(k);
-
-  let items: Item[];
-  if (ofJob && code !== undefined) {
-    const entries = await readFrom('byJob', { businessId, jobId }, { from: first, to: at(k + take - 1) }, { statusId });
-    items = await applicationsOf('byJob', entries.slice(0, take));
-  } else if (code !== undefined) {
-    const entries = await readFrom('byStatus', { businessId, statusId: statusId! }, { from: first, limit: take });
-    items = await applicationsOf('byStatus', entries);
-  } else if (ofJob)
-    items = await applicationsOf('byJob', await readFrom('byJob', { businessId, jobId }, { from: first, limit: take }));
-  else {
-    const name = createdSince === undefined ? 'byPosition' : 'createdSince';
-    items = await applicationsOf(name, await readFrom(name, { businessId }, { from: first, limit: take }));
-  }
-  return { entries: items.slice(0, take).map((i) => view(c, i)), total };
-}
-
-/**
- * updated_at_since, alone or with application_status_id: ordered by
- * updated_at (contract §7's exception). The order of writes is a list like
- * the others (every write takes the next position and leaves a hole where
- * the application was), so its summary and maps locate the cut and the page
- * exactly: per_page key-only entries and their records, whatever the number
- * of matches; 3 calls after auth when the maps go out with the summary.
- */
-async function pageOfUpdatedSince(
+export async function listApplications(
   businessId: string,
-  filters: ListFilters,
-  updatedSince: string,
+  filter: ApplicationListFilter,
   page: PageRequest,
 ): Promise<ListPage> {
-  if (filters.jobId !== undefined || filters.createdSince !== undefined)
-    return pageOfUpdatedSinceScan(businessId, filters, updatedSince, page);
-  const skipped = (page.page - 1) * page.perPage;
-  const sinceMs = Date.parse(updatedSince);
-  const ask = (config: BusinessConfig) => ({
-    code: codeFor(config, filters.statusId),
-    sinceMs,
-    skipped,
-    perPage: page.perPage,
-    // With a status, the page is the range between its first and last entry (other statuses filtered out).
-    wholeRange: filters.statusId !== undefined,
-  });
-  const {
-    config: c,
-    summary,
-    maps,
-  } = await readListState(businessId, updatedCounterKey(businessId), UPDATED_LIST, (config, s) =>
-    mapsForPage(s, ask(config)),
-  );
-  const code = codeFor(c, filters.statusId);
-  if (code === -1) return { entries: [], total: 0 };
-  const counts = countsOf(summary, code);
-  const straddling = straddlingSuperblock(summary, sinceMs);
-  const before =
-    straddling >= 0 ? countBefore(counts, straddling) + countOlderInMap(maps.get(straddling) ?? [], sinceMs, code) : 0;
-  const total = totalOf(counts) - before;
-  if (skipped >= total) return { entries: [], total };
-  const take = Math.min(page.perPage, total - skipped);
-  const k = before + skipped + 1;
-  const needed = pageSuperblocks(counts, k, code === undefined ? 1 : take);
-  const exactWithoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
-  const missing = exactWithoutMap ? [] : needed.filter((sb) => !maps.has(sb));
-  if (missing.length) for (const [sb, m] of await readMaps(businessId, UPDATED_LIST, missing)) maps.set(sb, m);
-  const at = (rank: number): number => {
-    const loc = locate(counts, rank)!;
-    return exactWithoutMap
-      ? positionOf(loc.superblock, loc.rank - 1)
-      : positionInMap(maps.get(loc.superblock) ?? [], loc.superblock, loc.rank, code)!;
-  };
-  const entries =
-    code === undefined
-      ? await readFrom('updatedSince', { businessId }, { from: at(k), limit: take })
-      : await readFrom(
-          'updatedSince',
-          { businessId },
-          { from: at(k), to: at(k + take - 1) },
-          { statusId: filters.statusId },
-        );
-  const items = await applicationsOf('updatedSince', entries.slice(0, take));
-  return { entries: items.map((i) => view(c, i)), total };
-}
-
-/**
- * updated_at_since with job_id or created_at_since: no order of its own. The
- * order of writes is read from the superblock straddling `since` on, the
- * filters applied by DynamoDB: O(writes since the cut) entries, the same on
- * every page, exact totals.
- */
-async function pageOfUpdatedSinceScan(
-  businessId: string,
-  filters: ListFilters,
-  updatedSince: string,
-  page: PageRequest,
-): Promise<ListPage> {
-  const { config: c, summary } = await readListState(businessId, updatedCounterKey(businessId), UPDATED_LIST, () => []);
-  const straddling = straddlingSuperblock(summary, Date.parse(updatedSince));
-  const matches = await readUpdatedSince(businessId, positionOf(Math.max(0, straddling), 0), updatedSince, filters);
-  const range = pagePositions(page, matches.length);
-  const items = range ? await applicationsOf('updatedSince', matches.slice(range.first - 1, range.last)) : [];
-  return { entries: items.map((i) => view(c, i)), total: matches.length };
+  const { config, total, items } = await readApplicationPage(businessId, application.listOf(businessId, filter), page);
+  return { entries: items.map((item) => view(config, item)), total };
 }

@@ -5,7 +5,10 @@
  * under concurrent creates, and status changes moving the status counts.
  */
 import demo from '../../fixtures/demo.json';
-import { businessCounterKey, positionsOf, readFrom } from '../../src/data/application-store';
+import { businessCounterKey, positionsOf } from '../../src/data/application-store';
+import { application } from '../../src/data/entities/application';
+import { partitionOf } from '../../src/data/entities/entity';
+import { readEntries } from '../../src/data/list-store';
 import { getItem } from '../../src/data/table-io';
 import { forgetPageHints } from '../../src/data/page-hints';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
@@ -384,12 +387,18 @@ describe('positions and counts under concurrency', () => {
     const n = before + 12;
     const { env } = process;
     expect(env.TABLE_NAME).toBeTruthy();
-    const positions = (await readFrom('byPosition', { businessId: 'listco' }, { from: 1, limit: 10_000 })).map(
-      (i) => positionsOf(i).position,
-    );
+    const positions = (
+      await readEntries(partitionOf(application.patterns.byPosition, { businessId: 'listco' }), {
+        from: 1,
+        limit: 10_000,
+      })
+    ).map((i) => positionsOf(i).position);
     expect(positions).toEqual(Array.from({ length: n }, (_, i) => i + 1));
     const jobPositions = (
-      await readFrom('byJob', { businessId: 'listco', jobId: 'j3' }, { from: 1, limit: 10_000 })
+      await readEntries(partitionOf(application.patterns.byJob, { businessId: 'listco', jobId: 'j3' }), {
+        from: 1,
+        limit: 10_000,
+      })
     ).map((i) => positionsOf(i).jobPosition);
     expect(jobPositions).toEqual(Array.from({ length: jobBefore + 6 }, (_, i) => i + 1));
 

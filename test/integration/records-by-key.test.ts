@@ -4,7 +4,9 @@
  * index also lags behind the table): such an entry is left out like a hole,
  * in the entries' order, never shown stale and never a 500.
  */
-import { applicationsOf, readFrom } from '../../src/data/application-store';
+import { application } from '../../src/data/entities/application';
+import { partitionOf } from '../../src/data/entities/entity';
+import { readEntries, recordsOf } from '../../src/data/list-store';
 import { API, startApi, type TestApi } from '../support/harness';
 
 const fixture = {
@@ -39,32 +41,44 @@ afterAll(() => api.close());
 const idsOf = (items: readonly Record<string, unknown>[]): string[] => items.map((i) => String(i.id));
 
 it('the entries carry keys only, no name or email (an update does not rewrite them)', async () => {
-  const entries = await readFrom('byPosition', { businessId: BUSINESS }, { from: 1, limit: 4 });
+  const entries = await readEntries(partitionOf(application.patterns.byPosition, { businessId: BUSINESS }), {
+    from: 1,
+    limit: 4,
+  });
   expect(entries).toHaveLength(4);
   for (const e of entries) {
     expect(e).not.toHaveProperty('first_name');
     expect(e).not.toHaveProperty('email');
   }
-  expect(idsOf(await applicationsOf('byPosition', entries))).toEqual(ids);
+  expect(idsOf(await recordsOf(application.patterns.byPosition.index, entries))).toEqual(ids);
 });
 
 it('a record erased between the Query and the read by key is a hole, the others keep their order', async () => {
-  const entries = await readFrom('byPosition', { businessId: BUSINESS }, { from: 1, limit: 4 });
+  const entries = await readEntries(partitionOf(application.patterns.byPosition, { businessId: BUSINESS }), {
+    from: 1,
+    limit: 4,
+  });
   const del = await api.request('DELETE', `${API}/applications/${ids[1]}`, { token });
   expect(del.status).toBe(204);
-  expect(idsOf(await applicationsOf('byPosition', entries))).toEqual([ids[0], ids[2], ids[3]]);
+  expect(idsOf(await recordsOf(application.patterns.byPosition.index, entries))).toEqual([ids[0], ids[2], ids[3]]);
 });
 
 it('a record that changed status or moved in the order of writes since its entry was read is left out', async () => {
-  const ofNew = await readFrom('byStatus', { businessId: BUSINESS, statusId: 'new' }, { from: 1, limit: 10 });
-  const byUpdate = await readFrom('updatedSince', { businessId: BUSINESS }, { from: 1, limit: 10 });
+  const ofNew = await readEntries(
+    partitionOf(application.patterns.byStatus, { businessId: BUSINESS, statusId: 'new' }),
+    { from: 1, limit: 10 },
+  );
+  const byUpdate = await readEntries(partitionOf(application.patterns.updatedSince, { businessId: BUSINESS }), {
+    from: 1,
+    limit: 10,
+  });
   const put = await api.request('PUT', `${API}/applications/${ids[2]}`, {
     token,
     body: { application_status_id: 'hired' },
   });
   expect(put.status).toBe(200);
-  expect(idsOf(await applicationsOf('byStatus', ofNew))).toEqual([ids[0], ids[3]]);
-  expect(idsOf(await applicationsOf('updatedSince', byUpdate))).toEqual([ids[0], ids[3]]);
+  expect(idsOf(await recordsOf(application.patterns.byStatus.index, ofNew))).toEqual([ids[0], ids[3]]);
+  expect(idsOf(await recordsOf(application.patterns.updatedSince.index, byUpdate))).toEqual([ids[0], ids[3]]);
   // The next request is exact: the page shows the record where it is now.
   const page = await api.request('GET', `${API}/applications?application_status_id=hired`, { token });
   expect(page.status).toBe(200);

@@ -8,7 +8,10 @@ import { tableName } from '../../src/data/config';
 import { batchGet, getItem, keyId, transactWrite, withRetries, type TxWrite } from '../../src/data/table-io';
 import { heldKeys, releaseTurns, takeTurns } from '../../src/data/process-turns';
 import { writeStats } from '../../src/data/write-stats';
-import { positionsOf, readFrom } from '../../src/data/application-store';
+import { positionsOf } from '../../src/data/application-store';
+import { application } from '../../src/data/entities/application';
+import { partitionOf } from '../../src/data/entities/entity';
+import { readEntries } from '../../src/data/list-store';
 import { laneOf } from '../../src/domain/change-feed';
 
 /**
@@ -244,12 +247,18 @@ describe('parallel writers of one business', () => {
 
     const total = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
     expect(total).toBe(before + 10);
-    const positions = (await readFrom('byPosition', { businessId: 'demo' }, { from: 1, limit: 10_000 })).map(
-      (i) => positionsOf(i).position,
-    );
+    const positions = (
+      await readEntries(partitionOf(application.patterns.byPosition, { businessId: 'demo' }), {
+        from: 1,
+        limit: 10_000,
+      })
+    ).map((i) => positionsOf(i).position);
     expect(positions).toEqual(Array.from({ length: total }, (_, i) => i + 1));
     // The order of writes: one position per application, increasing with updated_at.
-    const byUpdate = await readFrom('updatedSince', { businessId: 'demo' }, { from: 1, limit: 10_000 });
+    const byUpdate = await readEntries(partitionOf(application.patterns.updatedSince, { businessId: 'demo' }), {
+      from: 1,
+      limit: 10_000,
+    });
     expect(byUpdate).toHaveLength(total);
     for (let i = 1; i < byUpdate.length; i++) {
       expect(positionsOf(byUpdate[i]!).updatePosition).toBeGreaterThan(positionsOf(byUpdate[i - 1]!).updatePosition);

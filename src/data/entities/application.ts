@@ -6,7 +6,8 @@
  * position, and the order of writes by the position of its last write.
  */
 import { keys, lists, type Key } from '../keys';
-import { pattern, placeAt, sortOf } from './entity';
+import type { ApplicationListFilter } from '../../schemas/applications';
+import { partitionOf, pattern, placeAt, sortOf, type MappedList, type Partition } from './entity';
 import { LIST } from './list-names';
 
 type OfBusiness = { readonly businessId: string };
@@ -23,7 +24,7 @@ const byStatus = pattern<OfStatus>('statuslist-keys', 'position in the business 
   lists.applicationsWithStatus(businessId, statusId),
 );
 /** created_at_since: the business (or job) list from the first position created at/after `since`, found in its position map. */
-const createdSince = pattern<OfBusiness>(
+const sinceCreated = pattern<OfBusiness>(
   'list-keys',
   'position >= first created at/after since (position map)',
   byPosition.partition,
@@ -44,10 +45,65 @@ export interface ApplicationPositions {
   readonly idempotencyPk?: string;
 }
 
+/**
+ * updated_at_since with job_id or created_at_since: no list orders by both,
+ * so the order of writes is read from the superblock straddling `since` on,
+ * the other filters applied by DynamoDB (O(writes since the cut)).
+ */
+export interface FilteredWriteOrder {
+  readonly kind: 'filtered';
+  readonly list: string;
+  readonly entries: Partition;
+  readonly since: string;
+  readonly filter: ApplicationListFilter;
+}
+
+/**
+ * The list a page of GET /applications reads for its filters: each filter
+ * combination names its list (counter and maps), the partition of its
+ * entries and how a status is applied.
+ */
+function listOf(businessId: string, filter: ApplicationListFilter): MappedList | FilteredWriteOrder {
+  const { application_status_id: statusId, created_at_since: createdSince, updated_at_since: updated } = filter;
+  const jobId = filter.job_id === undefined ? undefined : filter.job_id === 'null' ? null : filter.job_id;
+  if (updated !== undefined) {
+    const entries = partitionOf(updatedSince, { businessId });
+    if (jobId !== undefined || createdSince !== undefined)
+      return { kind: 'filtered', list: LIST.applicationsUpdated, entries, since: updated, filter };
+    // The order of writes holds every status: a status page is its range filtered by status.
+    return {
+      kind: 'mapped',
+      list: LIST.applicationsUpdated,
+      entries,
+      statusId,
+      wholeRange: statusId !== undefined,
+      since: updated,
+    };
+  }
+  if (jobId !== undefined) {
+    const entries = partitionOf(byJob, { businessId, jobId });
+    // The job list holds every status (its index projects it): a status page is its range filtered by status.
+    return {
+      kind: 'mapped',
+      list: LIST.applicationsOfJob(jobId),
+      entries,
+      statusId,
+      wholeRange: statusId !== undefined,
+      since: createdSince,
+    };
+  }
+  const entries =
+    statusId !== undefined
+      ? partitionOf(byStatus, { businessId, statusId })
+      : partitionOf(createdSince === undefined ? byPosition : sinceCreated, { businessId });
+  return { kind: 'mapped', list: LIST.applications, entries, statusId, wholeRange: false, since: createdSince };
+}
+
 export const application = {
   entity: 'application',
   key: (businessId: string, id: string): Key => keys.record(businessId, 'application', id),
-  patterns: { byPosition, byJob, byStatus, createdSince, updatedSince },
+  patterns: { byPosition, byJob, byStatus, createdSince: sinceCreated, updatedSince },
+  listOf,
   /** The dense lists an application is counted in: their names (counters and position maps). */
   lists: {
     business: LIST.applications,

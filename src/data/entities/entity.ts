@@ -25,6 +25,35 @@ export const pattern = <P>(index: PatternIndex, sort: string, partition: (params
   partition,
 });
 
+/** One partition of an index: where a pattern reads for some params. */
+export interface Partition {
+  readonly index: PatternIndex;
+  readonly partition: string;
+}
+
+export const partitionOf = <P>(p: AccessPattern<P>, params: P): Partition => ({
+  index: p.index,
+  partition: p.partition(params),
+});
+
+/**
+ * How a page of one dense list with position maps is read (docs/pagination.md),
+ * the per-list spec of the page locator (src/domain/page-locator.ts).
+ */
+export interface MappedList {
+  readonly kind: 'mapped';
+  /** Names the list's counter (its summary) and its position maps. */
+  readonly list: string;
+  /** The index partition holding its entries, sorted by position. */
+  readonly entries: Partition;
+  /** The status a page filters by. */
+  readonly statusId?: string;
+  /** The entries partition holds every status: a page with a status is its key range filtered by status. */
+  readonly wholeRange: boolean;
+  /** Only entries created (for the order of writes: written) at/after this stored timestamp. */
+  readonly since?: string;
+}
+
 /** The parameters a pattern's partition is built from. */
 export type ParamsOf<A> = A extends AccessPattern<infer P> ? P : never;
 

@@ -1,0 +1,129 @@
+/**
+ * The one page locator of the position-mapped lists (docs/pagination.md),
+ * pure: from a list's summary (its counter) and the position maps read so
+ * far, either the positions a page spans and the exact total, or the maps
+ * still needed to know them. Every application list (business, job, status,
+ * status + job, created since, updated since) is paged through it; the same
+ * call with no maps names the maps a page needs, so the data layer can send
+ * them with the summary (page hints) and locate the page in one pass.
+ */
+import {
+  countBefore,
+  countOlderInMap,
+  countsOf,
+  isFull,
+  locate,
+  positionInMap,
+  positionOf,
+  straddlingSuperblock,
+  totalOf,
+  type ListSummary,
+} from './list-map';
+
+/** What a page of a list asks for. */
+export interface PageAsk {
+  /** Status code the page filters by (-1: a status the business does not have, which matches nothing). */
+  readonly code?: number;
+  /** Only entries created (for the order of writes: written) at/after this time (epoch ms). */
+  readonly sinceMs?: number;
+  /** Entries before the page (`(page - 1) * per_page`). */
+  readonly skipped: number;
+  readonly perPage: number;
+  /**
+   * The list's index partition holds every status, so a page filtered by
+   * status is read as the key range between its first and last entry with the
+   * status as a filter (status + job, status + updated since); otherwise the
+   * page's first position and a Limit suffice.
+   */
+  readonly wholeRange: boolean;
+}
+
+/** Positions of a page in its list: from `from` on, `take` matching entries, all of them at or before `to` if given. */
+export interface PageRange {
+  readonly from: number;
+  readonly to?: number;
+  readonly take: number;
+}
+
+export type PageLocation =
+  /** Read these superblocks' maps (one BatchGetItem), then locate again: the second call always answers. */
+  | { readonly kind: 'maps'; readonly superblocks: readonly number[] }
+  /** The exact total of matches and the page's positions (none past the last page). */
+  | { readonly kind: 'page'; readonly total: number; readonly range?: PageRange };
+
+/** Superblocks holding the k-th .. (k+take-1)-th counted entries. */
+function pageSuperblocks(counts: readonly number[], k: number, take: number): number[] {
+  const first = locate(counts, k);
+  if (!first) return [];
+  const last = locate(counts, k + take - 1);
+  const end = last ? last.superblock : counts.length - 1;
+  return Array.from({ length: end - first.superblock + 1 }, (_, i) => first.superblock + i);
+}
+
+/**
+ * With a since-cut in superblock `sb0`, how many of its matches precede the
+ * cut is known only from its map: every superblock between the earliest and
+ * the latest possible place of the page goes with it, so one read suffices.
+ */
+function candidateSuperblocks(counts: readonly number[], sb0: number, skipped: number, take: number): number[] {
+  const before = countBefore(counts, sb0);
+  const first = locate(counts, before + skipped + 1);
+  if (!first) return [sb0];
+  const last = locate(counts, before + Math.max(0, counts[sb0] ?? 0) + skipped + take);
+  const end = last ? last.superblock : counts.length - 1;
+  const out = new Set<number>([sb0]);
+  for (let sb = first.superblock; sb <= end; sb++) out.add(sb);
+  return [...out].sort((a, b) => a - b);
+}
+
+/**
+ * Locates a page: summary -> exact total (minus the matches before a
+ * since-cut, counted in the straddling superblock's map) -> the superblocks
+ * of the page's first (and, for a whole range, last) entry -> their maps ->
+ * exact positions. A superblock without a hole needs no map when the page
+ * does not filter by status (its k-th entry is its k-th position).
+ */
+export function locatePage(
+  summary: ListSummary,
+  maps: ReadonlyMap<number, readonly number[]>,
+  ask: PageAsk,
+): PageLocation {
+  if (ask.code === -1) return { kind: 'page', total: 0 };
+  const { code, sinceMs, skipped, perPage } = ask;
+  const counts = countsOf(summary, code);
+  const missing = (superblocks: readonly number[]): PageLocation | undefined => {
+    const absent = superblocks.filter((sb) => !maps.has(sb));
+    return absent.length ? { kind: 'maps', superblocks: absent } : undefined;
+  };
+
+  const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
+  let before = 0;
+  if (straddling >= 0) {
+    const straddlingMap = maps.get(straddling);
+    if (!straddlingMap) return missing(candidateSuperblocks(counts, straddling, skipped, perPage))!;
+    before = countBefore(counts, straddling) + countOlderInMap(straddlingMap, sinceMs!, code);
+  }
+  const total = totalOf(counts) - before;
+  if (skipped >= total) return { kind: 'page', total };
+  const take = Math.min(perPage, total - skipped);
+  const k = before + skipped + 1;
+  const needed = pageSuperblocks(counts, k, ask.wholeRange ? take : 1);
+  const withoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  const absent = withoutMap ? undefined : missing(needed);
+  if (absent) return absent;
+
+  const at = (rank: number): number => {
+    const loc = locate(counts, rank)!;
+    return withoutMap
+      ? positionOf(loc.superblock, loc.rank - 1)
+      : positionInMap(maps.get(loc.superblock)!, loc.superblock, loc.rank, code)!;
+  };
+  const from = at(k);
+  return { kind: 'page', total, range: ask.wholeRange ? { from, to: at(k + take - 1), take } : { from, take } };
+}
+
+/** The maps a page needs, from the summary alone (what a page hint sends with the summary). */
+export function mapsForPage(summary: ListSummary, ask: PageAsk): readonly number[] {
+  const location = locatePage(summary, new Map(), ask);
+  return location.kind === 'maps' ? location.superblocks : [];
+}

@@ -1,0 +1,47 @@
+/**
+ * A list as the table holds it, for the pure tests of position maps and the
+ * page locator: codes per position (HOLE = erased), created_at = position * 1000 ms.
+ */
+import fc from 'fast-check';
+import {
+  HOLE,
+  MAP_SIZE,
+  firstCreatedAttribute,
+  liveAttribute,
+  mapAttribute,
+  mapOf,
+  mapValue,
+  statusAttribute,
+  summaryOf,
+  superblockOf,
+} from '../../src/domain/list-map';
+
+/** The counter item and map items a list of codes (HOLE = erased) would have in the table. */
+export function stored(codes: readonly number[]) {
+  const counter: Record<string, unknown> = { n: codes.length };
+  const maps = new Map<number, Record<string, unknown>>();
+  codes.forEach((code, i) => {
+    const position = i + 1;
+    const sb = superblockOf(position);
+    const map = maps.get(sb) ?? {};
+    // created_at (ms) = position * 1000: creation order is position order
+    map[mapAttribute(position)] = code === HOLE ? HOLE : mapValue(position * 1000, code);
+    maps.set(sb, map);
+    counter[firstCreatedAttribute(sb)] ??= position * 1000;
+    if (code === HOLE) return;
+    counter[liveAttribute(sb)] = Number(counter[liveAttribute(sb)] ?? 0) + 1;
+    counter[statusAttribute(sb, code)] = Number(counter[statusAttribute(sb, code)] ?? 0) + 1;
+  });
+  // Each map item parsed once (mapOf), as a page read parses each map it fetches once.
+  const parsed = new Map<number, number[]>();
+  const map = (sb: number): number[] => parsed.get(sb) ?? parsed.set(sb, mapOf(maps.get(sb))).get(sb)!;
+  return { summary: summaryOf(counter), map };
+}
+
+export const codesArb = fc
+  .tuple(fc.integer({ min: 0, max: 3 * MAP_SIZE }), fc.double({ min: 0, max: 0.9, noNaN: true }), fc.integer())
+  .map(([n, holes, seed]) => {
+    let x = seed | 0;
+    const rnd = () => ((x = (Math.imul(x, 1103515245) + 12345) | 0) >>> 0) / 2 ** 32;
+    return Array.from({ length: n }, () => (rnd() < holes ? HOLE : Math.floor(rnd() * 3)));
+  });

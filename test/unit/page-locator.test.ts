@@ -1,0 +1,127 @@
+import fc from 'fast-check';
+import { HOLE, MAP_SIZE, superblockOf, type ListSummary } from '../../src/domain/list-map';
+import { locatePage, mapsForPage, type PageAsk, type PageLocation } from '../../src/domain/page-locator';
+import { codesArb, stored } from '../support/list-maps';
+
+/** Every map of a list, as a page that read them all would hold them. */
+const allMaps = (codes: readonly number[], map: (sb: number) => number[]): Map<number, number[]> =>
+  new Map(Array.from({ length: Math.ceil(codes.length / MAP_SIZE) }, (_, sb) => [sb, map(sb)]));
+
+/** The page by brute force: positions of the matching entries, the total, the page's slice. */
+function expectedPage(codes: readonly number[], ask: PageAsk) {
+  const matching = codes
+    .map((c, i) => [c, i + 1] as const)
+    .filter(([c]) => c !== HOLE && (ask.code === undefined || c === ask.code))
+    .filter(([, p]) => ask.sinceMs === undefined || p * 1000 >= ask.sinceMs)
+    .map(([, p]) => p);
+  return { total: matching.length, page: matching.slice(ask.skipped, ask.skipped + ask.perPage) };
+}
+
+/**
+ * What the data layer reads for a located page: the list's index partition
+ * (a status's own partition when the page filters by status without a whole
+ * range) from `from` with Limit `take`, or the key range `from..to` filtered
+ * by status. Holes are not in the index.
+ */
+function readRange(codes: readonly number[], ask: PageAsk, location: PageLocation): number[] {
+  if (location.kind !== 'page' || !location.range) return [];
+  const { from, to, take } = location.range;
+  const ownPartition = ask.code !== undefined && !ask.wholeRange;
+  const inPartition = codes
+    .map((c, i) => [c, i + 1] as const)
+    .filter(([c]) => c !== HOLE && (!ownPartition || c === ask.code));
+  if (to === undefined)
+    return inPartition
+      .filter(([, p]) => p >= from)
+      .slice(0, take)
+      .map(([, p]) => p);
+  return inPartition
+    .filter(([c, p]) => p >= from && p <= to && (ask.code === undefined || c === ask.code))
+    .slice(0, take)
+    .map(([, p]) => p);
+}
+
+const askArb = fc.record({
+  code: fc.option(fc.integer({ min: 0, max: 2 }), { nil: undefined }),
+  sinceMs: fc.option(fc.integer({ min: 0, max: 3 * MAP_SIZE * 1000 + 2000 }), { nil: undefined }),
+  skipped: fc.nat({ max: 600 }),
+  perPage: fc.integer({ min: 1, max: 100 }),
+  wholeRange: fc.boolean(),
+});
+
+/** The data layer's procedure: the maps a (possibly stale) hint sent, then those the summary names, then locate. */
+function locateLikeTheStore(summary: ListSummary, all: Map<number, number[]>, hinted: readonly number[], ask: PageAsk) {
+  const maps = new Map(hinted.filter((sb) => all.has(sb)).map((sb) => [sb, all.get(sb)!]));
+  let location = locatePage(summary, maps, ask);
+  let reads = 0;
+  if (location.kind === 'maps') {
+    reads++;
+    for (const sb of mapsForPage(summary, ask)) if (!maps.has(sb)) maps.set(sb, all.get(sb) ?? []);
+    location = locatePage(summary, maps, ask);
+  }
+  return { location, reads, maps };
+}
+
+describe('page locator', () => {
+  it('locates exactly the page every list reads: total, first and last position, with holes and a since-cut', () => {
+    fc.assert(
+      fc.property(codesArb, askArb, (codes, ask) => {
+        const { summary, map } = stored(codes);
+        const location = locatePage(summary, allMaps(codes, map), ask);
+        const expected = expectedPage(codes, ask);
+        expect(location.kind).toBe('page');
+        if (location.kind !== 'page') return;
+        expect(location.total).toBe(expected.total);
+        expect(location.range === undefined).toBe(expected.page.length === 0);
+        if (location.range) {
+          expect(location.range.from).toBe(expected.page[0]);
+          expect(location.range.take).toBe(expected.page.length);
+          if (ask.wholeRange) expect(location.range.to).toBe(expected.page.at(-1));
+        }
+        expect(readRange(codes, ask, location)).toEqual(expected.page);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('names from the summary alone every map it needs: one more read at most, whatever maps a hint sent', () => {
+    fc.assert(
+      fc.property(codesArb, askArb, fc.array(fc.nat({ max: 3 }), { maxLength: 3 }), (codes, ask, hinted) => {
+        const { summary, map } = stored(codes);
+        const all = allMaps(codes, map);
+        const { location, reads } = locateLikeTheStore(summary, all, hinted, ask);
+        expect(location).toEqual(locatePage(summary, all, ask));
+        expect(reads).toBeLessThanOrEqual(1);
+        // A hint naming the maps of this very summary sends all of them with it: no read of its own.
+        expect(locateLikeTheStore(summary, all, mapsForPage(summary, ask), ask).reads).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('reads a map only where the summary cannot place the page: a status, a since-cut or a hole', () => {
+    const full = stored([0, 1, 2, 0, 1, 2]).summary;
+    const ask = { skipped: 2, perPage: 2, wholeRange: false };
+    expect(mapsForPage(full, ask)).toEqual([]);
+    expect(locatePage(full, new Map(), ask)).toEqual({ kind: 'page', total: 6, range: { from: 3, take: 2 } });
+    expect(mapsForPage(full, { ...ask, skipped: 0, code: 1 })).toEqual([0]);
+    expect(mapsForPage(full, { ...ask, sinceMs: 2500 })).toEqual([0]);
+    expect(mapsForPage(stored([0, HOLE, 2]).summary, { ...ask, skipped: 0 })).toEqual([0]);
+    // A page spanning superblocks with the status as a filter needs the maps of its first and last entry.
+    const twoBlocks = stored(Array.from({ length: MAP_SIZE + 10 }, (_, i) => i % 3)).summary;
+    expect(mapsForPage(twoBlocks, { code: 0, skipped: 170, perPage: 5, wholeRange: true })).toEqual([0, 1]);
+    expect(superblockOf(MAP_SIZE + 1)).toBe(1);
+  });
+
+  it('a status the business does not have matches nothing; a page past the end is empty with the exact total', () => {
+    const { summary } = stored([0, 1]);
+    expect(locatePage(summary, new Map(), { code: -1, skipped: 0, perPage: 5, wholeRange: false })).toEqual({
+      kind: 'page',
+      total: 0,
+    });
+    expect(locatePage(summary, new Map(), { skipped: 30, perPage: 30, wholeRange: false })).toEqual({
+      kind: 'page',
+      total: 2,
+    });
+  });
+});
