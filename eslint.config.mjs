@@ -41,11 +41,11 @@ export const LAYER_RULES = [
 
 /**
  * Each entity owns its keys (src/data/entities/): the attribute names of the
- * index keys (L1PK/L1SK, L2*, L3*, T1*-T4*) and the list index names appear
+ * index keys (ListPK/ListSK, SubPK/SubSK, StatusPK/StatusSK, UpdatedPK/UpdatedSK) and the list index names appear
  * only there and in the table definition, never as a string, property or
  * template anywhere else.
  */
-const RAW_INDEX_ATTRIBUTE = '/\\b(L[1-3]|T[1-4])(PK|SK)\\b/';
+const RAW_INDEX_ATTRIBUTE = '/\\b(List|Sub|Status|Updated)(PK|SK)\\b/';
 const INDEX_ATTRIBUTE_MESSAGE = 'Raw index attribute: use the entity module (src/data/entities/) that owns the key.';
 /** The list index names likewise: a query or a grant names the access pattern, whose entity names the index. */
 const RAW_INDEX_NAME = '/^(list|sublist|statuslist|updatedlist)-keys$/';

@@ -29,14 +29,7 @@ import {
   type RouteName,
   type TableGrant,
 } from '../src/http/routes';
-import {
-  INDEX_STEPS,
-  LEGACY_NAME,
-  TABLE,
-  indexesAtStep,
-  type IndexDefinition,
-  type IndexName,
-} from '../src/data/table-definition';
+import { TABLE } from '../src/data/table-definition';
 
 /** The repository root (this file lives in lib/). */
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -100,20 +93,12 @@ const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
 export const AUTH_CACHE_SECONDS = 60;
 const needsToken = (name: string): boolean => ROUTES.some((r) => r.name === name && r.auth);
 
-/**
- * A function's DynamoDB statement: exactly its declared actions on the table
- * ARN and its declared index ARNs (under their legacy names while an index
- * migration step still reads those, docs/deploy.md "Index migration").
- */
-export function tableStatement(
-  tableArn: string,
-  grant: TableGrant,
-  indexName: (index: IndexName) => string = (index) => index,
-): iam.PolicyStatement | undefined {
+/** A function's DynamoDB statement: exactly its declared actions on the table ARN and its declared index ARNs. */
+export function tableStatement(tableArn: string, grant: TableGrant): iam.PolicyStatement | undefined {
   if (grant.actions.length === 0) return undefined;
   return new iam.PolicyStatement({
     actions: grant.actions.map((action) => `dynamodb:${action}`),
-    resources: [tableArn, ...grant.indexes.map((index) => `${tableArn}/index/${indexName(index)}`)],
+    resources: [tableArn, ...grant.indexes.map((index) => `${tableArn}/index/${index}`)],
   });
 }
 
@@ -142,12 +127,6 @@ export interface ApiStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** Directory of the handler files; defaults to `<repo>/functions`. Must be inside the repo. */
   readonly functionsDir?: string;
-  /**
-   * How many steps of INDEX_STEPS (src/data/table-definition.ts) the table has
-   * taken; default all (a new table). A table deployed before them walks
-   * through them one deploy at a time (docs/deploy.md "Index migration").
-   */
-  readonly indexStep?: number;
 }
 
 /** The stack's settings as CDK context keys (cdk.json, or `-c key=value`). */
@@ -215,14 +194,6 @@ export function apiStackPropsFromContext(scope: IConstruct): ApiStackProps {
   if (alarmEmail !== '' && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(alarmEmail)) {
     throw new ContextError(`Context alarmEmail must be an email address, got ${JSON.stringify(alarmEmail)}`);
   }
-  const indexStepRaw: unknown = scope.node.tryGetContext('indexStep');
-  const indexStep =
-    indexStepRaw === undefined || indexStepRaw === null || indexStepRaw === '' ? undefined : Number(indexStepRaw);
-  if (indexStep !== undefined && !(Number.isInteger(indexStep) && indexStep >= 0 && indexStep <= INDEX_STEPS.length)) {
-    throw new ContextError(
-      `Context indexStep must be a whole number from 0 to ${INDEX_STEPS.length} (docs/deploy.md "Index migration"), got ${JSON.stringify(indexStepRaw)}`,
-    );
-  }
   return {
     stage,
     throttlingRateLimit,
@@ -230,26 +201,6 @@ export function apiStackPropsFromContext(scope: IConstruct): ApiStackProps {
     tracing: contextBoolean(scope, 'tracing', CONTEXT_DEFAULTS.tracing),
     logRetentionDays: logRetentionDays as logs.RetentionDays,
     ...(alarmEmail !== '' ? { alarmEmail } : {}),
-    ...(indexStep !== undefined ? { indexStep } : {}),
-  };
-}
-
-/**
- * The table's indexes at the stack's index step (one GSI change per table
- * update: an existing table walks INDEX_STEPS with -c indexStep, a new one
- * takes the last), and the names the functions query and are granted: the
- * legacy indexes of the same keys until the key-only ones exist.
- */
-function indexSetup(props: ApiStackProps): {
-  indexes: IndexDefinition[];
-  indexName: (index: IndexName) => string;
-  indexEnv: Record<string, string>;
-} {
-  const { indexes, readLegacy } = indexesAtStep(props.indexStep ?? INDEX_STEPS.length);
-  return {
-    indexes,
-    indexName: (index) => (readLegacy ? LEGACY_NAME[index] : index),
-    indexEnv: readLegacy ? { LIST_INDEXES: 'legacy' } : {},
   };
 }
 
@@ -303,8 +254,7 @@ export class ApiStack extends Stack {
     }
 
     // ---- Table -----------------------------------------------------------
-    const { indexes, indexName, indexEnv } = indexSetup(props);
-    this.table = createSingleTable(this, 'Table', { ...TABLE, indexes });
+    this.table = createSingleTable(this, 'Table', TABLE);
 
     // ---- Alarm topic -------------------------------------------------------
     this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
@@ -321,7 +271,7 @@ export class ApiStack extends Stack {
       description: string,
       bundleFiles: readonly string[] = [],
     ): ApiFunction => {
-      const statement = tableStatement(this.table.tableArn, TABLE_GRANTS[name], indexName);
+      const statement = tableStatement(this.table.tableArn, TABLE_GRANTS[name]);
       const fn = new ApiFunction(this, `Fn-${name}`, {
         entry: handlerEntry(functionsDir, name),
         projectRoot: REPO_ROOT,
@@ -331,7 +281,7 @@ export class ApiStack extends Stack {
         alarmAction,
         environment: {
           POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-          ...(statement ? { TABLE_NAME: this.table.tableName, ...indexEnv } : {}),
+          ...(statement ? { TABLE_NAME: this.table.tableName } : {}),
           ...(needsToken(name) ? { AUTH_CACHE_SECONDS: String(AUTH_CACHE_SECONDS) } : {}),
         },
         ...(bundleFiles.length > 0 ? { commandHooks: shipNextToHandler(bundleFiles) } : {}),
@@ -422,7 +372,6 @@ export class ApiStack extends Stack {
     alarmAction: cloudwatch.IAlarmAction,
     functions: Record<string, ApiFunction>,
   ): ApiStack['webhooks'] {
-    const { indexName, indexEnv } = indexSetup(props);
     const key = new kms.Key(this, 'WebhookSecretsKey', {
       description: `${SERVICE_NAME} ${props.stage}: seals webhook signing secrets`,
       enableKeyRotation: true,
@@ -449,12 +398,11 @@ export class ApiStack extends Stack {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         TABLE_NAME: this.table.tableName,
-        ...indexEnv,
         WEBHOOK_KMS_KEY_ID: key.keyArn,
         WEBHOOK_RETRY_QUEUE_URL: retryQueue.queueUrl,
       },
     });
-    const statement = tableStatement(this.table.tableArn, DISPATCHER.grant, indexName);
+    const statement = tableStatement(this.table.tableArn, DISPATCHER.grant);
     if (statement) dispatcher.role.addToPrincipalPolicy(statement);
     key.grantDecrypt(dispatcher.function);
     retryQueue.grantSendMessages(dispatcher.function);
@@ -508,7 +456,6 @@ export class ApiStack extends Stack {
     alarmAction: cloudwatch.IAlarmAction,
     functions: Record<string, ApiFunction>,
   ): events.Rule {
-    const { indexName, indexEnv } = indexSetup(props);
     const job = new ApiFunction(this, `Fn-${RETENTION_JOB.name}`, {
       entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, RETENTION_JOB.name),
       projectRoot: REPO_ROOT,
@@ -517,9 +464,9 @@ export class ApiStack extends Stack {
       tracing: props.tracing,
       alarmAction,
       timeout: RETENTION_JOB.timeout,
-      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName, ...indexEnv },
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
     });
-    const statement = tableStatement(this.table.tableArn, RETENTION_JOB.grant, indexName);
+    const statement = tableStatement(this.table.tableArn, RETENTION_JOB.grant);
     if (statement) job.role.addToPrincipalPolicy(statement);
     functions[RETENTION_JOB.name] = job;
     return new events.Rule(this, 'RetentionSchedule', {

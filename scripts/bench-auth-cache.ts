@@ -2,9 +2,7 @@
  * `npm run bench` (third part, alone: `npm run bench:auth`): DynamoDB calls and
  * time per request with the token cache off (AUTH_CACHE_SECONDS=0, the local
  * default) and on (60, the deployed default), one request at a time against an
- * in-memory DynamoDB Local. Cache off, twice: a token of the older format (read
- * on its own, as every token was before tokens named their business) and a
- * current one (read with the request's first BatchGetItem). Calls are exact;
+ * in-memory DynamoDB Local. Calls are exact;
  * times are this machine's and only their ratio means anything (DynamoDB Local
  * is slower than DynamoDB).
  *   BENCH_AUTH_REQUESTS (default 100 per request kind and setting)
@@ -12,7 +10,6 @@
 import fixture from '../fixtures/demo.json';
 import { dynamoStats } from '../src/data/client';
 import { startBenchStack } from './lib/bench-stack';
-import { createLegacyToken } from './lib/legacy-token';
 
 const API = '/services/api/v1';
 
@@ -54,7 +51,6 @@ async function main(): Promise<void> {
   const stack = await startBenchStack('bench-auth-cache', fixture);
   const previous = process.env.AUTH_CACHE_SECONDS;
   try {
-    const legacy = await createLegacyToken(stack.businessId, { name: 'bench (older format)' });
     const send = async (
       method: string,
       path: string,
@@ -83,12 +79,10 @@ async function main(): Promise<void> {
     for (const kind of KINDS) {
       // The settings alternate request by request, so drift on a shared machine hits all alike.
       const settings = [
-        { name: 'older', seconds: '0', token: legacy },
-        { name: 'off', seconds: '0', token: undefined },
-        { name: 'on', seconds: '60', token: undefined },
+        { name: 'off', seconds: '0' },
+        { name: 'on', seconds: '60' },
       ] as const;
       const samples: Record<string, { calls: number; times: number[] }> = {
-        older: { calls: 0, times: [] },
         off: { calls: 0, times: [] },
         on: { calls: 0, times: [] },
       };
@@ -100,7 +94,7 @@ async function main(): Promise<void> {
         process.env.AUTH_CACHE_SECONDS = setting.seconds;
         const callsBefore = dynamoStats.calls;
         const started = performance.now();
-        const { status } = await send(kind.method, kind.path(ids), kind.body?.(++n), setting.token);
+        const { status } = await send(kind.method, kind.path(ids), kind.body?.(++n));
         sample.times.push(performance.now() - started);
         sample.calls += dynamoStats.calls - callsBefore;
         if (status >= 400) throw new Error(`${kind.label}: ${status}`);
@@ -114,20 +108,19 @@ async function main(): Promise<void> {
           mean: times.reduce((x, y) => x + y, 0) / times.length,
         };
       }
-      const older = measured.older!;
       const off = measured.off!;
       const on = measured.on!;
       rows.push(
-        `| ${kind.label} | ${older.calls.toFixed(2)} | ${off.calls.toFixed(2)} | ${on.calls.toFixed(2)} | ${older.p50.toFixed(1)} | ${off.p50.toFixed(1)} | ${on.p50.toFixed(1)} | ${(off.mean / older.mean).toFixed(2)} | ${(on.mean / older.mean).toFixed(2)} |`,
+        `| ${kind.label} | ${off.calls.toFixed(2)} | ${on.calls.toFixed(2)} | ${off.p50.toFixed(1)} | ${on.p50.toFixed(1)} | ${(on.mean / off.mean).toFixed(2)} |`,
       );
     }
     console.log(
       `\nToken cache: DynamoDB calls and time per request (${perKind} sequential requests each, settings alternating, DynamoDB Local)`,
     );
     console.log(
-      '| request | calls, older token, cache off | calls, cache off | calls, cache on | p50 ms older | p50 ms off | p50 ms on | mean time off/older | mean time on/older |',
+      '| request | calls, cache off | calls, cache on | p50 ms off | p50 ms on | mean time on/off |',
     );
-    console.log('|---|---|---|---|---|---|---|---|---|');
+    console.log('|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
   } finally {
     if (previous === undefined) delete process.env.AUTH_CACHE_SECONDS;

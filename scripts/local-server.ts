@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { keys } from '../src/data/keys';
 import { getItem } from '../src/data/table-io';
-import { claimedBusinessOf, issueToken, lookupToken } from '../src/data/token-store';
+import { issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
 import {
   announceEndpoint,
@@ -46,16 +46,9 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';
-  // The demo token keeps full access: a saved one that lost a scope or expires is replaced, and so is one of the
-  // older format (each request would read it with a call of its own).
+  // The demo token keeps full access: a saved one that lost a scope or expires is replaced.
   const grant = saved ? await lookupToken(saved) : undefined;
-  const current = claimedBusinessOf(saved) === businessId;
-  if (
-    current &&
-    grant?.businessId === businessId &&
-    grant.scopes.length === SCOPES.length &&
-    grant.expiresAt === undefined
-  )
+  if (grant?.businessId === businessId && grant.scopes.length === SCOPES.length && grant.expiresAt === undefined)
     return { businessId, token: saved };
   const token = await issueToken(businessId, 'npm start');
   saveToken(token);

@@ -5,15 +5,11 @@ import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { delimiter, dirname, join, resolve as resolvePath } from 'node:path';
 import {
-  BatchWriteItemCommand,
   CreateTableCommand,
-  DeleteTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
-  ScanCommand,
   UpdateTimeToLiveCommand,
-  type AttributeValue,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
@@ -200,19 +196,6 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-/** Until a deleted table is gone (DynamoDB Local usually deletes at once). */
-async function gone(client: DynamoDBClient, tableName: string): Promise<void> {
-  for (;;) {
-    try {
-      await client.send(new DescribeTableCommand({ TableName: tableName }));
-    } catch (error) {
-      if ((error as Error).name === 'ResourceNotFoundException') return;
-      throw error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
   await client.send(new CreateTableCommand(createTableInput(tableName)));
   await client.send(
@@ -224,46 +207,36 @@ async function createTable(client: DynamoDBClient, tableName: string): Promise<v
 }
 
 /**
- * Creates the table if it is missing (local endpoints only). A table an older
- * checkout created (say with the ALL list indexes of before the key-only ones,
- * docs/deploy.md "Index migration") is rebuilt with the indexes of the table
- * definition, its items copied over: DynamoDB Local's own GSI backfill
- * (UpdateTable) was seen to stay CREATING for good on a busy machine, and a
- * local table is small enough to read whole. AWS tables walk the index steps instead.
+ * Creates the table if it is missing (local endpoints only) and returns
+ * whether it did. A table whose indexes differ from the table definition (a
+ * `.dynamodb/` folder kept from a checkout with another definition) is
+ * refused with what to do: local data is disposable, so nothing converts it.
  */
 export async function ensureTable(endpoint: string, tableName: string): Promise<boolean> {
   const client = localClient(endpoint);
   try {
-    let indexes: string[];
+    let found: string[];
     try {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-      indexes = (Table?.GlobalSecondaryIndexes ?? []).map((i) => String(i.IndexName));
+      found = (Table?.GlobalSecondaryIndexes ?? []).map((i) => indexSignature(i.IndexName, i.KeySchema)).sort();
     } catch (error) {
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;
       await createTable(client, tableName);
       return true;
     }
-    const wanted = TABLE.indexes.map((i) => i.name);
-    if (indexes.length === wanted.length && wanted.every((name) => indexes.includes(name))) return false;
-    const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-      const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
-      items.push(...(page.Items ?? []));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    await client.send(new DeleteTableCommand({ TableName: tableName }));
-    await gone(client, tableName);
-    await createTable(client, tableName);
-    for (let i = 0; i < items.length; i += 25) {
-      let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-      while (pending.length > 0) {
-        const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
-        pending = (out.UnprocessedItems?.[tableName] ?? []) as typeof pending;
-      }
-    }
+    const wanted = (createTableInput(tableName).GlobalSecondaryIndexes ?? [])
+      .map((i) => indexSignature(i.IndexName, i.KeySchema))
+      .sort();
+    if (found.join() !== wanted.join())
+      throw new Error(
+        `Table ${tableName} at ${endpoint} has indexes [${found.join(', ')}], the table definition [${wanted.join(', ')}]: ` +
+          'delete the table (or the .dynamodb/ folder) and start again',
+      );
     return false;
   } finally {
     client.destroy();
   }
 }
+
+const indexSignature = (name: string | undefined, keys: { AttributeName?: string }[] | undefined): string =>
+  `${name}(${(keys ?? []).map((k) => k.AttributeName).join(' ')})`;

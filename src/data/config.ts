@@ -27,14 +27,6 @@ export const s3Endpoint = (): string | undefined => process.env.S3_ENDPOINT || u
 export const attachmentsBucket = (): string => requireEnv('ATTACHMENTS_BUCKET');
 
 /**
- * Per call: LIST_INDEXES=legacy while an index migration has not yet created
- * the key-only list indexes (the CDK stack sets it for those steps,
- * docs/deploy.md "Index migration"): queries go to the legacy ALL indexes of
- * the same keys. Unset everywhere else.
- */
-export const readLegacyIndexes = (): boolean => process.env.LIST_INDEXES === 'legacy';
-
-/**
  * Per call: DYNAMODB_CAPACITY_DETAIL=INDEXES makes every DynamoDB call report
  * its consumed capacity by table and index (the capacity tests and the bench
  * set it; DynamoDB does not charge for the report, but production has no use

@@ -1,12 +1,7 @@
-import { LEGACY_NAME, TABLE, type IndexName } from './table-definition';
-import { readLegacyIndexes } from './config';
+import { TABLE } from './table-definition';
 import { keys, type Key } from './keys';
 import { keyNames, partitionOf, type AccessPattern, type Partition, type PatternIndex } from './entities/entity';
 import { batchGet, query, queryAll, type Item } from './table-io';
-
-/** The index a query goes to: the legacy ALL index of the same keys while a migration has not created it yet. */
-export const indexName = (index: string): string =>
-  readLegacyIndexes() && index in LEGACY_NAME ? LEGACY_NAME[index as IndexName] : index;
 
 /** A range of positions of a dense list: from `from` on (to `to` if given), at most `limit` entries. */
 export interface PositionRange {
@@ -34,7 +29,7 @@ export interface QueryFilter {
 export async function readEntries(where: Partition, range: PositionRange, filter?: QueryFilter): Promise<Item[]> {
   const { pk, sk } = keyNames(where.index);
   const input = {
-    ...(where.index === 'table' ? {} : { IndexName: indexName(where.index) }),
+    ...(where.index === 'table' ? {} : { IndexName: where.index }),
     KeyConditionExpression: range.to === undefined ? '#pk = :p AND #sk >= :a' : '#pk = :p AND #sk BETWEEN :a AND :b',
     ...(filter?.expression ? { FilterExpression: filter.expression } : {}),
     ExpressionAttributeNames: { '#pk': pk, '#sk': sk, ...filter?.names },

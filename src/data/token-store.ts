@@ -16,14 +16,11 @@ import { getItem, queryAll, transactWrite, type Item } from './table-io';
  * the whole token, so an altered business part is an unknown token.
  */
 const BUSINESS_TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}_([A-Za-z0-9_-]{2,136})$/;
-/** Tokens issued before the business part existed: still accepted, read on their own (one GetItem more). */
-const LEGACY_TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}$/;
 /** A business id as the fixture schema allows it (src/schemas/fixture.ts). */
 const BUSINESS_ID_PATTERN = /^[A-Za-z0-9._~-]{1,100}$/;
 
 /**
- * The business a token of the current format names, or undefined (an older
- * token, or not a token we issue). Only the canonical encoding of a possible
+ * The business a token names, or undefined (not a token we issue). Only the canonical encoding of a possible
  * business id counts, so one token string names exactly one business.
  */
 export function claimedBusinessOf(token: string): string | undefined {
@@ -75,9 +72,9 @@ export class UnknownBusiness extends Error {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Stored scopes in the order of SCOPES; a token issued before scopes existed had the whole business: every scope. */
+/** Stored scopes in the order of SCOPES. */
 const scopesOf = (item: Item): Scope[] => {
-  if (!Array.isArray(item.scopes)) return [...SCOPES];
+  if (!Array.isArray(item.scopes)) return [];
   const stored = new Set(item.scopes.filter((s): s is string => typeof s === 'string'));
   return SCOPES.filter((s) => stored.has(s));
 };
@@ -99,7 +96,7 @@ export async function createToken(
   return storeToken(newToken(businessId), businessId, options);
 }
 
-/** Stores `token` (made by createToken; tests also store tokens of the older format this way). */
+/** Stores `token` (made by createToken; tests also store forged tokens this way). */
 export async function storeToken(
   token: string,
   businessId: string,
@@ -146,7 +143,7 @@ export async function issueToken(businessId: string, name = 'admin'): Promise<st
  */
 export async function lookupToken(token: string): Promise<TokenGrant | undefined> {
   const claimed = claimedBusinessOf(token);
-  if (claimed === undefined && !LEGACY_TOKEN_PATTERN.test(token)) return undefined;
+  if (claimed === undefined) return undefined;
   return grantOfItem(await getItem(keys.token(hashToken(token))), claimed);
 }
 

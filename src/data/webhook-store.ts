@@ -17,7 +17,6 @@ import { keys, type Key } from './keys';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
-import { indexName } from './list-store';
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItem, isStorableKey, queryAll, type Item, type TxWrite } from './table-io';
 
@@ -125,8 +124,7 @@ function subscriptionOfKey(key: Key): { businessId: string; id: string } {
  * dispatcher re-reads each item consistently.
  */
 export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
-  const due = webhookSubscription.dueQuery(now);
-  const items = await queryAll({ ...due, IndexName: indexName(due.IndexName), ProjectionExpression: 'PK, SK' });
+  const items = await queryAll({ ...webhookSubscription.dueQuery(now), ProjectionExpression: 'PK, SK' });
   return items.map((i) => subscriptionOfKey({ PK: String(i.PK), SK: String(i.SK) }));
 }
 

@@ -23,14 +23,7 @@ import {
 } from '../../lib/api-stack';
 import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS } from '../../src/http/routes';
 import { THRESHOLDS } from '../../lib/constructs/monitoring';
-import {
-  INDEX_STEPS,
-  LEGACY_INDEXES,
-  LEGACY_NAME,
-  TABLE,
-  indexesAtStep,
-  projectionOf,
-} from '../../src/data/table-definition';
+import { TABLE, projectionOf } from '../../src/data/table-definition';
 
 // Template JSON is untyped; the assertions below pin down its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -664,71 +657,5 @@ describe('retention job', () => {
       { Name: 'FunctionName', Value: { Ref: functionId(RETENTION_JOB.name) } },
     ]);
     expect(resources[functionId(RETENTION_JOB.name)]!.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
-  });
-});
-
-describe('index migration (docs/deploy.md): one GSI change per table update', () => {
-  const names = (step: number): string[] => indexesAtStep(step).indexes.map((i) => i.name);
-
-  test('each step adds or removes exactly one index; step 0 is the legacy table, the last one TABLE', () => {
-    expect(names(0)).toEqual(LEGACY_INDEXES.map((i) => i.name));
-    expect(indexesAtStep(INDEX_STEPS.length).indexes).toEqual([...TABLE.indexes]);
-    for (let step = 1; step <= INDEX_STEPS.length; step++) {
-      const before = new Set(names(step - 1));
-      const after = new Set(names(step));
-      const changed = [...before].filter((n) => !after.has(n)).length + [...after].filter((n) => !before.has(n)).length;
-      expect({ step, changed }).toEqual({ step, changed: 1 });
-    }
-    // Reads move to the key-only indexes only once all of them exist, before any legacy list index goes.
-    const firstNew = INDEX_STEPS.findIndex((s) => !s.readLegacy) + 1;
-    expect(TABLE.indexes.every((i) => names(firstNew - 1).includes(i.name))).toBe(true);
-    for (const legacy of Object.values(LEGACY_NAME)) expect(names(firstNew)).toContain(legacy);
-  });
-
-  const synthAt = (step: number) => {
-    const app = new App({ context: { ...CONTEXT, indexStep: String(step) } });
-    const at = new ApiStack(app, `HrApi-step${step}`, { ...apiStackPropsFromContext(app), functionsDir: stubDir });
-    const json = Template.fromStack(at).toJSON().Resources as Record<string, Resource>;
-    const table = json[at.getLogicalId(at.table.node.defaultChild as CfnResource)]!;
-    const withTable = Object.values(json).filter(
-      (r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.TABLE_NAME !== undefined,
-    );
-    const envOf = (name: string): Record<string, string> =>
-      json[at.getLogicalId(at.functions[name]!.function.node.defaultChild as CfnFunction)]!.Properties.Environment
-        .Variables;
-    const policies = JSON.stringify(Object.values(json).filter((r) => r.Type === 'AWS::IAM::Policy'));
-    return { table, withTable, envOf, policies };
-  };
-
-  test('-c indexStep=2: legacy indexes plus the first two new ones; every function queries and is granted the legacy names', () => {
-    const { table, withTable, envOf, policies } = synthAt(2);
-    expect(table.Properties.GlobalSecondaryIndexes.map((g: Json) => g.IndexName)).toEqual(names(2));
-    // API routes, the webhook dispatcher and the retention job alike.
-    for (const name of ['list-applications', 'list-employees', DISPATCHER.name, RETENTION_JOB.name])
-      expect(envOf(name).LIST_INDEXES).toBe('legacy');
-    for (const fn of withTable) expect(fn.Properties.Environment.Variables.LIST_INDEXES).toBe('legacy');
-    for (const legacy of ['list', 'sublist', 'statuslist', 'updatedlist'])
-      expect(policies).toContain(`/index/${legacy}"`);
-    expect(policies).not.toMatch(/\/index\/[a-z]+-keys/);
-  });
-
-  test('-c indexStep=5 (reads switch): all key-only indexes exist, functions query and are granted only them', () => {
-    const { table, withTable, policies } = synthAt(5);
-    const indexNames = table.Properties.GlobalSecondaryIndexes.map((g: Json) => g.IndexName);
-    for (const index of TABLE.indexes) expect(indexNames).toContain(index.name);
-    for (const fn of withTable) expect(fn.Properties.Environment.Variables.LIST_INDEXES).toBeUndefined();
-    expect(policies).toContain('/index/updatedlist-keys"');
-    for (const legacy of ['list', 'sublist', 'statuslist', 'updatedlist'])
-      expect(policies).not.toContain(`/index/${legacy}"`);
-  });
-
-  test('the default (last step): no LIST_INDEXES anywhere', () => {
-    for (const [, r] of ofType('AWS::Lambda::Function'))
-      expect(r.Properties.Environment?.Variables?.LIST_INDEXES).toBeUndefined();
-  });
-
-  test.each([['-1'], ['1.5'], [String(INDEX_STEPS.length + 1)], ['x']])('rejects -c indexStep=%s', (value) => {
-    const app = new App({ context: { ...CONTEXT, indexStep: value } });
-    expect(() => apiStackPropsFromContext(app)).toThrow(/indexStep must be a whole number/);
   });
 });

@@ -3,7 +3,14 @@ import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
-import { freePort, startDynamoLocal, type RunningDynamo } from '../../scripts/lib/dynamodb-local';
+import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import {
+  createTableInput,
+  freePort,
+  localClient,
+  startDynamoLocal,
+  type RunningDynamo,
+} from '../../scripts/lib/dynamodb-local';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -137,4 +144,25 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
     },
     60_000,
   );
+
+  it('admin on a table with other indexes than the definition: one line saying to delete it, nothing written', async () => {
+    const client = localClient(process.env.DYNAMODB_ENDPOINT!);
+    const TableName = `other-definition-${process.pid}`;
+    const input = createTableInput(TableName);
+    // The same index names over other key attributes (a .dynamodb/ folder kept from another checkout).
+    const renamed = JSON.parse(JSON.stringify(input).replace(/"(\w+)(PK|SK)"/g, '"X$1$2"')) as typeof input;
+    await client.send(new CreateTableCommand({ ...renamed, KeySchema: input.KeySchema }));
+    try {
+      const res = await admin(
+        { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: TableName },
+        'import',
+        join(root, 'fixtures', 'demo.json'),
+      );
+      expect(res.code).not.toBe(0);
+      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/has indexes .* delete the table/)]);
+      expect((await client.send(new ScanCommand({ TableName }))).Count).toBe(0);
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
 });

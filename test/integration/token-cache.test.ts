@@ -1,7 +1,7 @@
 import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
-import { TOKEN_READ_ALONE, createLegacyToken } from '../support/token-formats';
+import { TOKEN_READ_ALONE } from '../support/token-formats';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import {
   TOKEN_ROUTES,
@@ -38,21 +38,6 @@ const sendSample = (route: (typeof TOKEN_ROUTES)[number], t: string) => {
 const get = (path: string, t = token) => api.request('GET', `${API}${path}`, { token: t });
 
 describe('a warm token saves its lookup on every route', () => {
-  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(
-    '%s: one DynamoDB call less than cold (a token of the older format, read on its own)',
-    async (_n, route) => {
-      // A fresh token per route, so the first request is the cold one.
-      const fresh = await createLegacyToken(BUSINESS, { name: 'cache' });
-      const cold = await countCalls(() => sendSample(route, fresh));
-      const warm = await countCalls(() => sendSample(route, fresh));
-      // A DELETE of an application erases its one sample: the warm request finds it gone (404, its one read).
-      const erases = route.name === 'delete-application';
-      const expected = erases ? [204, 404] : [successStatus(route), successStatus(route)];
-      expect([cold.result.status, warm.result.status]).toEqual(expected);
-      expect(warm.calls).toBe(erases ? 1 : cold.calls - 1);
-    },
-  );
-
   it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(
     '%s: a token that names its business costs cold what a warm one costs (read with the first BatchGetItem)',
     async (_n, route) => {
@@ -93,7 +78,7 @@ describe('a warm token saves its lookup on every route', () => {
 
 describe('what the cache keeps and for how long', () => {
   it('a token created a moment ago works at once (unknown tokens are not kept)', async () => {
-    const pending = 'hr_' + 'A'.repeat(43);
+    const pending = `hr_${'A'.repeat(43)}_${Buffer.from(BUSINESS).toString('base64url')}`;
     expect((await get('/locations/hq', pending)).status).toBe(401);
     const fresh = (await createToken(BUSINESS, { name: 'new' })).token;
     expect((await get('/locations/hq', fresh)).status).toBe(200);
@@ -133,14 +118,11 @@ describe('what the cache keeps and for how long', () => {
     });
   });
 
-  it('AUTH_CACHE_SECONDS=0 reads the token on every request: on its own (older format) or with the record', async () => {
+  it('AUTH_CACHE_SECONDS=0 reads the token on every request, with the record', async () => {
     process.env.AUTH_CACHE_SECONDS = '0';
     try {
-      const legacy = await createLegacyToken(BUSINESS);
       await get(`/employees/${ids.employee}`);
-      await get(`/employees/${ids.employee}`, legacy);
       expect((await countCalls(() => get(`/employees/${ids.employee}`))).calls).toBe(1);
-      expect((await countCalls(() => get(`/employees/${ids.employee}`, legacy))).calls).toBe(2);
     } finally {
       process.env.AUTH_CACHE_SECONDS = '3600';
     }

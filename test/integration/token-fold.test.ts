@@ -21,19 +21,17 @@ import {
   createSampleRecords,
   sampleRecordIds,
   sampleRequest,
-  successStatus,
   type SampleIds,
   type SampleRequest,
 } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
 import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
-import { TOKEN_READ_ALONE, claimingBusiness, createLegacyToken, withBusinessPart } from '../support/token-formats';
+import { claimingBusiness, withBusinessPart } from '../support/token-formats';
 
 /**
  * A token that names its business is read with the request's first
  * BatchGetItem (src/data/token-check.ts), with the local default
- * AUTH_CACHE_SECONDS=0 (no kept lookups). What must hold: it costs one call
- * less than a token of the older format and answers the same; a token whose
+ * AUTH_CACHE_SECONDS=0 (no kept lookups). What must hold: a token whose
  * business part was altered is unknown (401) and nothing of either business
  * comes back or changes; scope and token are still decided before the body.
  */
@@ -61,17 +59,6 @@ afterAll(async () => {
   await api.close();
 });
 
-type Route = (typeof TOKEN_ROUTES)[number];
-
-/** An application only this request erases, so each DELETE sample answers 204. */
-async function freshSample(route: Route): Promise<SampleRequest> {
-  if (route.name !== 'delete-application') return sampleRequest(route, ids);
-  const res = await api.request('POST', `${API}/applications`, {
-    token: ours,
-    body: { first_name: 'To', last_name: 'Erase', email: 'erase@example.com', accept_terms_and_conditions: true },
-  });
-  return { method: 'DELETE', path: `${API}/applications/${res.body.id}` };
-}
 
 const send = (sample: SampleRequest, token: string, body: unknown = sample.body): Promise<ApiResponse> =>
   api.request(sample.method, sample.path, { token, body });
@@ -108,20 +95,6 @@ describe('a token that names its business', () => {
     expect(Buffer.from(token.slice(47), 'base64url').toString()).toBe(OURS);
   });
 
-  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(
-    '%s: answers as an older token does, with one DynamoDB call less',
-    async (_n, route) => {
-      const legacy = await createLegacyToken(OURS, { scopes: [route.scope] });
-      const current = (await createToken(OURS, { scopes: [route.scope] })).token;
-      const old = await countCalls(async () => send(await freshSample(route), legacy));
-      const sample = await freshSample(route);
-      const now = await countCalls(() => send(sample, current));
-      expect([old.result.status, now.result.status]).toEqual([successStatus(route), successStatus(route)]);
-      // The DELETE sample's setup POST was counted with the older token's request, not with this one.
-      const oldCalls = route.name === 'delete-application' ? old.calls - 2 : old.calls;
-      expect(now.calls).toBe(TOKEN_READ_ALONE.has(route.name) ? oldCalls : oldCalls - 1);
-    },
-  );
 });
 
 describe('an altered business part is an unknown token: 401, nothing of either business answered or changed', () => {
@@ -259,23 +232,6 @@ describe('revoked and expired tokens that name their business', () => {
       'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
     );
     expectNothingOfEither(result);
-  });
-});
-
-describe('tokens of the older format', () => {
-  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))('%s: still admitted, read on their own', async (_n, route) => {
-    const legacy = await createLegacyToken(OURS, { scopes: [route.scope] });
-    const res = await send(await freshSample(route), legacy);
-    expect(res.status).toBe(successStatus(route));
-  });
-
-  it('revoked or expired: 401 as before', async () => {
-    const revoked = await createLegacyToken(OURS);
-    await revokeToken(revoked);
-    const expired = await createLegacyToken(OURS, { expiresInDays: -1 });
-    const path = `${API}/employees/${ids.employee}`;
-    expect(refusal(await api.request('GET', path, { token: revoked }))).toEqual(UNKNOWN_TOKEN);
-    expect((await api.request('GET', path, { token: expired })).body.message).toBe('This token has expired');
   });
 });
 

@@ -1,5 +1,3 @@
-export { createLegacyToken } from '../../scripts/lib/legacy-token';
-
 /** `hr_` + the 43-character secret + `_`: what precedes a token's business part. */
 const SECRET_END = 3 + 43 + 1;
 
@@ -11,7 +9,7 @@ export const claimingBusiness = (token: string, businessId: string): string =>
   withBusinessPart(token, Buffer.from(businessId).toString('base64url'));
 
 /**
- * Routes that read a token naming its business on its own, like an older one: the first DynamoDB call is not a
+ * Routes that read their token on its own: the first DynamoDB call is not a
  * BatchGetItem (list, delete), or work other than DynamoDB comes first (create: DNS of the URL, KMS).
  */
 export const TOKEN_READ_ALONE: ReadonlySet<string> = new Set([

@@ -124,13 +124,13 @@ describe('employeeView', () => {
       j2: { seq: 2, from: '2026-06-01', to: null, supervisor_id: 's', location_id: 'hq', department_id: 'kitchen' },
     },
     PK: 'x',
-    L1SK: 1,
+    ListSK: 1,
   };
 
   it('shows every public field (null where unset) and no storage attributes', () => {
     const view = employeeView(item, config, TODAY);
     expect(view).toMatchObject({ id: 'e1', email: null, cf_1: 4, cf_2: null, swift: null });
-    for (const hidden of ['PK', 'L1SK', 'version', 'job_count', 'job_summary', 'cf_old'])
+    for (const hidden of ['PK', 'ListSK', 'version', 'job_count', 'job_summary', 'cf_old'])
       expect(view).not.toHaveProperty(hidden);
     expect(Object.keys(view)[0]).toBe('id');
     expect(Object.keys(view).slice(-2)).toEqual(['created_at', 'updated_at']);
@@ -237,10 +237,10 @@ describe('jobFields', () => {
 
   it('view: every field, custom fields of the business, no storage attributes', () => {
     const view = employeeJobView(
-      { id: 'j', name: 'N', from: '2026-01-01', L2SK: 1, created_at: 'c', updated_at: 'u' },
+      { id: 'j', name: 'N', from: '2026-01-01', SubSK: 1, created_at: 'c', updated_at: 'u' },
       config,
     );
     expect(view).toMatchObject({ id: 'j', name: 'N', to: null, cf_3: null, created_at: 'c', updated_at: 'u' });
-    expect(view).not.toHaveProperty('L2SK');
+    expect(view).not.toHaveProperty('SubSK');
   });
 });

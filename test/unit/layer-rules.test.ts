@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * The import-direction rule in eslint.config.mjs, run on source strings as if
  * they were files of each layer: a wrong import fails `npm run lint`. Same for
- * the entity rule: a raw index attribute (L1PK, T4SK, ...) outside
+ * the entity rule: a raw index attribute (ListPK, UpdatedSK, ...) outside
  * src/data/entities/ and the table definition fails it too.
  * (ESLint runs in a child process: its flat config is an ES module, which
  * jest's CommonJS runtime cannot load.)
@@ -48,17 +48,17 @@ const cases: [file: string, source: string, allowed: boolean][] = [
 
 const RAW = 'no-restricted-syntax';
 const indexAttributeCases: [file: string, source: string, allowed: boolean][] = [
-  ['src/services/x.ts', 'export const position = (item: Record<string, number>) => item.L1SK;', false],
-  ['src/data/x.ts', "export const condition = 'T4PK = :p AND T4SK >= :from';", false],
-  ['src/data/x.ts', 'export const keys = { L2PK: 1, L2SK: 2 };', false],
-  ['scripts/x.ts', 'const lane = 1;\nexport const q = `L3PK = ${lane}`;', false],
-  ['src/data/entities/x.ts', 'export const keys = { L1PK: 1, L1SK: 2 };', true],
-  ['src/data/table-definition.ts', "export const index = { partitionKey: 'T1PK' };", true],
-  ['src/data/x.ts', "export const notAnIndexAttribute = 'L1PKS';", true],
+  ['src/services/x.ts', 'export const position = (item: Record<string, number>) => item.ListSK;', false],
+  ['src/data/x.ts', "export const condition = 'UpdatedPK = :p AND UpdatedSK >= :from';", false],
+  ['src/data/x.ts', 'export const keys = { SubPK: 1, SubSK: 2 };', false],
+  ['scripts/x.ts', 'const lane = 1;\nexport const q = `StatusPK = ${lane}`;', false],
+  ['src/data/entities/x.ts', 'export const keys = { ListPK: 1, ListSK: 2 };', true],
+  ['src/data/table-definition.ts', "export const index = { partitionKey: 'UpdatedPK' };", true],
+  ['src/data/x.ts', "export const notAnIndexAttribute = 'ListPKS';", true],
   ['src/http/x.ts', "export const grant = { indexes: ['statuslist-keys'] };", false],
   ['src/data/x.ts', "export const q = { IndexName: 'updatedlist-keys' };", false],
   ['src/data/entities/x.ts', "export const p = { index: 'list-keys' };", true],
-  ['src/data/x.ts', "export const notAnIndexName = 'list-keys-legacy';", true],
+  ['src/data/x.ts', "export const notAnIndexName = 'list-keys-old';", true],
 ];
 
 describe('layer import rule (eslint no-restricted-imports)', () => {
