@@ -13,6 +13,8 @@ import {
   HASH_PREFIX_LENGTH,
 } from '../../src/data/token-store';
 
+export const MAX_TOKEN_NAME_LENGTH = 64;
+
 export const TOKEN_USAGE = [
   '       npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME]',
   '       npm run admin -- token list BUSINESS_ID',
@@ -74,6 +76,9 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
       return `token create: --expires-in-days must be a whole number from 1 to ${MAX_EXPIRY_DAYS}, got ${raw}`;
   }
   if (values.name !== undefined && values.name.trim() === '') return 'token create: --name must not be empty';
+  // Every change-feed entry of the token's writes carries its name (contract §20): bounded, so entries stay small.
+  if (values.name !== undefined && [...values.name].length > MAX_TOKEN_NAME_LENGTH)
+    return `token create: --name must be at most ${MAX_TOKEN_NAME_LENGTH} characters`;
   return { kind: 'create', businessId, scopes, expiresInDays, name: values.name };
 }
 

@@ -3,7 +3,8 @@
  *
  * Items (base table only, no index; one partition per business and lane):
  *   entry    `B#<bid>#feed#<lane>` / zero-padded seq: type, id, occurred_at,
- *            data (the record's JSON as its GET answered, deflated; null for a delete), expires_at (TTL)
+ *            data (the record's JSON as its GET answered, deflated; null for a delete), expires_at (TTL),
+ *            by (actor, src/domain/audit.ts), rid (request id; absent outside a request), cf (changed fields, comma-joined)
  *   counter  `B#<bid>#feed#<lane>` / `SEQ`: n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day,
  *            at = when it was last appended to (ms; a new employee takes the colder of two lanes)
  *
@@ -26,6 +27,8 @@ import {
   type StoredEntry,
 } from '../domain/change-feed';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { decodeActor, encodeActor } from '../domain/audit';
+import { currentOrigin } from './write-origin';
 import type { Key } from './keys';
 import { feedLane } from './entities/feed-lane';
 import { batchGet, type Item, type TxWrite } from './table-io';
@@ -42,6 +45,8 @@ export interface NewFeedEntry {
   readonly occurred_at: string;
   /** The record as its GET answers right after the change; null for a delete. */
   readonly data: unknown;
+  /** `*.updated`: the sorted names of the fields whose value changed (changedFields of src/domain/audit.ts). */
+  readonly changed_fields?: readonly string[];
 }
 
 /** The counter a writer of `recordId`'s changes reads (an employee job's changes go to its employee's lane). */
@@ -117,10 +122,17 @@ export function feedAppendWrites(
 /**
  * The stored form of an entry. `data` is the record's JSON text (its field
  * order survives), deflated: a record's JSON is mostly field names and nulls,
- * and write units are paid per KB (an employee: about 1.6 KB -> 0.4 KB).
+ * and write units are paid per KB (an employee: about 1.6 KB -> 0.4 KB). The
+ * audit fields (contract §20) are the running operation's origin
+ * (src/data/write-origin.ts), in short attributes apart from `data`, so
+ * erasure (which nulls `data`) keeps them.
  */
 export function entryItem(businessId: string, lane: number, seq: number, e: NewFeedEntry): Item {
+  const origin = currentOrigin();
   return {
+    by: encodeActor(origin.actor),
+    ...(origin.request_id !== null ? { rid: origin.request_id } : {}),
+    ...(e.changed_fields ? { cf: e.changed_fields.join(',') } : {}),
     ...feedLane.entryKey(businessId, lane, seq),
     type: e.type,
     id: e.id,
@@ -154,6 +166,11 @@ export async function readEntries(
           id: String(item.id),
           occurred_at: String(item.occurred_at),
           data: item.data instanceof Uint8Array ? JSON.parse(inflateRawSync(item.data).toString('utf8')) : null,
+          audit: {
+            actor: decodeActor(item.by),
+            request_id: typeof item.rid === 'string' ? item.rid : null,
+            ...(typeof item.cf === 'string' ? { changed_fields: item.cf === '' ? [] : item.cf.split(',') } : {}),
+          },
         }
       : undefined,
   );

@@ -46,6 +46,8 @@ export interface TokenGrant {
   readonly scopes: readonly Scope[];
   /** Epoch milliseconds; undefined = never expires. */
   readonly expiresAt: number | undefined;
+  /** The token's name (`token create --name`), which the change feed names as who made a write. */
+  readonly name: string;
 }
 
 export interface TokenInfo {
@@ -154,9 +156,13 @@ export async function lookupToken(token: string): Promise<TokenGrant | undefined
 export function grantOfItem(item: Item | undefined, claimed: string | undefined): TokenGrant | undefined {
   if (typeof item?.business_id !== 'string') return undefined;
   if (claimed !== undefined && item.business_id !== claimed) return undefined;
-  return { businessId: item.business_id, scopes: scopesOf(item), expiresAt: expiresAtOf(item) };
+  return {
+    businessId: item.business_id,
+    scopes: scopesOf(item),
+    expiresAt: expiresAtOf(item),
+    name: String(item.name ?? ''),
+  };
 }
-
 
 /** The tokens of a business (never the token itself), oldest first. */
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {

@@ -11,6 +11,7 @@
  * position per lane.
  */
 import { createHash } from 'node:crypto';
+import type { Actor } from './audit';
 
 export const CHANGE_TYPES = [
   'employee.created',
@@ -79,8 +80,16 @@ export const MAX_LIMIT = 500;
 /** One BatchGetItem reads at most 100 keys: a page holds at most this many entries, whatever `limit` says. */
 export const MAX_PAGE_ENTRIES = 100;
 
-/** What a client reads (contract §13). */
-export interface FeedEntry {
+/** Who made a change and what it changed (contract §20): kept by erasure. */
+export interface EntryAudit {
+  readonly actor: Actor;
+  readonly request_id: string | null;
+  /** `*.updated` entries only: sorted names of the fields whose value changed. */
+  readonly changed_fields?: readonly string[];
+}
+
+/** What a client reads (contract §13, §20). */
+export interface FeedEntry extends EntryAudit {
   readonly cursor: string;
   readonly type: ChangeType;
   readonly id: string;
@@ -96,6 +105,7 @@ export interface StoredEntry {
   readonly id: string;
   readonly occurred_at: string;
   readonly data: unknown;
+  readonly audit: EntryAudit;
 }
 
 /** The last sequence a reader consumed, per lane. */
@@ -190,14 +200,14 @@ export function fetchPlan(
  * (410). Without a cursor, missing entries are just skipped (the start is an
  * estimate of the oldest retained). Lanes are merged by occurred_at keeping
  * each lane's order; every fetched entry is consumed, entries of unwanted
- * types are not returned. Each entry carries the cursor right after it.
+ * types (or made by another token than `tokenId`) are not returned. Each entry carries the cursor right after it.
  */
 export function assemblePage(
   businessId: string,
   from: FeedPosition,
   plan: readonly { lane: number; seq: number }[],
   fetched: readonly (StoredEntry | undefined)[],
-  options: { withCursor: boolean; wanted: ReadonlySet<ChangeType> | undefined },
+  options: { withCursor: boolean; wanted: ReadonlySet<ChangeType> | undefined; tokenId?: string | undefined },
 ): { expired: true } | { expired: false; entries: FeedEntry[]; next: FeedPosition } {
   const byLane: StoredEntry[][] = Array.from({ length: LANE_COUNT }, () => []);
   const position = [...from];
@@ -225,16 +235,20 @@ export function assemblePage(
     heads[pick] = (heads[pick] ?? 0) + 1;
     position[pick] = entry.seq;
     if (options.wanted && !options.wanted.has(entry.type)) continue;
+    if (options.tokenId !== undefined && !madeWith(entry.audit.actor, options.tokenId)) continue;
     entries.push({
       cursor: encodeCursor(businessId, position),
       type: entry.type,
       id: entry.id,
       occurred_at: entry.occurred_at,
+      ...entry.audit,
       data: entry.data,
     });
   }
   return { expired: false, entries, next: position };
 }
+
+const madeWith = (actor: Actor, tokenId: string): boolean => actor.type === 'token' && actor.token_id === tokenId;
 
 /** `types=a,b`: the set wanted, or the names that are not change types. */
 export function parseTypes(raw: string | undefined): { wanted?: ReadonlySet<ChangeType>; unknown: string[] } {

@@ -1,12 +1,21 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authCacheSeconds } from '../data/config';
-import { claimedBusinessOf, grantOfItem, hashToken, lookupToken, type TokenGrant } from '../data/token-store';
+import {
+  claimedBusinessOf,
+  grantOfItem,
+  hashToken,
+  HASH_PREFIX_LENGTH,
+  lookupToken,
+  type TokenGrant,
+} from '../data/token-store';
+import { setWriteOrigin } from '../data/write-origin';
 import { deferTokenCheck, ensureTokenChecked } from '../data/token-check';
 import { token as tokenEntity } from '../data/entities/token';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
 import { logger } from './logger';
+import { requestIdOf } from './middleware';
 
 export interface AuthContext {
   /**
@@ -60,12 +69,23 @@ async function grantOf(token: string): Promise<TokenGrant | undefined> {
   return grant;
 }
 
-/** 401 for no or an expired grant, 403 without `scope`; the business labels the logs from here on. */
-function admit(grant: TokenGrant | undefined, scope: Scope): asserts grant is TokenGrant {
+/**
+ * 401 for no or an expired grant, 403 without `scope`; the business labels the logs from here on, and the
+ * request's writes are the token's (contract §20: the change feed names the token and the request id answered).
+ */
+function admit(
+  grant: TokenGrant | undefined,
+  scope: Scope,
+  who: { hash: string; requestId: string },
+): asserts grant is TokenGrant {
   if (!grant) throw unauthorized('unknown_token');
   if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) throw unauthorized('expired_token');
   logger.appendKeys({ business_id: grant.businessId });
   if (!grant.scopes.includes(scope)) throw insufficientScope(scope);
+  setWriteOrigin({
+    actor: { type: 'token', token_id: who.hash.slice(0, HASH_PREFIX_LENGTH), token_name: grant.name },
+    request_id: who.requestId,
+  });
 }
 
 /**
@@ -86,6 +106,7 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     if (!m?.[1]) throw unauthorized('malformed_authorization');
     const token = m[1];
     const hash = hashToken(token);
+    const who = { hash, requestId: requestIdOf(event) };
     const claimed = claimedBusinessOf(token);
     let businessId: string;
     if (claimed !== undefined && !keptGrant(hash)) {
@@ -95,14 +116,14 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
         lookup: () => lookupToken(token),
         verify: (grant) => {
           keep(hash, grant);
-          admit(grant, scope);
+          admit(grant, scope, who);
         },
       });
       // Claimed until the first read verifies it: nothing read for it reaches anyone before that.
       businessId = claimed;
     } else {
       const grant = await grantOf(token);
-      admit(grant, scope);
+      admit(grant, scope, who);
       businessId = grant.businessId;
     }
     (request.context as { auth?: AuthContext }).auth = { businessId };

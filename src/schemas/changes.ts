@@ -26,18 +26,70 @@ export const ChangesQuery = {
       maxLength: 500,
       description: `Comma-separated change types to return (others are skipped): ${CHANGE_TYPES.join(', ')}`,
     },
+    token_id: {
+      type: 'string',
+      pattern: '^[0-9a-f]{12}$',
+      description:
+        'Only the changes made with this token (its `actor.token_id`, the hash prefix `npm run admin -- token list` shows); others are skipped like unwanted types, so a page may hold fewer entries than `limit` (keep following `next_cursor`)',
+    },
   },
+} as const;
+
+/** Who made a change (contract §20). */
+export const ChangeActor = {
+  oneOf: [
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'token_id', 'token_name'],
+      properties: {
+        type: { const: 'token', description: 'A write through the API' },
+        token_id: {
+          type: 'string',
+          pattern: '^[0-9a-f]{12}$',
+          description: 'The token’s hash prefix, as `npm run admin -- token list` shows it (never the token)',
+        },
+        token_name: { type: 'string', description: 'The token’s name (`token create --name`)' },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type', 'name'],
+      properties: {
+        type: { const: 'system' },
+        name: { const: 'retention', description: 'The retention job (contract §17)' },
+      },
+    },
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['type'],
+      properties: { type: { const: 'admin', description: 'The admin tool (`npm run admin`)' } },
+    },
+  ],
 } as const;
 
 export const ChangeEntry = {
   type: 'object',
   additionalProperties: false,
-  required: ['cursor', 'type', 'id', 'occurred_at', 'data'],
+  required: ['cursor', 'type', 'id', 'occurred_at', 'actor', 'request_id', 'data'],
   properties: {
     cursor: { type: 'string', description: 'Pass as `after` to continue right after this entry' },
     type: { type: 'string', enum: [...CHANGE_TYPES] },
     id: { type: 'string', description: 'Id of the record the change is about' },
     occurred_at: { ...datetime, description: 'When the change was committed (the record’s updated_at)' },
+    actor: { ...ChangeActor, description: 'Who made the change; kept when the record is erased' },
+    request_id: {
+      type: ['string', 'null'],
+      description: 'The `X-Request-Id` answered to the request that made the change; null for system and admin writes',
+    },
+    changed_fields: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved',
+    },
     data: {
       type: ['object', 'null'],
       description:

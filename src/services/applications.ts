@@ -25,6 +25,7 @@ import { application } from '../data/entities/application';
 import { feedAppendWrites } from '../data/feed-store';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
+import { changedFields } from '../domain/audit';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
@@ -168,7 +169,13 @@ export async function updateApplication(
     await transactWrite([
       ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, writeOrder),
       ...feedAppendWrites(businessId, feed, [
-        { type: 'application.updated', id: after.id, occurred_at: after.updated_at, data: rendered },
+        {
+          type: 'application.updated',
+          id: after.id,
+          occurred_at: after.updated_at,
+          data: rendered,
+          changed_fields: changedFields(renderApplication(config, before), rendered),
+        },
       ]),
     ]);
     return ok(rendered, { ETag: etagOf(after.id, after.version) });

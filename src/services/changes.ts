@@ -23,6 +23,7 @@ export interface ChangesQuery {
   after?: string;
   limit?: number;
   types?: string;
+  token_id?: string;
 }
 
 export interface ChangesPage {
@@ -57,7 +58,11 @@ export async function listChanges(
 
   const plan = fetchPlan(from, counters, Math.min(q.limit ?? DEFAULT_LIMIT, MAX_PAGE_ENTRIES));
   const fetched = await readEntries(businessId, plan);
-  const page = assemblePage(businessId, from, plan, fetched, { withCursor: after !== undefined, wanted });
+  const page = assemblePage(businessId, from, plan, fetched, {
+    withCursor: after !== undefined,
+    wanted,
+    tokenId: q.token_id,
+  });
   if (page.expired) throw cursorExpired();
   return { entries: page.entries, next_cursor: encodeCursor(businessId, page.next) };
 }

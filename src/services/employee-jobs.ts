@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
+import { changedFields } from '../domain/audit';
 import {
   EMPLOYEE_JOB_LIST,
   createEmployeeJobWrites,
@@ -171,6 +172,8 @@ export async function createEmployeeJob(
         version: employeeVersion + 1,
         updated_at: employeeUpdatedAt,
       };
+      const today = todayIn(config.timezone);
+      const employeeAfterView = employeeView(employeeAfter, config, today);
       writes.push(
         ...feedAppendWrites(businessId, ctx.feed, [
           { type: 'employee_job.created', id, occurred_at: createdAt, data: result.body },
@@ -178,7 +181,8 @@ export async function createEmployeeJob(
             type: 'employee.updated',
             id: employeeId,
             occurred_at: employeeUpdatedAt,
-            data: employeeView(employeeAfter, config, todayIn(config.timezone)),
+            data: employeeAfterView,
+            changed_fields: changedFields(employeeView(ctx.employee, config, today), employeeAfterView),
           },
         ]),
       );

@@ -12,6 +12,7 @@ import {
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { coldestLane, idsInDistinctLanes } from '../domain/change-feed';
+import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite, withRetries, type Item } from '../data/table-io';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
@@ -267,7 +268,15 @@ export async function updateEmployee(
           : undefined,
         { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
       ),
-      ...feedAppendWrites(businessId, ctx.feed, [{ type: 'employee.updated', id, occurred_at: updatedAt, data: view }]),
+      ...feedAppendWrites(businessId, ctx.feed, [
+        {
+          type: 'employee.updated',
+          id,
+          occurred_at: updatedAt,
+          data: view,
+          changed_fields: changedFields(employeeView(stored, config, today), view),
+        },
+      ]),
     ]);
     return ok(view, { ETag: etagOf(id, version + 1) });
   }, EMPLOYEE_WRITE_ATTEMPTS);

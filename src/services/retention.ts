@@ -24,6 +24,8 @@ import { inCallScope } from '../data/call-scope';
 import { readRegistry, type RegisteredBusiness } from '../data/business-store';
 import { endsWalk, isDue, retentionCutoff, runOrder } from '../domain/retention';
 import { eraseApplication } from './applications';
+import { runWithOrigin } from '../data/write-origin';
+import { RETENTION_ORIGIN } from '../domain/audit';
 
 /** The scheduled job's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
 export const RETENTION_JOB_NAME = 'apply-retention';
@@ -62,7 +64,11 @@ export interface RetentionResult {
   readonly complete: boolean;
 }
 
-export async function runRetention(run: RetentionRun): Promise<RetentionResult> {
+/** Its erasures' feed entries name the retention job as who made them (contract §20), whoever started the run. */
+export const runRetention = (run: RetentionRun): Promise<RetentionResult> =>
+  runWithOrigin(RETENTION_ORIGIN, () => retain(run));
+
+async function retain(run: RetentionRun): Promise<RetentionResult> {
   const registered = await readRegistry(run.businessId);
   const withRetention = registered.filter(
     (b): b is RegisteredBusiness & { retentionDays: number } => b.retentionDays !== undefined,

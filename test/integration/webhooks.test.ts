@@ -212,6 +212,10 @@ describe('subscribe, receive, verify', () => {
       'employee.updated',
     ]);
     expect(got.map((r) => JSON.parse(r.body) as FeedEntry)).toEqual(expected.slice(1));
+    // Audit fields (contract §20) travel with the entry: who made the write, and the field a rename changed.
+    const renamed = JSON.parse(got[3]!.body) as Record<string, unknown>;
+    expect(renamed).toMatchObject({ actor: { type: 'token' }, changed_fields: ['first_name'] });
+    expect(renamed.request_id).toEqual(expect.any(String));
     const wh = new Webhook(res.body.secret as string);
     for (const r of got) {
       expectDeliveryMatchesContract(r.body, r.headers);

@@ -1,3 +1,4 @@
+import { changedFields, decodeActor, encodeActor, type Actor } from '../../src/domain/audit';
 import fc from 'fast-check';
 import {
   LANE_COUNT,
@@ -104,6 +105,7 @@ describe('page assembly', () => {
     seq: number,
     at: number,
     type: StoredEntry['type'] = 'employee.updated',
+    tokenId = 'aaaaaaaaaaaa',
   ): StoredEntry => ({
     lane,
     seq,
@@ -111,6 +113,7 @@ describe('page assembly', () => {
     id: `r${lane}`,
     occurred_at: new Date(at).toISOString(),
     data: { seq },
+    audit: { actor: { type: 'token', token_id: tokenId, token_name: 'sync' }, request_id: `req-${lane}-${seq}` },
   });
   const zero = new Array<number>(LANE_COUNT).fill(0);
 
@@ -176,6 +179,52 @@ describe('page assembly', () => {
     if (page.expired) throw new Error('unexpected');
     expect(page.entries.map((e) => e.type)).toEqual(['application.created']);
     expect(page.next[1]).toBe(2);
+  });
+
+  it('entries of other tokens are consumed, not returned; each returned entry carries its audit fields', () => {
+    const plan = [1, 2, 3].map((seq) => ({ lane: 2, seq }));
+    const fetched = [
+      entry(2, 1, 1, 'employee.created', 'bbbbbbbbbbbb'),
+      entry(2, 2, 2, 'employee.updated', 'aaaaaaaaaaaa'),
+      { ...entry(2, 3, 3), audit: { actor: { type: 'admin' as const }, request_id: null } },
+    ];
+    const page = assemblePage('b', zero, plan, fetched, {
+      withCursor: true,
+      wanted: undefined,
+      tokenId: 'aaaaaaaaaaaa',
+    });
+    if (page.expired) throw new Error('unexpected');
+    expect(page.entries).toHaveLength(1);
+    expect(page.entries[0]).toMatchObject({
+      actor: { type: 'token', token_id: 'aaaaaaaaaaaa', token_name: 'sync' },
+      request_id: 'req-2-2',
+    });
+    expect(page.next[2]).toBe(3);
+  });
+});
+
+describe('audit fields', () => {
+  it('actors survive their stored form', () => {
+    const actors: Actor[] = [
+      { type: 'token', token_id: '0123456789ab', token_name: 'payroll: sync' },
+      { type: 'token', token_id: '0123456789ab', token_name: '' },
+      { type: 'system', name: 'retention' },
+      { type: 'admin' },
+    ];
+    for (const actor of actors) expect(decodeActor(encodeActor(actor))).toEqual(actor);
+    // Entries written before the audit fields existed.
+    expect(decodeActor(undefined)).toEqual({ type: 'admin' });
+  });
+
+  it('changed fields: sorted names of the values that differ, updated_at left out, objects by value', () => {
+    expect(
+      changedFields(
+        { a: 1, b: 'x', c: null, d: { p: 1, q: 2 }, e: [1, 2], updated_at: '1' },
+        { a: 1, b: 'y', c: null, d: { q: 2, p: 1 }, e: [2, 1], updated_at: '2', f: 0 },
+      ),
+    ).toEqual(['b', 'e', 'f']);
+    expect(changedFields({ z: 1, a: 1 }, { z: 2, a: 2 })).toEqual(['a', 'z']);
+    expect(changedFields({ a: null }, {})).toEqual([]);
   });
 });
 

@@ -43,6 +43,7 @@ describe('npm run admin -- token ... arguments (contract §15)', () => {
     [['create', 'acme', '--expires-in-days', '1.5'], '--expires-in-days must be a whole number'],
     [['create', 'acme', '--expires-in-days', '99999'], '--expires-in-days must be a whole number'],
     [['create', 'acme', '--name', ' '], '--name must not be empty'],
+    [['create', 'acme', '--name', 'x'.repeat(65)], '--name must be at most 64 characters'],
     [['create', 'acme', '--colour', 'red'], "Unknown option '--colour'"],
     [['create', 'acme', 'extra'], 'unexpected argument extra'],
     [['list', 'acme', '--scopes', 'x'], 'token list takes only BUSINESS_ID'],

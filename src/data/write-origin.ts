@@ -1,0 +1,24 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { ADMIN_ORIGIN, type WriteOrigin } from '../domain/audit';
+
+/**
+ * Who the writes of the running operation are made by (contract §20), for the
+ * change-feed entries they append (src/data/feed-store.ts). The http layer
+ * names the token and request once the token is verified (always before a
+ * request's first write, src/data/token-check.ts); the retention job names
+ * itself; anything else (the admin tool, seeding scripts) writes as the admin
+ * tool. Kept per operation in AsyncLocalStorage like the deadline, so
+ * concurrent requests of one process never see each other's origin.
+ */
+const store = new AsyncLocalStorage<{ origin: WriteOrigin }>();
+
+/** Runs `fn` with its writes made by `origin` (an API request starts as the admin tool until its token is known). */
+export const runWithOrigin = <T>(origin: WriteOrigin, fn: () => T): T => store.run({ origin }, fn);
+
+/** Names who the rest of the running operation writes as (the http layer, once the token is verified). */
+export function setWriteOrigin(origin: WriteOrigin): void {
+  const holder = store.getStore();
+  if (holder) holder.origin = origin;
+}
+
+export const currentOrigin = (): WriteOrigin => store.getStore()?.origin ?? ADMIN_ORIGIN;

@@ -1,0 +1,65 @@
+/**
+ * Who made a change and what it changed (contract §20): the audit fields of
+ * every change-feed entry and webhook delivery. Pure: the actor as clients
+ * read it, its compact stored form, and the names of the fields an update
+ * changed.
+ */
+
+/** Who made a write: an API token, a system job, or the admin tool. */
+export type Actor =
+  | { readonly type: 'token'; readonly token_id: string; readonly token_name: string }
+  | { readonly type: 'system'; readonly name: 'retention' }
+  | { readonly type: 'admin' };
+
+/** Who made a write and the request it answered (null outside an API request). */
+export interface WriteOrigin {
+  readonly actor: Actor;
+  readonly request_id: string | null;
+}
+
+export const ADMIN_ORIGIN: WriteOrigin = { actor: { type: 'admin' }, request_id: null };
+export const RETENTION_ORIGIN: WriteOrigin = { actor: { type: 'system', name: 'retention' }, request_id: null };
+
+/**
+ * The stored form of an actor: `t<token id>:<name>` (the token id is the fixed-length hex hash prefix, so
+ * the first colon after it ends it), `s<name>`, `a`. A few bytes instead of the JSON object on every entry.
+ */
+export function encodeActor(actor: Actor): string {
+  if (actor.type === 'token') return `t${actor.token_id}:${actor.token_name}`;
+  if (actor.type === 'system') return `s${actor.name}`;
+  return 'a';
+}
+
+/** The actor of a stored form; entries written before audit fields existed (undefined) read as the admin tool. */
+export function decodeActor(stored: unknown): Actor {
+  if (typeof stored !== 'string' || stored === 'a') return { type: 'admin' };
+  if (stored.startsWith('s')) return { type: 'system', name: 'retention' };
+  const colon = stored.indexOf(':');
+  if (!stored.startsWith('t') || colon < 0) return { type: 'admin' };
+  return { type: 'token', token_id: stored.slice(1, colon), token_name: stored.slice(colon + 1) };
+}
+
+/**
+ * Fields every update moves, so naming them says nothing: `updated_at`. The
+ * ETag is a header, not a field.
+ */
+const ALWAYS_CHANGED = new Set(['updated_at']);
+
+const canonical = (value: unknown): string =>
+  JSON.stringify(value ?? null, (_, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
+
+/**
+ * The sorted names of the fields whose value differs between two views of a
+ * record as its GET answers (a field present in one only counts as changed),
+ * `updated_at` left out. Values compare as JSON (object key order aside).
+ */
+export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
+  const names = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...names]
+    .filter((name) => !ALWAYS_CHANGED.has(name) && canonical(before[name]) !== canonical(after[name]))
+    .sort();
+}
