@@ -63,8 +63,14 @@ export const DISPATCHER = {
   grant: WORKER_GRANTS['dispatch-webhooks'] satisfies TableGrant,
   /** Several deliveries of up to 10 s each per invocation; the code stops starting new ones 2 s before this. */
   timeout: Duration.seconds(120),
-  /** A schedule that finds due subscriptions (retries whose SQS wake-up was lost, catch-up after a backlog). */
+  /** The poll that finds subscriptions with entries to deliver and sends each one its lane message. */
   schedule: Duration.minutes(1),
+  /**
+   * Lane invocations at once (the SQS event source's maximum concurrency): with at most 20 subscriptions per
+   * business, it takes this many receivers slow at the same time, from at least 5 businesses, before a lane
+   * message of another subscription waits (docs/webhooks.md).
+   */
+  lanes: 100,
 } as const;
 
 /**
@@ -364,7 +370,8 @@ export class ApiStack extends Stack {
   /**
    * Webhooks: the KMS key that seals subscription secrets (granted to the
    * create route and the dispatcher only), the dispatcher Lambda on a schedule
-   * and on an SQS queue of delayed retries (with a dead-letter queue), and
+   * (the poll) and on an SQS queue of lane messages, one subscription per
+   * message and invocation, retries delayed (with a dead-letter queue), and
    * alarms on its backlog. Outbound calls time out after 10 s in the code.
    */
   private addWebhookDispatcher(
@@ -406,7 +413,10 @@ export class ApiStack extends Stack {
     if (statement) dispatcher.role.addToPrincipalPolicy(statement);
     key.grantDecrypt(dispatcher.function);
     retryQueue.grantSendMessages(dispatcher.function);
-    dispatcher.function.addEventSource(new SqsEventSource(retryQueue, { batchSize: 10 }));
+    // One subscription per invocation: a slow receiver holds its own lane only.
+    dispatcher.function.addEventSource(
+      new SqsEventSource(retryQueue, { batchSize: 1, maxConcurrency: DISPATCHER.lanes }),
+    );
     new events.Rule(this, 'WebhookSchedule', {
       description: 'Webhook dispatcher: subscriptions that are due',
       schedule: events.Schedule.rate(DISPATCHER.schedule),
@@ -424,7 +434,7 @@ export class ApiStack extends Stack {
     const period = Duration.minutes(5);
     const alarms = [
       new cloudwatch.Alarm(this, 'WebhookDeadLettersAlarm', {
-        alarmDescription: 'Webhook retry messages the dispatcher failed to process 5 times (dead-letter queue)',
+        alarmDescription: 'Webhook lane messages the dispatcher failed to process 5 times (dead-letter queue)',
         metric: deadLetters.metricApproximateNumberOfMessagesVisible({ period, statistic: 'Maximum' }),
         threshold: 1,
         evaluationPeriods: 1,
@@ -433,7 +443,7 @@ export class ApiStack extends Stack {
       }),
       new cloudwatch.Alarm(this, 'WebhookRetryBacklogAlarm', {
         alarmDescription:
-          'A webhook retry message waited over 30 minutes past its delay (the dispatcher is not keeping up)',
+          'A webhook lane message waited over 30 minutes past its delay (the dispatcher is not keeping up)',
         metric: retryQueue.metricApproximateAgeOfOldestMessage({ period, statistic: 'Maximum' }),
         // Messages carry at most a 15 min delay; older than that means they are not being consumed.
         threshold: 45 * 60,

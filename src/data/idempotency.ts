@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
-import { applicationErased, idempotencyKeyReused } from '../domain/errors';
+import { applicationErased, idempotencyKeyReused, subscriptionDeleted } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
@@ -56,10 +56,10 @@ export class StoredResponse extends Error {
 /** The stored first response for this key, if any (expired records count as absent). */
 export function replayOf(idem: Idempotency, stored: Item | undefined): ApiResult | undefined {
   if (!stored || Number(stored.expires_at ?? 0) * 1000 < Date.now()) return undefined;
-  if (stored.erased === true) {
-    // The body it was bound to went with the applicant: only the route is still checked.
+  if (stored.erased === true || stored.erased === 'subscription_deleted') {
+    // The body it was bound to went with the record: only the route is still checked.
     if (stored.target_hash !== undefined && stored.target_hash !== idem.targetHash) throw idempotencyKeyReused();
-    throw applicationErased();
+    throw stored.erased === true ? applicationErased() : subscriptionDeleted();
   }
   if (stored.request_hash !== idem.requestHash) throw idempotencyKeyReused();
   return {
@@ -140,9 +140,15 @@ export function idempotentCreate<S extends { idempotency?: Item }>(
  * hash (a hash of a body is still the applicant's data). Until it expires, the
  * same key answers 410 `application_erased` instead of creating the applicant
  * again (replayOf). An Update, so an expired or missing record costs nothing
- * and a tombstone never outlives the 24 hours.
+ * and a tombstone never outlives the 24 hours. A deleted webhook subscription's
+ * create gets one too (`subscription_deleted`, contract §14): its stored answer
+ * held the secret.
  */
-export function idempotencyTombstoneWrite(pk: string, now = Date.now()): TxWrite {
+export function idempotencyTombstoneWrite(
+  pk: string,
+  now = Date.now(),
+  reason: 'application_erased' | 'subscription_deleted' = 'application_erased',
+): TxWrite {
   return {
     item: {
       Update: {
@@ -150,7 +156,10 @@ export function idempotencyTombstoneWrite(pk: string, now = Date.now()): TxWrite
         UpdateExpression:
           'SET erased = :t, expires_at = if_not_exists(expires_at, :exp) REMOVE request_hash, body, headers, #s',
         ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: { ':t': true, ':exp': Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS },
+        ExpressionAttributeValues: {
+          ':t': reason === 'application_erased' ? true : reason,
+          ':exp': Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
+        },
       },
     },
   };

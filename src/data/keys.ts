@@ -58,6 +58,8 @@ export const keys = {
     PK: `${biz(businessId)}#webhook-subscriptions`,
     SK: id,
   }),
+  /** How many subscriptions the business has (`n`): what caps them at 20 (see webhook-store). */
+  webhookSubscriptionCount: (businessId: string): Key => ({ PK: `${biz(businessId)}#webhook-count`, SK: 'N' }),
   /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
   listMap: (businessId: string, list: string, superblock: number): Key => ({
     PK: `${biz(businessId)}#map#${list}`,

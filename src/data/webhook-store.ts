@@ -11,14 +11,29 @@
  * (src/data/entities/webhook-subscription.ts), sorted by `next_attempt_at`:
  * how the dispatcher finds the subscriptions that are due without a Scan.
  * Subscriptions are not change-feed records: writing them adds no feed entry.
+ *
+ * Item `B#<bid>#webhook-count` / `N`: `n`, the business's subscriptions, moved
+ * in the same transaction as every create (only below the cap) and delete.
  */
-import type { DeliveryState, SubscriptionStatus } from '../domain/webhooks';
+import { FieldError, MESSAGES, notFound } from '../domain/errors';
+import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState, type SubscriptionStatus } from '../domain/webhooks';
+import { idempotencyTombstoneWrite, IDEMPOTENCY_TTL_SECONDS } from './idempotency';
 import { keys, type Key } from './keys';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getItem, isStorableKey, queryAll, type Item, type TxWrite } from './table-io';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  batchGet,
+  exists,
+  getItem,
+  isStorableKey,
+  queryAll,
+  transactWrite,
+  withRetries,
+  type Item,
+  type TxWrite,
+} from './table-io';
 
 export interface StoredSubscription extends DeliveryState {
   readonly businessId: string;
@@ -29,6 +44,8 @@ export interface StoredSubscription extends DeliveryState {
   readonly secretSealed: string;
   readonly version: number;
   readonly leaseUntil: number;
+  /** The PK of the idempotency record its create stored, if it was sent with a key. */
+  readonly idempotencyPk?: string;
 }
 
 /** The string a sealed secret is bound to (its item's key). */
@@ -53,12 +70,22 @@ export function subscriptionOf(item: Item | undefined): StoredSubscription | und
     lastDeliveryError: typeof item.last_delivery_error === 'string' ? item.last_delivery_error : null,
     version: Number(item.version ?? 0),
     leaseUntil: Number(item.lease_until ?? 0),
+    ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
   };
 }
 
-/** The create: the new item, which must not exist yet. */
-export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'leaseUntil'>): TxWrite {
-  return {
+/** 422 for the create beyond the cap (contract §14). */
+export const tooManySubscriptions = (): FieldError =>
+  new FieldError(422, { webhook_subscriptions: [MESSAGES.atMostTwenty] });
+
+/**
+ * The create: the new item, which must not exist yet, and the business's count
+ * moved up by one while it is below the cap (a concurrent create that would
+ * pass it fails this condition: never a 21st).
+ */
+export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'leaseUntil'>): TxWrite[] {
+  const put: TxWrite = {
+    confirms: exists,
     item: {
       Put: {
         Item: {
@@ -75,16 +102,38 @@ export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'lease
           next_attempt_at: 0,
           last_delivery_error: null,
           version: 1,
+          ...(sub.idempotencyPk !== undefined ? { idempotency_pk: sub.idempotencyPk } : {}),
           ...webhookSubscription.dueAt(0),
         },
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },
   };
+  const count: TxWrite = {
+    item: {
+      Update: {
+        Key: keys.webhookSubscriptionCount(sub.businessId),
+        UpdateExpression: 'ADD n :one',
+        ConditionExpression: 'attribute_not_exists(n) OR n < :cap',
+        ExpressionAttributeValues: { ':one': 1, ':cap': MAX_SUBSCRIPTIONS_PER_BUSINESS },
+      },
+    },
+    onConditionFailed: () => tooManySubscriptions(),
+  };
+  return [put, count];
 }
 
 export async function readSubscription(businessId: string, id: string): Promise<StoredSubscription | undefined> {
   return subscriptionOf(await getItem(keys.webhookSubscription(businessId, id)));
+}
+
+/** Some subscriptions of one business by id: one consistent BatchGetItem (a business has at most 20). */
+export async function readSubscriptionsById(
+  businessId: string,
+  ids: readonly string[],
+): Promise<(StoredSubscription | undefined)[]> {
+  const items = await batchGet(ids.map((id) => keys.webhookSubscription(businessId, id)));
+  return items.map(subscriptionOf);
 }
 
 /** Every subscription of a business, in creation order (one partition, consistent). */
@@ -97,18 +146,43 @@ export async function readSubscriptions(businessId: string): Promise<StoredSubsc
   return items.map((i) => subscriptionOf(i) as StoredSubscription);
 }
 
-/** Deletes a subscription; false when it did not exist. */
-export async function deleteSubscription(businessId: string, id: string): Promise<boolean> {
+/** A tombstone is written while the create's idempotency record can still be replayed (a minute to spare). */
+const stillReplayable = (sub: StoredSubscription, now: number): boolean =>
+  Date.parse(sub.createdAt) + (IDEMPOTENCY_TTL_SECONDS - 60) * 1000 > now;
+
+/**
+ * Deletes a subscription (404 when it does not exist): one transaction that
+ * removes it, counts it out and turns its create's idempotency record into a
+ * tombstone, so a replay of that create answers 410 `subscription_deleted`
+ * (src/data/idempotency.ts) instead of the stored answer with its secret.
+ */
+export async function deleteSubscription(businessId: string, id: string, now = Date.now()): Promise<void> {
   const key = keys.webhookSubscription(businessId, id);
-  if (!isStorableKey(key)) return false;
-  const out = await db().send(
-    new DeleteCommand({
-      TableName: tableName(),
-      Key: key,
-      ReturnValues: 'ALL_OLD',
-    }),
-  );
-  return out.Attributes !== undefined;
+  const gone = notFound('webhook_subscription', id);
+  if (!isStorableKey(key)) throw gone;
+  await withRetries(async () => {
+    const sub = await readSubscription(businessId, id);
+    if (!sub) throw gone;
+    const writes: TxWrite[] = [
+      {
+        item: { Delete: { Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+        onConditionFailed: () => gone,
+        confirms: (stored) => stored === undefined,
+      },
+      {
+        item: {
+          Update: {
+            Key: keys.webhookSubscriptionCount(businessId),
+            UpdateExpression: 'ADD n :minus',
+            ExpressionAttributeValues: { ':minus': -1 },
+          },
+        },
+      },
+    ];
+    if (sub.idempotencyPk !== undefined && stillReplayable(sub, now))
+      writes.push(idempotencyTombstoneWrite(sub.idempotencyPk, now, 'subscription_deleted'));
+    await transactWrite(writes);
+  });
 }
 
 /** The business id and subscription id in a subscription's key: keys.webhookSubscription read backwards. */

@@ -47,6 +47,7 @@ export interface ErrorMessageParams {
   method_not_allowed: { allowed: readonly string[] };
   idempotency_key_reused: Record<string, never>;
   application_erased: Record<string, never>;
+  subscription_deleted: Record<string, never>;
   precondition_failed: Record<string, never>;
   cursor_expired: { days: number };
   payload_too_large: { limit: number };
@@ -120,6 +121,8 @@ export const MESSAGES = {
   toBeforeFrom: 'must be on or after from',
   unknownField: 'is not a known field',
   notAllowed: 'is not allowed',
+  /** rails-i18n `less_than_or_equal_to` with count 20: the webhook subscriptions of a business (contract §14). */
+  atMostTwenty: 'must be less than or equal to 20',
 } as const;
 
 export const notFound = (record: RecordName, id: string): HttpError =>
@@ -171,6 +174,9 @@ export const cursorExpired = (days = 30): HttpError =>
 /** 410: the Idempotency-Key created an application that has since been erased (contract §11, §17). */
 export const applicationErased = (): HttpError =>
   new HttpError(410, 'application_erased', byKey('application_erased', NO_PARAMS));
+/** 410: the Idempotency-Key created a webhook subscription that has since been deleted (contract §14). */
+export const subscriptionDeleted = (): HttpError =>
+  new HttpError(410, 'subscription_deleted', byKey('subscription_deleted', NO_PARAMS));
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
 /** 429 with Retry-After. */

@@ -12,6 +12,12 @@ export const DEFAULT_RETRY_DELAYS_SECONDS: readonly number[] = [5, 300, 1800, 72
 /** A 2xx must arrive within this; anything slower counts as a failed attempt. */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 
+/** The most of a receiver's answer body that is read; the rest is never read (the connection is closed). */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/** Contract §14: subscriptions per business; the next create answers 422. */
+export const MAX_SUBSCRIPTIONS_PER_BUSINESS = 20;
+
 /**
  * `WEBHOOK_RETRY_DELAYS` (comma-separated seconds, n delays = n retries);
  * empty/absent = the default schedule. A malformed value fails loudly at start.
@@ -71,10 +77,14 @@ export const wants = (types: readonly string[] | null, type: string): boolean =>
 export const webhookIdOf = (subscriptionId: string, entryCursor: string): string =>
   `msg_${subscriptionId}_${entryCursor}`;
 
-export const STATUS_TEXT_LIMIT = 200;
-
-/** What `last_delivery_error` says about an HTTP answer that was not 2xx. */
+/**
+ * `last_delivery_error` is one of three texts and nothing more (contract §14): a
+ * refused address, a closed port and an unknown host all read `connection
+ * failed`, so the field cannot be used to probe a network.
+ */
 export const httpFailure = (status: number): string => `HTTP ${status}`;
+export const TIMEOUT = 'timeout';
+export const CONNECTION_FAILED = 'connection failed';
 
 // ---------------------------------------------------------------------------
 // URL and address policy (SSRF)
@@ -107,15 +117,56 @@ export function urlTarget(raw: string, policy: UrlPolicy): { host: string } | nu
 }
 
 /**
+ * IPv6 prefixes that carry an IPv4 address for a translator or tunnel to reach
+ * (IPv4-compatible ::a.b.c.d, SIIT ::ffff:0:a.b.c.d, NAT64 64:ff9b::/96 and the
+ * local-use 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32): refused whole,
+ * whatever IPv4 address they embed, because where they lead is decided by a
+ * gateway this service cannot check. Listed here rather than left to ipaddr.js's
+ * range names, which do not cover ::/96.
+ */
+const TRANSLATED_PREFIXES = [
+  '::/96',
+  '::ffff:0:0:0/96',
+  '64:ff9b::/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  '2001::/32',
+].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+
+/**
+ * An IPv6 text as the WHATWG URL parser writes it (hex groups, compressed,
+ * lower case), so every spelling is judged by its one meaning: ipaddr.js alone
+ * reads the IPv4-compatible `::a.b.c.d` as the mapped `::ffff:a.b.c.d`.
+ * IPv4 text is left as is; undefined when it is no address.
+ */
+function canonicalAddress(address: string): string | undefined {
+  if (!address.includes(':')) return address;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether an address may receive deliveries: public unicast only (ipaddr.js
  * ranges: private, loopback, link-local incl. 169.254.169.254, unique-local incl.
- * fd00:ec2::254, multicast, carrier-grade NAT, reserved, unspecified and
- * IPv4-mapped forms are all refused); locally, loopback too. The same rule as
- * request-filtering-agent's, which re-checks it at connect time.
+ * fd00:ec2::254, multicast, carrier-grade NAT, reserved and unspecified are
+ * refused, and so is every IPv4-in-IPv6 translation form above); locally,
+ * loopback too. An IPv4-mapped address (::ffff:a.b.c.d) is the IPv4 address it
+ * carries (a socket connects to that), so it is judged as that address. The
+ * delivery agent applies this same function at connect time
+ * (src/services/webhook-delivery.ts).
  */
 export function isAllowedAddress(address: string, policy: UrlPolicy): boolean {
-  if (!ipaddr.isValid(address)) return false;
-  const parsed = ipaddr.process(address);
+  const canonical = canonicalAddress(address);
+  if (canonical === undefined || !ipaddr.isValid(canonical)) return false;
+  const parsed = ipaddr.process(canonical);
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (policy.local && v6.range() === 'loopback') return true;
+    if (TRANSLATED_PREFIXES.some((cidr) => v6.match(cidr))) return false;
+  }
   const range = parsed.range();
   if (range === 'unicast') return true;
   return policy.local && range === 'loopback';

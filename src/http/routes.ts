@@ -319,6 +319,8 @@ export const ROUTES = [
     summary: 'Subscribe a URL to changes (the signing secret is in this response only)',
     request: 'WebhookSubscriptionCreate',
     response: 'WebhookSubscriptionCreated',
+    // A retried create whose subscription was deleted since (subscription_deleted, contract §14).
+    extraStatuses: [410],
   },
   {
     name: 'list-webhook-subscriptions',
@@ -469,12 +471,14 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,
   // the feed's application.deleted entry Put and lane counter Update
   'delete-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
-  // the change feed's end (lane counters BatchGet), then subscription + idempotency Put in one transaction
-  'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
+  // the change feed's end (lane counters BatchGet), then subscription + idempotency Put and count Update in one
+  // transaction; at the cap, the idempotency record (GetItem) for a replay
+  'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // the business's subscription partition
   'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
   'get-webhook-subscription': REFERENCE_ONE,
-  'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem'], indexes: [] },
+  // the subscription, then one transaction: its Delete, the count and its create's idempotency record Updates
+  'delete-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,

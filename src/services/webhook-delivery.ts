@@ -1,10 +1,12 @@
 /**
  * The I/O of webhooks kept thin: resolving a URL's host at subscribe time, and
- * one signed POST at delivery time through request-filtering-agent, which
- * checks the address it actually connects to (a host that resolved to a
+ * one signed POST at delivery time through request-filtering-agent. The address
+ * it actually connects to is checked with the subscribe-time rule
+ * (isAllowedAddress) by the lookup the agent calls, so a host that resolved to a
  * public address when subscribing and to 169.254.169.254 now is refused at
- * connect: no DNS rebinding). Tests inject `lookup` so no traffic goes to a
- * refused address and no real DNS is asked.
+ * connect (no DNS rebinding); the agent's own, narrower check runs as well.
+ * Tests inject `lookup` so no traffic goes to a refused address and no real
+ * DNS is asked.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import * as http from 'node:http';
@@ -15,9 +17,12 @@ import { Webhook } from 'standardwebhooks';
 import { webhooksAllowLoopback } from '../data/config';
 import {
   agentAllowList,
+  CONNECTION_FAILED,
   DELIVERY_TIMEOUT_MS,
   httpFailure,
   isAllowedAddress,
+  MAX_ANSWER_BYTES,
+  TIMEOUT,
   urlTarget,
   type DeliveryOutcome,
   type UrlPolicy,
@@ -36,8 +41,10 @@ export function useLookup(next: Lookup | undefined): void {
 /** Local mode: the local server (`npm start`, tests) sets WEBHOOKS_ALLOW_LOOPBACK=1; never deployed. */
 export const urlPolicy = (): UrlPolicy => ({ local: webhooksAllowLoopback() });
 
+const bareHost = (host: string): string => (host.startsWith('[') ? host.slice(1, -1) : host);
+
 function resolveAll(host: string): Promise<string[]> {
-  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  const bare = bareHost(host);
   if (isIP(bare) !== 0) return Promise.resolve([bare]);
   return new Promise((resolve) => {
     lookupImpl(bare, { all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
@@ -74,13 +81,45 @@ export function signatureHeaders(d: Omit<SignedDelivery, 'url'>): Record<string,
   };
 }
 
+class RefusedAddress extends Error {
+  constructor(address: string) {
+    super(`${address} is not allowed`);
+    this.name = 'RefusedAddress';
+  }
+}
+
+/** The lookup the delivery agent connects with: every address it hands out passes isAllowedAddress. */
+function checkedLookup(policy: UrlPolicy): Lookup {
+  const checked = (
+    hostname: string,
+    options: { all?: boolean },
+    callback: (error: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void,
+  ): void => {
+    lookupImpl(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, found: LookupAddress[]) => {
+      if (error) return callback(error);
+      const refused = found.find((a) => !isAllowedAddress(a.address, policy));
+      if (refused || found.length === 0) return callback(new RefusedAddress(refused?.address ?? hostname));
+      if (options.all) return callback(null, found);
+      const [first] = found as [LookupAddress];
+      callback(null, first.address, first.family);
+    });
+  };
+  return checked as unknown as Lookup;
+}
+
 /**
  * One POST; a 2xx answered within DELIVERY_TIMEOUT_MS is success, anything
- * else (status, refused address, network error, timeout) a failure whose text
- * becomes `last_delivery_error`. Never throws.
+ * else a failure whose text (`HTTP <status>`, `timeout`, `connection failed`)
+ * becomes `last_delivery_error`. At most MAX_ANSWER_BYTES of the answer are
+ * read: then the connection is closed, so an endless answer costs no more than
+ * that. Never throws.
  */
 export function deliver(d: SignedDelivery, policy = urlPolicy()): Promise<DeliveryOutcome> {
-  if (!urlTarget(d.url, policy)) return Promise.resolve({ ok: false, error: 'url is not allowed' });
+  const target = urlTarget(d.url, policy);
+  // An address literal never reaches a lookup: it is checked here, by the same rule.
+  const literal = target && isIP(bareHost(target.host)) !== 0 ? bareHost(target.host) : undefined;
+  if (!target || (literal !== undefined && !isAllowedAddress(literal, policy)))
+    return Promise.resolve({ ok: false, error: CONNECTION_FAILED });
   const url = new URL(d.url);
   const filter = {
     allowPrivateIPAddress: false,
@@ -92,6 +131,8 @@ export function deliver(d: SignedDelivery, policy = urlPolicy()): Promise<Delive
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise<DeliveryOutcome>((resolve) => {
     let settled = false;
+    // Set when the status line arrives: a 2xx within the time is a success even if its body is slow.
+    let answered: DeliveryOutcome | undefined;
     const finish = (outcome: DeliveryOutcome): void => {
       if (settled) return;
       settled = true;
@@ -104,7 +145,7 @@ export function deliver(d: SignedDelivery, policy = urlPolicy()): Promise<Delive
       {
         method: 'POST',
         agent,
-        lookup: lookupImpl,
+        lookup: checkedLookup(policy),
         headers: {
           'content-type': 'application/json',
           'user-agent': 'hr-api-webhooks/1',
@@ -113,25 +154,29 @@ export function deliver(d: SignedDelivery, policy = urlPolicy()): Promise<Delive
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        // The answer's body is not used: read and drop it so the socket closes cleanly.
-        res.resume();
-        res.on('end', () =>
-          finish(status >= 200 && status < 300 ? { ok: true } : { ok: false, error: httpFailure(status) }),
-        );
-        res.on('error', () => finish({ ok: false, error: httpFailure(status) }));
+        const outcome: DeliveryOutcome =
+          status >= 200 && status < 300 ? { ok: true } : { ok: false, error: httpFailure(status) };
+        answered = outcome;
+        // The status decides; the body is not used. It is read (and dropped) up to its end or
+        // MAX_ANSWER_BYTES, whichever comes first, so a well-behaved receiver sees a clean close.
+        let read = 0;
+        res.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_ANSWER_BYTES) {
+            finish(outcome);
+            req.destroy();
+          }
+        });
+        res.on('end', () => finish(outcome));
+        res.on('error', () => finish(outcome));
+        res.on('close', () => finish(outcome));
       },
     );
     const timer = setTimeout(() => {
       req.destroy();
-      finish({ ok: false, error: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` });
+      finish(answered ?? { ok: false, error: TIMEOUT });
     }, DELIVERY_TIMEOUT_MS);
-    req.on('error', (error) => {
-      const refused = /is not allowed/.test(error.message);
-      finish({
-        ok: false,
-        error: refused ? 'url is not allowed' : `connection failed: ${error.message}`.slice(0, 200),
-      });
-    });
+    req.on('error', () => finish({ ok: false, error: CONNECTION_FAILED }));
     req.end(d.body);
   });
 }

@@ -11,8 +11,11 @@
  * moves by one writer, one entry at a time, and an expired lease (a crashed run)
  * lets the next run deliver the same entry again: at least once, never out of order.
  *
- * Runs in the dispatcher Lambda (functions/dispatch-webhooks.ts) and in-process
- * in the local server (startLocalDispatcher).
+ * Isolation: `pollDue` finds the subscriptions with work and delivers nothing;
+ * each of them then runs `pumpSubscription` in a lane of its own (deployed: one
+ * SQS message and Lambda invocation each, functions/dispatch-webhooks.ts;
+ * locally: one promise each, startLocalDispatcher), so no subscription's
+ * delivery waits for another's. docs/webhooks.md says what bounds the lanes.
  */
 import {
   afterAttempt,
@@ -29,6 +32,7 @@ import {
   claimLease,
   readDueSubscriptions,
   readSubscription,
+  readSubscriptionsById,
   recordAttempt,
   sealingContext,
   skipTo,
@@ -79,6 +83,7 @@ export const defaultDeps = (): DispatchDeps => ({
 });
 
 /**
+ * `out-of-time`: entries are left that this run had no time for;
  * `retry-scheduled`: an attempt failed in this run (the caller may arrange a
  * wake-up at dueAt); `waiting`: found waiting for an earlier scheduled retry.
  */
@@ -127,36 +132,80 @@ export async function pumpSubscription(
   }
 }
 
-/** Subscriptions served side by side in one pass (each one stays in order, one delivery at a time). */
-const PARALLEL_SUBSCRIPTIONS = 16;
+/** A subscription by its business and id. */
+export interface SubscriptionRef {
+  readonly businessId: string;
+  readonly id: string;
+}
 
-/** Every active subscription whose next attempt is due, one pass (the schedule and the local poller). */
-export async function pumpDue(
-  deadline: number,
-  deps: DispatchDeps = defaultDeps(),
-): Promise<{ businessId: string; id: string; result: PumpResult }[]> {
-  const due = await readDueSubscriptions(deps.now());
-  const results: { businessId: string; id: string; result: PumpResult }[] = [];
-  let next = 0;
-  // A few workers take subscriptions in turn: a slow receiver holds up one worker, not the pass,
-  // and a subscription whose run fails (DynamoDB, the feed) leaves the others to be served.
-  const worker = async (): Promise<void> => {
-    for (let s = due[next++]; s; s = due[next++]) {
-      const result = await pumpSubscription(s.businessId, s.id, deadline, deps).catch((error: unknown): PumpResult => ({
-        state: 'failed',
-        error,
-      }));
-      results.push({ ...s, result });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(PARALLEL_SUBSCRIPTIONS, due.length) }, worker));
-  return results;
+const refKey = (r: SubscriptionRef): string => `${r.businessId}\u0000${r.id}`;
+
+/**
+ * What one poller remembers between polls: per subscription, the feed end
+ * (its business's lane counters as a cursor) at which it was last found caught
+ * up. Only a shortcut: the end is read fresh every poll and a subscription's
+ * cursor never moves back, so "caught up at this same end" is still true, and
+ * a poller that remembers nothing (another instance, a cold Lambda) reads the
+ * subscription instead.
+ */
+export type CaughtUpMemory = Map<string, string | null>;
+
+export interface PollResult {
+  /** Subscriptions due now with entries after their cursor: each gets its own lane. */
+  readonly work: SubscriptionRef[];
+  /** Businesses whose feed or subscriptions could not be read this time (the others were served). */
+  readonly failures: unknown[];
 }
 
 /**
- * `npm start`: the same dispatcher in-process, polling every `intervalMs`, so a
- * commit is delivered within about a second. Returns a stop function that
- * waits for the pass in flight.
+ * One poll (contract §14: idle subscriptions cost no work each): the due
+ * subscriptions' keys (one Query), then per business one read of its feed's
+ * lane counters. A subscription remembered as caught up at that same end is
+ * not read at all; the others of the business are read together (one
+ * BatchGetItem) and those behind the end are returned as work. Nothing is
+ * delivered here: the caller gives each one its own lane.
+ */
+export async function pollDue(now: number, memory: CaughtUpMemory = new Map()): Promise<PollResult> {
+  const due = await readDueSubscriptions(now);
+  const dueKeys = new Set(due.map(refKey));
+  for (const key of memory.keys()) if (!dueKeys.has(key)) memory.delete(key);
+  const byBusiness = new Map<string, string[]>();
+  for (const d of due) byBusiness.set(d.businessId, [...(byBusiness.get(d.businessId) ?? []), d.id]);
+
+  const work: SubscriptionRef[] = [];
+  const failures: unknown[] = [];
+  await Promise.all(
+    [...byBusiness].map(async ([businessId, ids]) => {
+      try {
+        const end = await changeSource().end(businessId);
+        const unknown = ids.filter((id) => {
+          const key = refKey({ businessId, id });
+          return !(memory.has(key) && memory.get(key) === end);
+        });
+        if (unknown.length === 0) return;
+        const subs = await readSubscriptionsById(businessId, unknown);
+        for (const sub of subs) {
+          if (!sub || sub.status !== 'active') continue;
+          if (sub.cursor === end) memory.set(refKey(sub), end);
+          else work.push({ businessId, id: sub.id });
+        }
+      } catch (error) {
+        failures.push(error);
+      }
+    }),
+  );
+  return { work, failures };
+}
+
+/**
+ * `npm start`: polls every `intervalMs` (pollDue) and runs each subscription
+ * with work in a lane of its own (pumpSubscription), never awaited by the
+ * poll: a receiver that is slow, hangs or streams holds up its own lane only,
+ * and the next poll still starts the others' lanes. A subscription whose lane
+ * is still running is not started twice by this process; another process's
+ * run of it finds the lease taken (claimLease) and stops, so several local
+ * processes never deliver an entry twice. Returns a stop function that waits
+ * for the poll and the lanes in flight.
  */
 export function startLocalDispatcher(
   intervalMs = 1000,
@@ -165,11 +214,22 @@ export function startLocalDispatcher(
 ): () => Promise<void> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
+  let polling: Promise<void> = Promise.resolve();
+  const lanes = new Map<string, Promise<void>>();
+  const memory: CaughtUpMemory = new Map();
+  const startLane = (ref: SubscriptionRef): void => {
+    const key = refKey(ref);
+    if (lanes.has(key)) return;
+    const lane = asDispatcher(() => pumpSubscription(ref.businessId, ref.id, Date.now() + LOCAL_LANE_MS, deps()))
+      .then(() => undefined, onError)
+      .finally(() => lanes.delete(key));
+    lanes.set(key, lane);
+  };
   const tick = (): void => {
-    running = asDispatcher(() => pumpDue(Date.now() + 60_000, deps()))
-      .then((runs) => {
-        for (const { result } of runs) if (result.state === 'failed') onError(result.error);
+    polling = asDispatcher(() => pollDue(Date.now(), memory))
+      .then(({ work, failures }) => {
+        failures.forEach(onError);
+        if (!stopped) work.forEach(startLane);
       })
       .catch(onError)
       .finally(() => {
@@ -180,6 +240,10 @@ export function startLocalDispatcher(
   return async () => {
     stopped = true;
     clearTimeout(timer);
-    await running;
+    await polling;
+    await Promise.all(lanes.values());
   };
 }
+
+/** How long one local lane run may keep delivering before it leaves the rest to the next poll. */
+const LOCAL_LANE_MS = 60_000;

@@ -4,8 +4,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
-import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, replayOf, type RequestTarget } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
+import { getItem } from '../data/table-io';
 import { ensureTokenChecked } from '../data/token-check';
 import {
   deleteSubscription,
@@ -15,7 +16,7 @@ import {
   subscriptionPut,
   type StoredSubscription,
 } from '../data/webhook-store';
-import { MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { changeSource } from './change-source';
@@ -47,9 +48,11 @@ const notFoundError = (id: string): Error => notFound('webhook_subscription', id
 
 /**
  * Checks the URL (form and resolved addresses), then one transaction with the
- * idempotency record. The secret is sealed before it is stored, in the record
- * and in the idempotency record alike; the response carries it in clear.
- * A new subscription starts at the feed's current end.
+ * idempotency record and the business's count (422 beyond 20). The secret is
+ * sealed before it is stored, in the record and in the idempotency record
+ * alike; the response carries it in clear. A new subscription starts at the
+ * feed's current end. A replay of a create whose subscription was deleted
+ * since answers 410 (its record is a tombstone, deleteSubscription).
  */
 export async function createSubscription(
   businessId: string,
@@ -69,7 +72,7 @@ export async function createSubscription(
   const id = newId(createdAtMs);
   const context = sealingContext(businessId, id);
   const sealed = await seal(newSecret(), context);
-  const result = await idempotentCreate(
+  const create = idempotentCreate(
     idem,
     async () => ({ end: await changeSource().end(businessId), idempotency: undefined }),
     ({ end }) => {
@@ -85,13 +88,22 @@ export async function createSubscription(
         attempts: 0,
         nextAttemptAt: 0,
         lastDeliveryError: null,
+        ...(idem ? { idempotencyPk: idem.key.PK } : {}),
       };
       const shown = { id, url: sub.url, types: sub.types, status: sub.status, created_at: sub.createdAt };
       // Stored (idempotency record) with the sealed secret; opened below for the response.
       const response = created({ ...shown, secret: sealed }, location(id), { ETag: etagOf(id, 1) });
-      return { result: response, writes: [subscriptionPut(sub)] };
+      return { result: response, writes: subscriptionPut(sub) };
     },
   );
+  // At the cap the count refuses before the idempotency record is looked at: a replay of an earlier create
+  // (one of the 20) still answers as the first time, at the cost of one read on this refused path only.
+  const result = await create.catch(async (error: unknown) => {
+    if (!(error instanceof FieldError) || !idem) throw error;
+    const replay = replayOf(idem, await getItem(idem.key));
+    if (!replay) throw error;
+    return replay;
+  });
   // A replay carries the first request's id: open the secret with that subscription's context.
   const replayed = result.body as { id: string; secret: string };
   return {
@@ -122,8 +134,8 @@ export async function listSubscriptions(
   return { entries, total: all.length };
 }
 
-/** DeleteItem; the dispatcher's next conditional write fails on the missing item, so nothing more goes out. */
+/** Delete (deleteSubscription); the dispatcher's next conditional write fails on the missing item, so nothing more goes out. */
 export async function removeSubscription(businessId: string, id: string): Promise<ApiResult> {
-  if (!(await deleteSubscription(businessId, id))) throw notFoundError(id);
+  await deleteSubscription(businessId, id);
   return { status: 204, body: '' };
 }

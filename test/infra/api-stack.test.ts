@@ -578,6 +578,13 @@ describe('webhook dispatcher', () => {
       expect(s.Resource).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
   });
 
+  test('lane messages reach it one subscription per invocation, at most DISPATCHER.lanes at once', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: DISPATCHER.lanes },
+    });
+  });
+
   test('only the create route and the dispatcher may use the secrets key, the create route Encrypt+Decrypt', () => {
     const kmsUsers = ALL_FUNCTIONS.map((f) => f.name).filter((name) =>
       statementsOf(name).some((s) => asArray(s.Action).some((a) => a.startsWith('kms:'))),

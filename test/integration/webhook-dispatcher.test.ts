@@ -3,8 +3,14 @@ import demo from '../../fixtures/demo.json';
 import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
 // Wired first (the handlers import it too), so the scripted feed set in beforeAll replaces the real one.
 import '../../src/services/feed-wiring';
-import { defaultDeps, pumpDue, pumpSubscription, type DispatchDeps } from '../../src/services/webhook-dispatcher';
-import { API, startApi, type TestApi } from '../support/harness';
+import {
+  defaultDeps,
+  pollDue,
+  pumpSubscription,
+  type CaughtUpMemory,
+  type DispatchDeps,
+} from '../../src/services/webhook-dispatcher';
+import { API, countCalls, startApi, type TestApi } from '../support/harness';
 
 /**
  * The dispatcher's own logic against subscriptions in DynamoDB Local, with a
@@ -51,7 +57,7 @@ beforeAll(async () => {
   process.env.WEBHOOK_SECRET_KEY = randomBytes(32).toString('base64');
   useChangeSource(feed);
   api = await startApi();
-  for (const id of ['healthy', 'broken'])
+  for (const id of ['healthy', 'broken', 'idle'])
     tokens[id] = await api.provision({ ...demo, business: { ...demo.business, id } });
 });
 
@@ -69,22 +75,50 @@ const subscribe = async (business: string, extra: Record<string, unknown> = {}):
   return res.body.id as string;
 };
 
-it('a subscription whose feed read fails does not keep the others of the pass from their deliveries', async () => {
+it('a business whose feed read fails does not keep the others of the poll from their work', async () => {
   const broken = await subscribe('broken');
   const healthy = await subscribe('healthy');
   feed.broken.add('broken');
   feed.append('broken', 'employee.created');
   const entry = feed.append('healthy', 'employee.created');
 
-  const runs = await pumpDue(Date.now() + 60_000, deps());
-  expect(runs.find((r) => r.id === broken)?.result).toMatchObject({ state: 'failed' });
-  expect(runs.find((r) => r.id === healthy)?.result).toEqual({ state: 'idle' });
+  const { work, failures } = await pollDue(Date.now());
+  expect(failures).toHaveLength(0);
+  expect(work).toContainEqual({ businessId: 'healthy', id: healthy });
+  expect(work).toContainEqual({ businessId: 'broken', id: broken });
+  expect(await pumpSubscription('healthy', healthy, Date.now() + 60_000, deps())).toEqual({ state: 'idle' });
   expect(sent.filter((s) => s.subscription === healthy).map((s) => s.entry)).toEqual([entry]);
+  // Its lane fails on its own; the healthy one was served all the same.
+  await expect(pumpSubscription('broken', broken, Date.now() + 60_000, deps())).rejects.toThrow('unavailable');
 
   // Once the feed answers again, the broken one catches up from where it was.
   feed.broken.delete('broken');
   await pumpSubscription('broken', broken, Date.now() + 60_000, deps());
   expect(sent.filter((s) => s.subscription === broken).map((s) => s.entry)).toEqual(feed.entries.get('broken'));
+});
+
+it('idle subscriptions cost no work each: a poll reads each business once, and a subscription only when its feed moved', async () => {
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) ids.push(await subscribe('idle'));
+  const memory: CaughtUpMemory = new Map();
+  const first = await pollDue(Date.now(), memory);
+  expect(first.work.filter((w) => w.businessId === 'idle')).toEqual([]);
+
+  // Caught up at the same feed end: the poll is the due Query alone (this feed's end costs no call).
+  const idle = await countCalls(() => pollDue(Date.now(), memory));
+  expect(idle.result.work.filter((w) => w.businessId === 'idle')).toEqual([]);
+  expect(idle.calls).toBe(1);
+
+  // The feed moved: its 20 subscriptions are read together (one call) and all have work.
+  feed.append('idle', 'employee.created');
+  const moved = await countCalls(() => pollDue(Date.now(), memory));
+  expect(moved.calls).toBe(2);
+  expect(
+    moved.result.work
+      .filter((w) => w.businessId === 'idle')
+      .map((w) => w.id)
+      .sort(),
+  ).toEqual([...ids].sort());
 });
 
 it('passes over pages of entries it does not want, then delivers the wanted one', async () => {

@@ -29,6 +29,8 @@ interface Received {
   path: string;
   headers: IncomingHttpHeaders;
   body: string;
+  /** When it arrived (epoch ms). */
+  at: number;
 }
 
 /** A receiver on 127.0.0.1: records every POST, answers per path from a script (default 200). */
@@ -37,6 +39,12 @@ class Receiver {
   readonly script = new Map<string, number[]>();
   /** Milliseconds before answering, per path. */
   readonly delayMs = new Map<string, number>();
+  /** Paths that never answer. */
+  readonly hanging = new Set<string>();
+  private readonly held: import('node:http').ServerResponse[] = [];
+  /** Paths that answer 200 with a body that never ends; how long each such answer lasted, in ms. */
+  readonly streaming = new Set<string>();
+  readonly streamLasted: number[] = [];
   private server!: Server;
   base = '';
   async start(): Promise<void> {
@@ -45,13 +53,40 @@ class Receiver {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         const path = req.url ?? '/';
-        this.received.push({ path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+        this.received.push({
+          path,
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+          at: Date.now(),
+        });
+        if (this.hanging.has(path)) return void this.held.push(res);
+        if (this.streaming.has(path)) return this.stream(res);
         const status = this.script.get(path)?.shift() ?? 200;
         setTimeout(() => res.writeHead(status).end(), this.delayMs.get(path) ?? 0);
       });
     });
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
     this.base = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+  /** 200, then 64 KiB chunks as fast as the client takes them, until it hangs up. */
+  private stream(res: import('node:http').ServerResponse): void {
+    const started = Date.now();
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    let open = true;
+    res.on('close', () => {
+      open = false;
+      this.streamLasted.push(Date.now() - started);
+    });
+    const pump = (): void => {
+      while (open && res.write(chunk));
+      if (open) res.once('drain', pump);
+    };
+    pump();
+  }
+  /** Ends every answer held by a hanging path (500). */
+  release(): void {
+    for (const res of this.held.splice(0)) res.writeHead(500).end();
   }
   at(path: string): Received[] {
     return this.received.filter((r) => r.path === path);
@@ -60,7 +95,11 @@ class Receiver {
     return this.at(path).map((r) => JSON.parse(r.body) as FeedEntry);
   }
   stop(): Promise<void> {
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      // Hanging answers would keep the server open.
+      this.server.closeAllConnections();
+    });
   }
 }
 
@@ -280,6 +319,57 @@ describe('subscribe, receive, verify', () => {
   });
 });
 
+describe('isolation (contract §14)', () => {
+  it('a slow, a hanging and a streaming receiver beside healthy ones: theirs arrive within 5 s of each commit, in order, once', async () => {
+    receiver.delayMs.set('/slow', 4000);
+    receiver.hanging.add('/hanging');
+    receiver.streaming.add('/streaming');
+    const troubled = await Promise.all(
+      ['/slow', '/hanging', '/streaming'].map((p) => subscribe(`${receiver.base}${p}`)),
+    );
+    const { body: same } = await subscribe(`${receiver.base}/healthy-same`);
+    const { body: other } = await subscribe(`${receiver.base}/healthy-other`, {}, otherToken);
+    const ours: { id: string; committed: number }[] = [];
+    const theirs: { id: string; committed: number }[] = [];
+    // Three rounds of commits while the troubled receivers hold their deliveries (the hanging one 10 s each).
+    for (let round = 0; round < 3; round++) {
+      ours.push({ id: await createEmployee(`Iso${round}`), committed: Date.now() });
+      theirs.push({ id: await createEmployee(`IsoOther${round}`, otherToken), committed: Date.now() });
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+    await until(() => receiver.at('/healthy-same').length >= 3 && receiver.at('/healthy-other').length >= 3, 'healthy');
+    // In order and once each, exactly their feed entries.
+    expect(receiver.entriesAt('/healthy-same')).toEqual(await feedAbout(ours.map((o) => o.id)));
+    expect(receiver.entriesAt('/healthy-other')).toEqual(
+      await feedAbout(
+        theirs.map((t) => t.id),
+        otherToken,
+      ),
+    );
+    // On time: each within 5 s of its commit (the local contract), though the others were stuck.
+    const lateness = (path: string, commits: { committed: number }[]): number[] =>
+      receiver.at(path).map((r, i) => r.at - (commits[i]?.committed ?? 0));
+    for (const late of [...lateness('/healthy-same', ours), ...lateness('/healthy-other', theirs)])
+      expect(late).toBeLessThan(5000);
+
+    // The streaming answer was cut after its first 64 KiB: a success, each stream over within a second.
+    await until(() => receiver.at('/streaming').length >= 3 && receiver.streamLasted.length >= 3, 'streams');
+    expect(receiver.streamLasted.every((ms) => ms < 1000)).toBe(true);
+    const streamed = await api.request('GET', `${API}/webhook_subscriptions/${troubled[2]!.body.id}`, { token });
+    expect(streamed.body).toMatchObject({ status: 'active', last_delivery_error: null });
+    // The slow one gets everything too, in order; the hanging one has timed out.
+    await until(() => receiver.at('/slow').length >= 3, 'slow deliveries');
+    expect(receiver.entriesAt('/slow')).toEqual(await feedAbout(ours.map((o) => o.id)));
+    const hung = await eventually(troubled[1]!.body.id as string, (b) => b.last_delivery_error !== null);
+    expect(hung.last_delivery_error).toBe('timeout');
+
+    for (const sub of [...troubled.map((t) => t.body), same])
+      await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
+    await api.request('DELETE', `${API}/webhook_subscriptions/${other.id}`, { token: otherToken });
+    receiver.release();
+  }, 60_000);
+});
+
 describe('retries', () => {
   it('500 twice then 200: the entry arrives three times with one webhook-id, then the next ones in order', async () => {
     receiver.script.set('/flaky', [500, 500]);
@@ -428,6 +518,113 @@ describe('SSRF: refused targets (name resolution stubbed, no traffic to them)', 
     dnsTable.set('rebind.test', '169.254.169.254');
     await createEmployee('Rebind');
     const show = await eventually(res.body.id as string, (s) => s.status === 'disabled');
-    expect(show).toMatchObject({ status: 'disabled', last_delivery_error: 'url is not allowed' });
+    expect(show).toMatchObject({ status: 'disabled', last_delivery_error: 'connection failed' });
+  });
+
+  it.each([
+    ['IPv4-compatible metadata', 'https://[::a9fe:a9fe]/x'],
+    ['IPv4-compatible, dotted', 'https://[::169.254.169.254]/x'],
+    ['IPv4-mapped metadata', 'https://[::ffff:169.254.169.254]/x'],
+    ['NAT64 of the metadata address', 'https://[64:ff9b::a9fe:a9fe]/x'],
+    ['local-use NAT64', 'https://[64:ff9b:1::a9fe:a9fe]/x'],
+    ['6to4 of a private address', 'https://[2002:a00:5::1]/x'],
+    ['Teredo', 'https://[2001:0:4136:e378:8000:63bf:5601:5601]/x'],
+    ['a host resolving to an IPv4-compatible address', 'https://compat.test/x'],
+  ])('%s → 422 is not allowed', async (_what, url) => {
+    dnsTable.set('compat.test', '::a9fe:a9fe');
+    const res = await subscribe(url);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ url: ['is not allowed'] });
+  });
+
+  it('a host that later resolves to an IPv4-compatible or NAT64 spelling of the metadata address is refused at delivery', async () => {
+    for (const [host, later] of [
+      ['compat-rebind.test', '::a9fe:a9fe'],
+      ['nat64-rebind.test', '64:ff9b::a9fe:a9fe'],
+    ] as const) {
+      dnsTable.set(host, '93.184.216.34');
+      const res = await subscribe(`https://${host}/hook`);
+      expect(res.status).toBe(201);
+      dnsTable.set(host, later);
+      await createEmployee(`Rebind ${host}`);
+      const show = await eventually(res.body.id as string, (s) => s.status === 'disabled');
+      expect(show).toMatchObject({ status: 'disabled', last_delivery_error: 'connection failed' });
+    }
+  });
+});
+
+describe('what a subscription tells', () => {
+  it('last_delivery_error is `connection failed` for a closed port, nothing about the network', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const { body: sub } = await subscribe(`http://127.0.0.1:${port}/closed`);
+    await createEmployee('Closed');
+    const show = await eventually(sub.id as string, (s) => s.last_delivery_error !== null);
+    expect(show.last_delivery_error).toBe('connection failed');
+    await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
+  });
+
+  it("a replay of a deleted subscription's create answers 410 subscription_deleted, localized, without the secret", async () => {
+    const headers = { 'idempotency-key': `del-${randomBytes(4).toString('hex')}` };
+    const body = { url: `${receiver.base}/replayed` };
+    const first = await api.request('POST', `${API}/webhook_subscriptions`, { token, body, headers });
+    expect(first.status).toBe(201);
+    expect((await api.request('DELETE', `${API}/webhook_subscriptions/${first.body.id}`, { token })).status).toBe(204);
+    const replay = await api.request('POST', `${API}/webhook_subscriptions`, { token, body, headers });
+    expect(replay.status).toBe(410);
+    expect(replay.body).toMatchObject({ error: 'subscription_deleted', request_id: expect.any(String) });
+    expect(replay.body.message).toMatch(/deleted/);
+    expect(replay.text).not.toContain('whsec_');
+    expect(replay.headers.get('x-request-id')).toBeTruthy();
+    const german = await api.request('POST', `${API}/webhook_subscriptions`, {
+      token,
+      body,
+      headers: { ...headers, 'accept-language': 'de' },
+    });
+    expect(german.status).toBe(410);
+    expect(german.headers.get('content-language')).toBe('de');
+    expect(german.body.message).toMatch(/gelöscht/);
+    // Nothing was created by the replays.
+    const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
+    expect((list.body.entries as { url: string }[]).filter((e) => e.url === body.url)).toEqual([]);
+  });
+});
+
+describe('at most 20 subscriptions per business', () => {
+  it('the 21st answers 422 with a field map, also when they race; a delete makes room; a replay still answers', async () => {
+    const capped = await api.provision({ ...demo, business: { ...demo.business, id: 'capped' } });
+    const key = { 'idempotency-key': 'cap-first' };
+    const first = await api.request('POST', `${API}/webhook_subscriptions`, {
+      token: capped,
+      body: { url: `${receiver.base}/cap/0` },
+      headers: key,
+    });
+    expect(first.status).toBe(201);
+    const rest = await Promise.all(
+      Array.from({ length: 21 }, (_, i) => subscribe(`${receiver.base}/cap/${i + 1}`, {}, capped)),
+    );
+    expect(rest.filter((r) => r.status === 201)).toHaveLength(19);
+    const refused = rest.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(2);
+    for (const r of refused) {
+      expect(r.status).toBe(422);
+      expect(r.body).toEqual({ webhook_subscriptions: ['must be less than or equal to 20'] });
+    }
+    const list = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token: capped });
+    expect(list.body.entries).toHaveLength(20);
+    // A replay of one of the 20 answers as the first time, at the cap.
+    const replay = await api.request('POST', `${API}/webhook_subscriptions`, {
+      token: capped,
+      body: { url: `${receiver.base}/cap/0` },
+      headers: key,
+    });
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(first.body.id);
+    // Deleting one makes room for exactly one.
+    await api.request('DELETE', `${API}/webhook_subscriptions/${first.body.id}`, { token: capped });
+    expect((await subscribe(`${receiver.base}/cap/again`, {}, capped)).status).toBe(201);
+    expect((await subscribe(`${receiver.base}/cap/over`, {}, capped)).status).toBe(422);
   });
 });

@@ -145,6 +145,107 @@ describe('URL and address policy', () => {
   });
 });
 
+describe('every spelling of a refused address (property)', () => {
+  const remote = { local: false };
+  const local = { local: true };
+  const hex16 = (n: number): string => n.toString(16);
+  const v4 = (n: number): string => [24, 16, 8, 0].map((s) => (n >>> s) & 255).join('.');
+  /** The two 16-bit groups of an IPv4 address, e.g. a9fe:a9fe. */
+  const groups = (n: number): [string, string] => [hex16(n >>> 16), hex16(n & 0xffff)];
+
+  /** Refused IPv4 ranges as [first address, prefix length]; loopback is allowed locally. */
+  const REFUSED_V4: readonly [string, number, 'loopback' | 'other'][] = [
+    ['0.0.0.0', 8, 'other'],
+    ['10.0.0.0', 8, 'other'],
+    ['100.64.0.0', 10, 'other'],
+    ['127.0.0.0', 8, 'loopback'],
+    ['169.254.0.0', 16, 'other'],
+    ['172.16.0.0', 12, 'other'],
+    ['192.168.0.0', 16, 'other'],
+    ['224.0.0.0', 4, 'other'],
+    ['240.0.0.0', 4, 'other'],
+  ];
+  const toInt = (a: string): number => a.split('.').reduce((n, o) => n * 256 + Number(o), 0);
+  const inRange = ([base, bits]: readonly [string, number, unknown]): fc.Arbitrary<number> =>
+    fc.integer({ min: 0, max: 2 ** (32 - bits) - 1 }).map((offset) => toInt(base) + offset);
+  const refusedV4 = fc.constantFrom(...REFUSED_V4).chain((range) => inRange(range).map((n) => ({ n, kind: range[2] })));
+  const anyV4 = fc.integer({ min: 0, max: 2 ** 32 - 1 });
+  const word = fc.integer({ min: 0, max: 0xffff }).map(hex16);
+
+  /** How an IPv6 text may be written: as is, upper case, or with every group spelt out. */
+  const written = (address: string, style: 'as-is' | 'upper' | 'expanded'): string => {
+    if (style === 'upper') return address.toUpperCase();
+    if (style !== 'expanded' || address.includes('.')) return address;
+    const [head = '', tail = ''] = address.split('::');
+    const h = head ? head.split(':') : [];
+    const t = address.includes('::') && tail ? tail.split(':') : [];
+    const zeros = address.includes('::') ? Array(8 - h.length - t.length).fill('0') : [];
+    return [...h, ...zeros, ...t].map((g) => g.padStart(4, '0')).join(':');
+  };
+  const style = fc.constantFrom('as-is' as const, 'upper' as const, 'expanded' as const);
+
+  /** Forms that carry an IPv4 address for a translator or tunnel: refused whatever they carry. */
+  const translated = (n: number, extra: string): string[] => {
+    const [hi, lo] = groups(n);
+    return [
+      `::${v4(n)}`, // IPv4-compatible, dotted
+      `::${hi}:${lo}`, // IPv4-compatible, hex
+      `::ffff:0:${hi}:${lo}`, // SIIT (RFC 6145)
+      `64:ff9b::${v4(n)}`, // NAT64 well-known prefix
+      `64:ff9b::${hi}:${lo}`,
+      `64:ff9b:1:${extra}::${hi}:${lo}`, // NAT64 local-use prefix
+      `2002:${hi}:${lo}:${extra}::1`, // 6to4
+      `2001:0:${hi}:${lo}:${extra}:0:${hex16((~n >>> 16) & 0xffff)}:${hex16(~n & 0xffff)}`, // Teredo
+    ];
+  };
+
+  const refusedEverywhere = (address: string): void => {
+    expect(isAllowedAddress(address, remote)).toBe(false);
+    // The host as a URL spells it after normalisation is refused as well (subscribe and delivery read that).
+    const host = new URL(`https://[${address}]/`).hostname;
+    expect(isAllowedAddress(host.slice(1, -1), remote)).toBe(false);
+  };
+
+  it('translated forms (IPv4-compatible, SIIT, NAT64, 6to4, Teredo) are refused whatever IPv4 address they carry', () => {
+    fc.assert(
+      fc.property(anyV4, word, style, (n, extra, how) => {
+        const zero = n === 0 || n === 1; // :: and ::1 are the unspecified and loopback addresses, not IPv4 forms
+        for (const address of translated(n, extra).slice(zero ? 2 : 0)) {
+          refusedEverywhere(written(address, how));
+          if (!zero) expect(isAllowedAddress(written(address, how), local)).toBe(false);
+        }
+      }),
+    );
+  });
+
+  it('a refused IPv4 address is refused in every IPv4-mapped spelling; a public one is allowed mapped', () => {
+    fc.assert(
+      fc.property(refusedV4, style, ({ n, kind }, how) => {
+        const [hi, lo] = groups(n);
+        for (const address of [v4(n), `::ffff:${v4(n)}`, `::ffff:${hi}:${lo}`, `0:0:0:0:0:ffff:${hi}:${lo}`]) {
+          const spelt = address.includes(':') ? written(address, how) : address;
+          expect(isAllowedAddress(spelt, remote)).toBe(false);
+          expect(isAllowedAddress(spelt, local)).toBe(kind === 'loopback');
+          if (spelt.includes(':')) refusedEverywhere(spelt);
+        }
+      }),
+    );
+    expect(isAllowedAddress('::ffff:93.184.216.34', remote)).toBe(true);
+    expect(isAllowedAddress('::ffff:5db8:d822', remote)).toBe(true);
+  });
+
+  it.each([
+    ['IPv4-compatible metadata', '::a9fe:a9fe'],
+    ['IPv4-compatible dotted', '::169.254.169.254'],
+    ['NAT64 local-use', '64:ff9b:1::a9fe:a9fe'],
+    ['6to4 of 127.0.0.1', '2002:7f00:1::'],
+    ['Teredo', '2001:0:4136:e378:8000:63bf:5601:5601'],
+  ])('examples: %s (%s)', (_what, address) => {
+    expect(isAllowedAddress(address, remote)).toBe(false);
+    expect(isAllowedAddress(address, local)).toBe(false);
+  });
+});
+
 describe('local mode', () => {
   const saved = { ...process.env };
   afterEach(() => {

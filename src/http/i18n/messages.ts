@@ -38,6 +38,7 @@ const en: Catalogue = {
     'is not a known field': 'is not a known field',
     'must be on or after from': 'must be on or after from',
     'is not allowed': 'is not allowed',
+    'must be less than or equal to 20': 'must be less than or equal to 20',
   },
   records: {
     employee: (id) => `Employee ${q(id)} not found`,
@@ -70,6 +71,8 @@ const en: Catalogue = {
       'This Idempotency-Key was already used for another request (another method, path or body)',
     application_erased: () =>
       'The application this Idempotency-Key created has been erased; it is not created again (send a new key to create a new one)',
+    subscription_deleted: () =>
+      'The webhook subscription this Idempotency-Key created has been deleted; it is not created again (send a new key to subscribe again)',
     precondition_failed: () => 'If-Match does not match the current ETag of the record; nothing was written',
     cursor_expired: ({ days }) =>
       `This cursor is older than the change feed's retention of ${days} days; start again without after and resync`,
@@ -92,6 +95,7 @@ const de: Catalogue = {
     'is not a known field': 'ist kein bekanntes Feld',
     'must be on or after from': 'muss am oder nach from liegen',
     'is not allowed': 'ist nicht erlaubt',
+    'must be less than or equal to 20': 'muss kleiner oder gleich 20 sein',
   },
   records: {
     employee: (id) => `Mitarbeiter ${q(id)} wurde nicht gefunden`,
@@ -124,6 +128,8 @@ const de: Catalogue = {
       'Dieser Idempotency-Key wurde bereits für eine andere Anfrage verwendet (andere Methode, anderer Pfad oder Body)',
     application_erased: () =>
       'Die mit diesem Idempotency-Key angelegte Bewerbung wurde gelöscht; sie wird nicht erneut angelegt (für eine neue Bewerbung einen neuen Key senden)',
+    subscription_deleted: () =>
+      'Das mit diesem Idempotency-Key angelegte Webhook-Abonnement wurde gelöscht; es wird nicht erneut angelegt (für ein neues Abonnement einen neuen Key senden)',
     precondition_failed: () =>
       'If-Match stimmt nicht mit dem aktuellen ETag des Datensatzes überein; es wurde nichts geschrieben',
     cursor_expired: ({ days }) =>
@@ -147,6 +153,7 @@ const it: Catalogue = {
     'is not a known field': 'non è un campo conosciuto',
     'must be on or after from': 'deve essere uguale o successiva a from',
     'is not allowed': 'non è consentito',
+    'must be less than or equal to 20': 'deve essere minore o uguale a 20',
   },
   records: {
     employee: (id) => `Dipendente ${q(id)} non trovato`,
@@ -179,6 +186,8 @@ const it: Catalogue = {
       'Questa Idempotency-Key è già stata usata per un’altra richiesta (altro metodo, percorso o corpo)',
     application_erased: () =>
       'La candidatura creata con questa Idempotency-Key è stata cancellata; non viene ricreata (per crearne una nuova inviare una nuova chiave)',
+    subscription_deleted: () =>
+      "L'iscrizione webhook creata con questa Idempotency-Key è stata eliminata; non viene ricreata (per iscriversi di nuovo inviare una nuova chiave)",
     precondition_failed: () => "If-Match non corrisponde all'ETag attuale del record; non è stato scritto nulla",
     cursor_expired: ({ days }) =>
       `Questo cursore è più vecchio della conservazione del feed delle modifiche di ${days} giorni; ricomincia senza after e risincronizza`,
