@@ -7,15 +7,8 @@
  * HOLE), and the live and per-status counts of their superblocks drop by one.
  * Positions are never reused, first-created marks stay.
  */
-import {
-  BUSINESS_LIST,
-  UPDATED_LIST,
-  businessCounterKey,
-  jobCounterKey,
-  jobListName,
-  positionsOf,
-  updatedCounterKey,
-} from '../../src/data/application-store';
+import { positionsOf } from '../../src/data/application-store';
+import { application } from '../../src/data/entities/application';
 import type { Item } from '../../src/data/table-io';
 import {
   HOLE,
@@ -51,11 +44,9 @@ export function eraseAtRandom(
   const kept = items.filter((item) => {
     if (item.kind !== 'application' || random() >= share) return true;
     const code = statusCode(statusIds, String(item.application_status_id));
-    const jobId = typeof item.job_id === 'string' ? item.job_id : null;
     const at = positionsOf(item);
-    hole(businessCounterKey(businessId), BUSINESS_LIST, at.position, code);
-    hole(jobCounterKey(businessId, jobId), jobListName(jobId), at.jobPosition, code);
-    hole(updatedCounterKey(businessId), UPDATED_LIST, at.updatePosition, code);
+    for (const { list, at: field } of application.positionLists(item))
+      hole(keys.counter(businessId, list), list, at[field], code);
     erased += 1;
     return false;
   });

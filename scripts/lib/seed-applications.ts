@@ -15,16 +15,8 @@ import {
   statusCode,
   superblockOf,
 } from '../../src/domain/list-map';
-import {
-  applicationItem,
-  BUSINESS_LIST,
-  businessCounterKey,
-  jobCounterKey,
-  jobListName,
-  UPDATED_LIST,
-  updatedCounterKey,
-  type StoredApplication,
-} from '../../src/data/application-store';
+import { applicationItem, updatedCounterKey, type StoredApplication } from '../../src/data/application-store';
+import { application, type CreatedPosition } from '../../src/data/entities/application';
 import { keys, type Key } from '../../src/data/keys';
 import type { Item } from '../../src/data/table-io';
 
@@ -60,21 +52,21 @@ export function seedItems(businessId: string, config: BusinessConfig, apps: read
       app.id,
       append(
         updatedCounterKey(businessId),
-        UPDATED_LIST,
+        application.writeOrder,
         statusCode(config.application_status_ids, app.application_status_id),
         app.updated_at,
       ),
     );
   for (const app of apps) {
     const code = statusCode(config.application_status_ids, app.application_status_id);
-    const position = append(businessCounterKey(businessId), BUSINESS_LIST, code, app.created_at);
-    const jobPosition = append(jobCounterKey(businessId, app.job_id), jobListName(app.job_id), code, app.created_at);
-    items.push(
-      applicationItem(businessId, app, { position, jobPosition, updatePosition: updatePositions.get(app.id)! }),
-    );
+    const lists = application.createdIn(app);
+    const created = Object.fromEntries(
+      lists.map(({ list, at }) => [at, append(keys.counter(businessId, list), list, code, app.created_at)]),
+    ) as Record<CreatedPosition, number>;
+    items.push(applicationItem(businessId, app, { ...created, updatePosition: updatePositions.get(app.id)! }));
   }
   const last = apps[apps.length - 1];
-  const business = counters.get(businessCounterKey(businessId).PK);
+  const business = counters.get(keys.counter(businessId, application.createdIn({})[0]!.list).PK);
   if (business && last) business.last_created_at = last.created_at;
   const updated = counters.get(updatedCounterKey(businessId).PK);
   const lastWrite = byUpdate[byUpdate.length - 1];

@@ -27,40 +27,34 @@ import {
 } from '../domain/list-map';
 import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import type { ApplicationListFilter } from '../schemas/applications';
 import { configOf, requireConfig } from './business-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
 import {
   application,
   type ApplicationPositions as PositionsInLists,
+  type CreatedPosition,
   type FilteredWriteOrder,
 } from './entities/application';
 import { partitionOf, type MappedList } from './entities/entity';
-import { readEntries, recordsOf, type QueryFilter } from './list-store';
+import { filterOf, readEntries, recordsOf } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
 
-export const BUSINESS_LIST = application.lists.business;
-
 /** Where an application sits in its lists, and where its change-feed entries are (redacted on erasure). */
 export interface ApplicationPositions extends PositionsInLists {
   readonly feedRefs?: readonly FeedRef[];
 }
-/** The list of applications in the order of their last write (updated_at ascending). */
-export const UPDATED_LIST = application.lists.updated;
-export const jobListName = application.lists.job;
 
 /** Stored fields of an application (its response fields, custom values under `cf`). */
 export type StoredApplication = ApplicationRecord;
 
 export const applicationKey = application.key;
-export const businessCounterKey = application.counters.business;
-export const updatedCounterKey = application.counters.updated;
-export const jobCounterKey = application.counters.job;
+/** The counter of the order of writes (updated_at ascending). */
+export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, application.writeOrder);
 const mapKey = (businessId: string, list: string, position: number): Key =>
   keys.listMap(businessId, list, superblockOf(position));
 
@@ -204,7 +198,7 @@ function updatedListMove(
   const maps: TxWrite[] = [...sets].map(([superblock, pairs]) => ({
     item: {
       Update: {
-        Key: keys.listMap(businessId, UPDATED_LIST, superblock),
+        Key: keys.listMap(businessId, application.writeOrder, superblock),
         UpdateExpression: `SET ${pairs.map((_, i) => `#p${i} = :v${i}`).join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(pairs.map(([attr], i) => [`#p${i}`, attr])),
         ExpressionAttributeValues: Object.fromEntries(pairs.map(([, v], i) => [`:v${i}`, v])),
@@ -227,38 +221,39 @@ const writeOrderOf = (counter: Item | undefined): WriteOrder => ({
 
 export interface CreateState {
   readonly config: BusinessConfig;
-  /** Length of the business list and created_at of its last entry. */
-  readonly count: number;
+  /** Length of each list the application is created into (application.createdIn), by list name. */
+  readonly lengths: ReadonlyMap<string, number>;
+  /** created_at of the business list's last entry. */
   readonly lastCreatedAt: string | null;
-  /** Length of the job opening's list. */
-  readonly jobCount: number;
   readonly writeOrder: WriteOrder;
   readonly idempotency: Item | undefined;
   /** The new application's lane of the change feed, appended to in the same transaction. */
   readonly feed: FeedLaneState;
 }
 
-/** Everything a create decides on, in one BatchGetItem. */
+/** Everything a create with these request fields decides on, in one BatchGetItem. */
 export async function readCreateState(
   businessId: string,
-  jobId: string | null,
+  fields: Readonly<Record<string, unknown>>,
   id: string,
   idempotencyKey?: Key,
 ): Promise<CreateState> {
-  const [config, counter, jobCounter, updated, feed, idem] = await batchGet([
+  const lists = application.createdIn(fields).map(({ list }) => list);
+  const [config, updated, feed, ...rest] = await batchGet([
     keys.business(businessId),
-    businessCounterKey(businessId),
-    jobCounterKey(businessId, jobId),
     updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
+    ...lists.map((list) => keys.counter(businessId, list)),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
+  const counters = rest.slice(0, lists.length);
+  const idem = rest[lists.length];
+  const business = counters[0];
   return {
     feed: feedLaneStateOf('application', id, feed),
     config: requireConfig(configOf(config), businessId),
-    count: Number(counter?.n ?? 0),
-    lastCreatedAt: typeof counter?.last_created_at === 'string' ? counter.last_created_at : null,
-    jobCount: Number(jobCounter?.n ?? 0),
+    lengths: new Map(lists.map((list, i) => [list, Number(counters[i]?.n ?? 0)])),
+    lastCreatedAt: typeof business?.last_created_at === 'string' ? business.last_created_at : null,
     writeOrder: writeOrderOf(updated),
     idempotency: idempotencyKey ? idem : undefined,
   };
@@ -268,10 +263,10 @@ const codeOf = (config: BusinessConfig, statusId: string): number =>
   statusCode(config.application_status_ids, statusId);
 
 /**
- * The writes of a create: the item, both counters (conditioned on the values
- * read, so positions stay dense under concurrency) with their summaries, and
- * the new position in both maps. The caller adds the idempotency record and
- * commits them in one transaction.
+ * The writes of a create: the item, the counter of every list it is created
+ * into (conditioned on the value read, so positions stay dense under
+ * concurrency) with its summary, and its new position in each list's map. The
+ * caller adds the idempotency record and commits them in one transaction.
  */
 export function createWrites(
   businessId: string,
@@ -280,9 +275,10 @@ export function createWrites(
   state: CreateState,
   idempotencyKey?: Key,
 ): TxWrite[] {
+  const lists = application.createdIn(app).map((l) => ({ ...l, length: state.lengths.get(l.list) ?? 0 }));
+  const created = Object.fromEntries(lists.map((l) => [l.at, l.length + 1])) as Record<CreatedPosition, number>;
   const at = {
-    position: state.count + 1,
-    jobPosition: state.jobCount + 1,
+    ...created,
     updatePosition: state.writeOrder.count + 1,
     ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
     // The create's feed entry is the first one at state.feed.n + 1 (feedAppendWrites).
@@ -295,15 +291,13 @@ export function createWrites(
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    counterAdvance(businessCounterKey(businessId), state.count, {
-      set: { last_created_at: app.created_at },
-      summary: { code, createdAtMs: Date.parse(app.created_at) },
-    }),
-    counterAdvance(jobCounterKey(businessId, app.job_id), state.jobCount, {
-      summary: { code, createdAtMs: Date.parse(app.created_at) },
-    }),
-    mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(app.created_at), code)),
-    mapWrite(businessId, jobListName(app.job_id), at.jobPosition, mapValue(Date.parse(app.created_at), code)),
+    ...lists.flatMap(({ list, length }, i) => [
+      counterAdvance(keys.counter(businessId, list), length, {
+        ...(i === 0 ? { set: { last_created_at: app.created_at } } : {}),
+        summary: { code, createdAtMs: Date.parse(app.created_at) },
+      }),
+      mapWrite(businessId, list, length + 1, mapValue(Date.parse(app.created_at), code)),
+    ]),
     ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
   ];
 }
@@ -339,15 +333,12 @@ export function updateWrites(
   writes.push(
     ...updatedListMove(businessId, writeOrder, { position: at.updatePosition, code: from }, to, after.updated_at),
   );
-  if (from !== to) {
-    const jobList = jobListName(after.job_id);
-    writes.push(
-      summaryMove(businessCounterKey(businessId), at.position, from, to),
-      summaryMove(jobCounterKey(businessId, after.job_id), at.jobPosition, from, to),
-      mapWrite(businessId, BUSINESS_LIST, at.position, mapValue(Date.parse(after.created_at), to)),
-      mapWrite(businessId, jobList, at.jobPosition, mapValue(Date.parse(after.created_at), to)),
-    );
-  }
+  if (from !== to)
+    for (const { list, at: field } of application.createdIn(after))
+      writes.push(
+        summaryMove(keys.counter(businessId, list), at[field], from, to),
+        mapWrite(businessId, list, at[field], mapValue(Date.parse(after.created_at), to)),
+      );
   return writes;
 }
 
@@ -378,12 +369,12 @@ export function deleteWrites(
       // Witness of an erasure whose answer was lost: the record is gone.
       confirms: (stored) => stored === undefined,
     },
-    summaryMove(businessCounterKey(businessId), at.position, code, undefined),
-    summaryMove(jobCounterKey(businessId, app.job_id), at.jobPosition, code, undefined),
-    mapWrite(businessId, BUSINESS_LIST, at.position, HOLE),
-    mapWrite(businessId, jobListName(app.job_id), at.jobPosition, HOLE),
-    summaryMove(updatedCounterKey(businessId), at.updatePosition, code, undefined),
-    mapWrite(businessId, UPDATED_LIST, at.updatePosition, HOLE),
+    ...application
+      .positionLists(app)
+      .flatMap(({ list, at: field }) => [
+        summaryMove(keys.counter(businessId, list), at[field], code, undefined),
+        mapWrite(businessId, list, at[field], HOLE),
+      ]),
     ...(at.idempotencyPk ? [idempotencyTombstoneWrite(at.idempotencyPk)] : []),
   ];
 }
@@ -483,7 +474,7 @@ async function readMappedPage(businessId: string, list: MappedList, page: PageRe
       : await readEntries(
           list.entries,
           { from: range.from, to: range.to },
-          filterExpression({ application_status_id: list.statusId }),
+          filterOf(application.filters, { application_status_id: list.statusId }),
         );
   return { config, total, items: await recordsOf(list.entries.index, entries.slice(0, range.take)) };
 }
@@ -512,7 +503,7 @@ async function readFilteredWriteOrder(
   const [configItem, counter] = await batchGet([keys.business(businessId), keys.counter(businessId, list.list)]);
   const straddling = straddlingSuperblock(summaryOf(counter), Date.parse(list.since));
   const from = positionOf(Math.max(0, straddling), 0);
-  const matches = await readEntries(list.entries, { from }, filterExpression(list.filter));
+  const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));
   const range = pagePositions(page, matches.length);
   const items = range ? await recordsOf(list.entries.index, matches.slice(range.first - 1, range.last)) : [];
   return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
@@ -535,34 +526,4 @@ export async function readWriteOrderFrom(
     id: String(item.PK).slice(prefix.length),
     updatePosition: application.positionsOf(item).updatePosition,
   }));
-}
-
-/** The filters DynamoDB applies to entries of a list (projected attributes of the stored application). */
-function filterExpression(filter: ApplicationListFilter): QueryFilter {
-  const parts: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  if (filter.application_status_id !== undefined) {
-    parts.push('#fs = :fs');
-    names['#fs'] = 'application_status_id';
-    values[':fs'] = filter.application_status_id;
-  }
-  if (filter.job_id !== undefined) {
-    names['#fj'] = 'job_id';
-    const speculative = filter.job_id === 'null';
-    if (speculative) parts.push('(attribute_not_exists(#fj) OR attribute_type(#fj, :null))');
-    else parts.push('#fj = :fj');
-    values[speculative ? ':null' : ':fj'] = speculative ? 'NULL' : filter.job_id;
-  }
-  if (filter.created_at_since !== undefined) {
-    parts.push('#fc >= :fc');
-    names['#fc'] = 'created_at';
-    values[':fc'] = filter.created_at_since;
-  }
-  if (filter.updated_at_since !== undefined) {
-    parts.push('#fu >= :fu');
-    names['#fu'] = 'updated_at';
-    values[':fu'] = filter.updated_at_since;
-  }
-  return { expression: parts.join(' AND '), names, values };
 }

@@ -21,6 +21,9 @@ export interface Key {
 
 const biz = (businessId: string): string => `B#${businessId}`;
 
+/** A partition of one business (entity modules build their list partitions with it). */
+export const businessPartition = (businessId: string, rest: string): string => `${biz(businessId)}#${rest}`;
+
 /** The registry partition: no `B#` prefix, it belongs to no tenant. */
 export const BUSINESS_REGISTRY = 'BUSINESSES';
 
@@ -80,10 +83,4 @@ export const keys = {
 export const lists = {
   all: (businessId: string, kind: RecordKind): string => `${biz(businessId)}#${kind}s`,
   jobsOfEmployee: (businessId: string, employeeId: string): string => `${biz(businessId)}#employee#${employeeId}#jobs`,
-  applicationsOfJob: (businessId: string, jobId: string | null): string =>
-    `${biz(businessId)}#job-opening#${jobId ?? '\u0000speculative'}#applications`,
-  /** Applications in the order of their last write (updated_at), positions handed out per write. */
-  applicationsByUpdate: (businessId: string): string => `${biz(businessId)}#applications#by-update`,
-  applicationsWithStatus: (businessId: string, statusId: string): string =>
-    `${biz(businessId)}#application-status#${statusId}#applications`,
 };

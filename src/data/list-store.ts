@@ -18,6 +18,41 @@ export interface QueryFilter {
 }
 
 /**
+ * How one list filter applies to an item when DynamoDB applies it: the
+ * attribute compared, the comparison, and the filter value (if any) that
+ * selects items whose attribute is missing or null.
+ */
+export interface FilterRule {
+  readonly attribute: string;
+  readonly op: '=' | '>=';
+  readonly absentAs?: string;
+}
+
+/** The FilterExpression of the filters given (undefined values ignored); undefined when none is. */
+export function filterOf<F extends string>(
+  rules: Readonly<Record<F, FilterRule>>,
+  filter: Readonly<Partial<Record<F, string>>>,
+): QueryFilter | undefined {
+  const parts: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  (Object.keys(rules) as F[]).forEach((name, i) => {
+    const value = filter[name];
+    if (value === undefined) return;
+    const rule = rules[name];
+    names[`#f${i}`] = rule.attribute;
+    if (rule.absentAs !== undefined && value === rule.absentAs) {
+      parts.push(`(attribute_not_exists(#f${i}) OR attribute_type(#f${i}, :f${i}))`);
+      values[`:f${i}`] = 'NULL';
+    } else {
+      parts.push(`#f${i} ${rule.op} :f${i}`);
+      values[`:f${i}`] = value;
+    }
+  });
+  return parts.length ? { expression: parts.join(' AND '), names, values } : undefined;
+}
+
+/**
  * The index entries of an access pattern's partition in a range of
  * positions: one Query whose key range is the page, so page 1000 costs what
  * page 1 costs (erased entries are not in the index). The list indexes

@@ -78,12 +78,11 @@ export async function createApplication(
   target: RequestTarget,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
-  const jobId = typeof body.job_id === 'string' ? body.job_id : null;
   // Chosen before the read: the id decides the change-feed lane whose counter is read.
   const id = randomUUID();
   return idempotentCreate(
     idem,
-    (recordKey) => readCreateState(businessId, jobId, id, recordKey),
+    (recordKey) => readCreateState(businessId, body, id, recordKey),
     (state) => {
       const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));

@@ -6,7 +6,8 @@
  * erased at random) stay exact and cost what page 1 costs.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { businessCounterKey, jobCounterKey, updatedCounterKey } from '../../src/data/application-store';
+import { updatedCounterKey } from '../../src/data/application-store';
+import { application } from '../../src/data/entities/application';
 import { configOf } from '../../src/data/business-store';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
@@ -221,7 +222,11 @@ describe('redaction of earlier feed entries', () => {
 
 describe('a DELETE racing PUTs', () => {
   it('ends erased, never resurrected, with every count exact', async () => {
-    const lists = [businessCounterKey(BUSINESS), jobCounterKey(BUSINESS, 'cook'), updatedCounterKey(BUSINESS)];
+    const lists = [
+      keys.counter(BUSINESS, application.lists.business),
+      keys.counter(BUSINESS, application.lists.ofJob('cook')),
+      updatedCounterKey(BUSINESS),
+    ];
     for (let round = 0; round < 6; round++) {
       const created = await request('POST', '/applications', {
         accept_terms_and_conditions: true,

@@ -5,7 +5,8 @@
  * under concurrent creates, and status changes moving the status counts.
  */
 import demo from '../../fixtures/demo.json';
-import { businessCounterKey, positionsOf } from '../../src/data/application-store';
+import { positionsOf } from '../../src/data/application-store';
+import { keys } from '../../src/data/keys';
 import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
@@ -431,7 +432,7 @@ describe('positions and counts under concurrency', () => {
         m.updated_at = res.body.updated_at;
       }),
     );
-    const summary = summaryOf(await getItem(businessCounterKey('listco')));
+    const summary = summaryOf(await getItem(keys.counter('listco', application.lists.business)));
     ['a', 'b', 'c', 'empty'].forEach((s, code) =>
       expect(totalOf(countsOf(summary, code))).toBe(model.filter((m) => m.application_status_id === s).length),
     );

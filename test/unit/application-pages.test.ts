@@ -1,5 +1,5 @@
 import { nextCreatedAt, sinceOf } from '../../src/domain/application-pages';
-import { LIST } from '../../src/data/entities/list-names';
+import { application } from '../../src/data/entities/application';
 
 describe('creation times follow positions', () => {
   it('is now when the clock is ahead of the last entry', () => {
@@ -41,7 +41,7 @@ describe('since parameters', () => {
 
 describe('job list names', () => {
   it('keeps speculative applications apart from any job id, even "null"', () => {
-    expect(LIST.applicationsOfJob(null)).not.toBe(LIST.applicationsOfJob('null'));
-    expect(LIST.applicationsOfJob('cook')).toBe('applications-of-job:cook');
+    expect(application.lists.ofJob(null)).not.toBe(application.lists.ofJob('null'));
+    expect(application.lists.ofJob('cook')).toBe('applications-of-job:cook');
   });
 });

@@ -5,10 +5,23 @@
  * position (dense, fixed at creation), its status's list by business
  * position, and the order of writes by the position of its last write.
  */
-import { keys, lists, type Key } from '../keys';
+import { businessPartition, keys, lists, type Key } from '../keys';
 import type { ApplicationListFilter } from '../../schemas/applications';
+import type { FilterRule } from '../list-store';
 import { partitionOf, pattern, placeAt, sortOf, type MappedList, type Partition } from './entity';
-import { LIST } from './list-names';
+
+/**
+ * The dense lists of applications (docs/pagination.md): each name names a
+ * counter (the list's summary) and its position maps.
+ */
+const LISTS = {
+  business: 'applications',
+  /** The applications of one job opening (speculative = no job). */
+  ofJob: (jobId: string | null): string =>
+    jobId === null ? 'applications-speculative' : `applications-of-job:${jobId}`,
+  /** The order of writes: updated_at ascending, a write moves the application to the end. */
+  writeOrder: 'applications-updated',
+} as const;
 
 type OfBusiness = { readonly businessId: string };
 type OfJob = OfBusiness & { readonly jobId: string | null };
@@ -18,10 +31,10 @@ const byPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ business
   lists.all(businessId, 'application'),
 );
 const byJob = pattern<OfJob>('sublist-keys', 'position in the job opening list 1..n', ({ businessId, jobId }) =>
-  lists.applicationsOfJob(businessId, jobId),
+  businessPartition(businessId, `job-opening#${jobId ?? '\u0000speculative'}#applications`),
 );
 const byStatus = pattern<OfStatus>('statuslist-keys', 'position in the business list', ({ businessId, statusId }) =>
-  lists.applicationsWithStatus(businessId, statusId),
+  businessPartition(businessId, `application-status#${statusId}#applications`),
 );
 /** created_at_since: the business (or job) list from the first position created at/after `since`, found in its position map. */
 const sinceCreated = pattern<OfBusiness>(
@@ -30,7 +43,7 @@ const sinceCreated = pattern<OfBusiness>(
   byPosition.partition,
 );
 const updatedSince = pattern<OfBusiness>('updatedlist-keys', 'position of its last write 1..m', ({ businessId }) =>
-  lists.applicationsByUpdate(businessId),
+  businessPartition(businessId, 'applications#by-update'),
 );
 
 /** Where an application sits in its lists: fixed at creation but for the order of writes. */
@@ -44,6 +57,29 @@ export interface ApplicationPositions {
   /** Key of the idempotency record its create stored (erased with it), if any. */
   readonly idempotencyPk?: string;
 }
+
+/** The positions an application takes at its creation and keeps for its life. */
+export type CreatedPosition = 'position' | 'jobPosition';
+
+/**
+ * The dense lists an application is created into, each with the field of
+ * ApplicationPositions that holds its place there. A create appends it to each
+ * (counter, summary, map), a status change moves its counts in each, an erasure
+ * leaves a hole in each. The business list comes first: its counter also
+ * keeps the last created_at (creation order = position order).
+ */
+const createdIn = (fields: { readonly job_id?: unknown }): readonly { list: string; at: CreatedPosition }[] => [
+  { list: LISTS.business, at: 'position' },
+  { list: LISTS.ofJob(typeof fields.job_id === 'string' ? fields.job_id : null), at: 'jobPosition' },
+];
+
+/** Every dense list an application has a position in: those it is created into, and the order of writes. */
+const positionLists = (fields: {
+  readonly job_id?: unknown;
+}): readonly { list: string; at: CreatedPosition | 'updatePosition' }[] => [
+  ...createdIn(fields),
+  { list: LISTS.writeOrder, at: 'updatePosition' },
+];
 
 /**
  * updated_at_since with job_id or created_at_since: no list orders by both,
@@ -69,11 +105,11 @@ function listOf(businessId: string, filter: ApplicationListFilter): MappedList |
   if (updated !== undefined) {
     const entries = partitionOf(updatedSince, { businessId });
     if (jobId !== undefined || createdSince !== undefined)
-      return { kind: 'filtered', list: LIST.applicationsUpdated, entries, since: updated, filter };
+      return { kind: 'filtered', list: LISTS.writeOrder, entries, since: updated, filter };
     // The order of writes holds every status: a status page is its range filtered by status.
     return {
       kind: 'mapped',
-      list: LIST.applicationsUpdated,
+      list: LISTS.writeOrder,
       entries,
       statusId,
       wholeRange: statusId !== undefined,
@@ -85,7 +121,7 @@ function listOf(businessId: string, filter: ApplicationListFilter): MappedList |
     // The job list holds every status (its index projects it): a status page is its range filtered by status.
     return {
       kind: 'mapped',
-      list: LIST.applicationsOfJob(jobId),
+      list: LISTS.ofJob(jobId),
       entries,
       statusId,
       wholeRange: statusId !== undefined,
@@ -96,7 +132,7 @@ function listOf(businessId: string, filter: ApplicationListFilter): MappedList |
     statusId !== undefined
       ? partitionOf(byStatus, { businessId, statusId })
       : partitionOf(createdSince === undefined ? byPosition : sinceCreated, { businessId });
-  return { kind: 'mapped', list: LIST.applications, entries, statusId, wholeRange: false, since: createdSince };
+  return { kind: 'mapped', list: LISTS.business, entries, statusId, wholeRange: false, since: createdSince };
 }
 
 export const application = {
@@ -104,17 +140,22 @@ export const application = {
   key: (businessId: string, id: string): Key => keys.record(businessId, 'application', id),
   patterns: { byPosition, byJob, byStatus, createdSince: sinceCreated, updatedSince },
   listOf,
-  /** The dense lists an application is counted in: their names (counters and position maps). */
-  lists: {
-    business: LIST.applications,
-    job: LIST.applicationsOfJob,
-    updated: LIST.applicationsUpdated,
-  },
-  counters: {
-    business: (businessId: string): Key => keys.counter(businessId, LIST.applications),
-    job: (businessId: string, jobId: string | null): Key => keys.counter(businessId, LIST.applicationsOfJob(jobId)),
-    updated: (businessId: string): Key => keys.counter(businessId, LIST.applicationsUpdated),
-  },
+  createdIn,
+  positionLists,
+  /** The order of writes: every write moves the application to its end (updated_at_since, retention). */
+  lists: LISTS,
+  /**
+   * How each filter of GET /applications applies to a stored application where
+   * DynamoDB applies it (a status on a key range, the filtered order of writes);
+   * the indexes read that way project these attributes.
+   */
+  filters: {
+    application_status_id: { attribute: 'application_status_id', op: '=' },
+    job_id: { attribute: 'job_id', op: '=', absentAs: 'null' },
+    created_at_since: { attribute: 'created_at', op: '>=' },
+    updated_at_since: { attribute: 'updated_at', op: '>=' },
+  } satisfies Record<keyof ApplicationListFilter, FilterRule>,
+  writeOrder: LISTS.writeOrder,
   /** The index attributes of an application at `at` (business, job, status and write-order lists). */
   indexKeys: (
     businessId: string,

@@ -6,12 +6,6 @@
 import type { RecordKind } from '../keys';
 
 export const LIST = {
-  applications: 'applications',
-  /** The applications in the order of their last write (updated_at ascending). */
-  applicationsUpdated: 'applications-updated',
-  /** The applications of one job opening (speculative = no job). */
-  applicationsOfJob: (jobId: string | null): string =>
-    jobId === null ? 'applications-speculative' : `applications-of-job:${jobId}`,
   employees: 'employees',
   employeeJobs: 'employee_jobs',
   /** The list of one kind of reference record (locations, payout fields, ...). */
