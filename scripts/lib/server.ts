@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { FALLBACK_ROUTE, matchRoute, type RouteDefinition } from '../../src/http/routes';
 import type { LambdaHandler } from '../../src/http/handler';
+import { errorResponse } from '../../src/http/middleware';
+import { languageOf } from '../../src/http/i18n/language';
+import { headersTooLarge, internalError, malformedRequest, payloadTooLarge } from '../../src/domain/errors';
 import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
@@ -35,6 +38,13 @@ function readBody(req: IncomingMessage): Promise<Buffer | 'too-large'> {
   });
 }
 
+const headersOf = (req: IncomingMessage): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(req.headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(',') : value]],
+    ),
+  );
+
 /** What API Gateway HTTP API (payload v2) hands a function for this request. */
 export function toEvent(
   req: IncomingMessage,
@@ -43,10 +53,7 @@ export function toEvent(
   pathParameters: Record<string, string>,
 ): APIGatewayProxyEventV2 {
   const url = new URL(req.url ?? '/', 'http://localhost');
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
-  }
+  const headers = headersOf(req);
   const query: Record<string, string> = {};
   for (const [k, v] of url.searchParams) query[k] = k in query ? `${query[k]},${v}` : v;
   const method = (req.method ?? 'GET').toUpperCase();
@@ -118,10 +125,8 @@ export async function dispatch(
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (body === 'too-large') {
-    res.writeHead(413, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
-    res.end(
-      JSON.stringify({ error: 'payload_too_large', message: 'Request body too large', request_id: randomUUID() }),
-    );
+    // The gateway's own refusal, in the contract's shape like every other answer (X-Request-Id included).
+    send(res, errorResponse(payloadTooLarge(GATEWAY_MAX_BODY), randomUUID(), languageOf(headersOf(req))));
     return;
   }
   const { match } = matchRoute(method, url.pathname);
@@ -131,14 +136,36 @@ export async function dispatch(
   send(res, result);
 }
 
+/** The raw bytes of an answer on a socket the HTTP parser gave up on (its headers were never read: English). */
+function rawAnswer(result: APIGatewayProxyStructuredResultV2): string {
+  const body = String(result.body ?? '');
+  const headers = {
+    ...(result.headers as Record<string, string>),
+    'Content-Length': String(Buffer.byteLength(body)),
+    Connection: 'close',
+  };
+  const status = result.statusCode === 431 ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  return `HTTP/1.1 ${status}\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')}\r\n\r\n${body}`;
+}
+
 /** `timeoutMs` stands in for the deployed function timeout (tests use a short one). */
 export function createLocalServer(options: { timeoutMs?: number } = {}): Server {
-  return createServer((req, res) => {
+  const server = createServer((req, res) => {
     dispatch(req, res, options.timeoutMs).catch((error: unknown) => {
       console.error(error);
-      if (!res.headersSent)
-        res.writeHead(500, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Language': 'en' });
-      res.end(JSON.stringify({ error: 'internal_error', message: 'Local server failure', request_id: 'local' }));
+      const result = errorResponse(internalError(), randomUUID());
+      if (!res.headersSent) res.writeHead(result.statusCode ?? 500, result.headers as Record<string, string>);
+      res.end(result.body);
     });
   });
+  // What node's HTTP parser refuses (headers over 16 KiB: 431; anything unparsable: 400) never reaches dispatch;
+  // it is answered here in the same shape, with its own X-Request-Id, instead of node's bare status line.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || error.code === 'ECONNRESET') return void socket.destroy();
+    const refusal = error.code === 'HPE_HEADER_OVERFLOW' ? headersTooLarge() : malformedRequest();
+    socket.end(rawAnswer(errorResponse(refusal, randomUUID())));
+  });
+  return server;
 }

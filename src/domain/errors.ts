@@ -51,6 +51,8 @@ export interface ErrorMessageParams {
   precondition_failed: Record<string, never>;
   cursor_expired: { days: number };
   payload_too_large: { limit: number };
+  headers_too_large: Record<string, never>;
+  malformed_request: Record<string, never>;
   unsupported_media_type: Record<string, never>;
   too_many_requests: Record<string, never>;
   internal_error: Record<string, never>;
@@ -164,6 +166,11 @@ export const notAcceptable = (available: string): HttpError =>
   new HttpError(406, 'not_acceptable', byKey('not_acceptable', { available }));
 export const payloadTooLarge = (limit: number): HttpError =>
   new HttpError(413, 'payload_too_large', byKey('payload_too_large', { limit }));
+/** The local server's own answers to what never reaches a function (HTTP parser errors). */
+export const headersTooLarge = (): HttpError =>
+  new HttpError(431, 'request_header_fields_too_large', byKey('headers_too_large', NO_PARAMS));
+export const malformedRequest = (): HttpError =>
+  new HttpError(400, 'bad_request', byKey('malformed_request', NO_PARAMS));
 export const unsupportedMediaType = (): HttpError =>
   new HttpError(415, 'unsupported_media_type', byKey('unsupported_media_type', NO_PARAMS));
 export const preconditionFailed = (): HttpError =>

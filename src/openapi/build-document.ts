@@ -117,12 +117,13 @@ end in \`…\`), and a field-error body reports at most 100 fields, those of the
   \`insufficient_scope\` (403),
   \`not_found\` (404), \`method_not_allowed\` (405, with \`Allow\`), \`not_acceptable\` (406, only the document and
   \`/docs\`, when \`Accept\` excludes their media type), \`idempotency_key_reused\` (409),
-  \`cursor_expired\` and \`application_erased\` (410), \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
+  \`cursor_expired\`, \`application_erased\` and \`subscription_deleted\` (410), \`precondition_failed\` (412), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`internal_error\` (500),
   \`service_unavailable\` (503, with \`Retry-After\`).
 - Field errors \`{"<field>": ["<message>", ...]}\`, every failing field at once: \`422\` for bodies, \`400\` for query
   parameters. Messages: \`can't be blank\`, \`is invalid\`, \`is not included in the list\`, \`does not exist\`,
   \`has already been taken\`, \`must be accepted\`, \`must be on or after from\`, \`is not a known field\`,
-  \`is not allowed\` (a webhook \`url\` the service will not call).
+  \`is not allowed\` (a webhook \`url\` the service will not call), \`must be less than or equal to 20\` (a 21st webhook
+  subscription).
 - An unknown path answers \`404\`; a known path with another method \`405\` with \`Allow\`.
 
 ## Languages
@@ -230,11 +231,11 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
   'list-changes':
     'The change feed (contract §13): every committed create, update and delete of employees, employee jobs and applications, each exactly once, in the order the writes to each record were committed, with the record as its GET answered right after the change. Start without `after` (the oldest retained change, 30 days), then pass back `next_cursor` forever; a cursor past retention answers 410. Reads the table with consistent reads, never an index, so it misses nothing while indexes lag. Every entry names who made the change (`actor`: the token, the retention job or the admin tool) and the `request_id` answered to that request; `*.updated` entries list the `changed_fields` (contract §20). `token_id` keeps only one token’s changes.',
   'create-webhook-subscription':
-    'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address (422 `is not allowed`).',
+    'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address, in any spelling (IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo forms included; 422 `is not allowed`). A business has at most 20 subscriptions: the 21st answers 422 `{"webhook_subscriptions": ["must be less than or equal to 20"]}` (delete one first). A replay of this create (same Idempotency-Key) after the subscription was deleted answers 410 `subscription_deleted`, without the secret.',
   'list-webhook-subscriptions':
     'A page of the webhook subscriptions of the business, oldest first (never their secrets).',
   'get-webhook-subscription':
-    'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error`; never the secret.',
+    'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error` (`HTTP <status>`, `timeout` or `connection failed`, nothing more); never the secret.',
   'delete-webhook-subscription':
     'Deletes a webhook subscription; once this has answered, nothing more is delivered to it.',
   'get-openapi':
@@ -245,15 +246,20 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
 /** Statuses only some routes have (RouteDefinition.extraStatuses), described once. */
 const EXTRA_STATUS_RESPONSES: Record<string, (route: RouteDefinition) => OpenApiResponse> = {
   '410': (route) =>
-    route.method === 'POST'
+    route.name === 'create-webhook-subscription'
       ? errorResponse(
-          'The application this Idempotency-Key created was erased since (DELETE or retention); it is not created again: send a new key to create a new one (`application_erased`)',
-          'application_erased',
+          'The subscription this Idempotency-Key created has been deleted since; it is not created again and its secret is not shown: send a new key to subscribe again (`subscription_deleted`)',
+          'subscription_deleted',
         )
-      : errorResponse(
-          'The cursor is older than the change feed’s retention (30 days); start again without `after` (`cursor_expired`)',
-          'cursor_expired',
-        ),
+      : route.method === 'POST'
+        ? errorResponse(
+            'The application this Idempotency-Key created was erased since (DELETE or retention); it is not created again: send a new key to create a new one (`application_erased`)',
+            'application_erased',
+          )
+        : errorResponse(
+            'The cursor is older than the change feed’s retention (30 days); start again without `after` (`cursor_expired`)',
+            'cursor_expired',
+          ),
 };
 
 const headerRef = (name: keyof typeof HEADERS & string): JsonObject => ({ $ref: `#/components/headers/${name}` });
@@ -281,7 +287,7 @@ const WEBHOOKS: OpenApiDocument['webhooks'] = {
       operationId: 'receiveChange',
       summary: 'One change-feed entry, delivered to a webhook subscription',
       description:
-        'Sent to the subscription’s `url`, one entry at a time in feed order. Answer `2xx` within 10 s to move on; any other answer or none is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the subscription is `disabled`. Verify the signature with the `secret` from the subscription’s `201` (Standard Webhooks) and deduplicate on `webhook-id`.',
+        'Sent to the subscription’s `url`, one entry at a time in feed order. Answer `2xx` within 10 s to move on (at most 64 KiB of the answer is read); any other answer or none is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the subscription is `disabled`. Verify the signature with the `secret` from the subscription’s `201` (Standard Webhooks) and deduplicate on `webhook-id`.',
       tags: ['Webhooks'],
       security: [],
       parameters: [

@@ -195,6 +195,19 @@ describe('malformed transport', () => {
     expect(big.body.error).toBe('payload_too_large');
   });
 
+  it("the local server's own refusals carry X-Request-Id too: a body over the gateway's 10 MiB (413), 20 KB of path (431)", async () => {
+    const huge = await post(Buffer.alloc(11 * 1024 * 1024, 0x20));
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ error: 'payload_too_large', request_id: expect.any(String) });
+    expect(huge.headers.get('x-request-id')).toBe(huge.body.request_id);
+    const long = await fetch(`${api.baseUrl}${API}/employees/${'x'.repeat(20_000)}`);
+    expect(long.status).toBe(431);
+    const body = (await long.json()) as Record<string, unknown>;
+    expect(body).toMatchObject({ error: 'request_header_fields_too_large', request_id: expect.any(String) });
+    expect(long.headers.get('x-request-id')).toBe(body.request_id);
+    expect(long.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
   it('__proto__ and constructor keys are unknown fields and pollute nothing', async () => {
     const res = await post(
       '{"first_name":"a","last_name":"b","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}',

@@ -166,6 +166,14 @@ describe('the document', () => {
     for (const scope of SCOPES) expect(doc.info.description).toContain(`\`${scope}\``);
   });
 
+  it('documents the webhook cap (422) and the replay of a deleted subscription (410 subscription_deleted)', () => {
+    const route = ROUTES.find((r) => r.name === 'create-webhook-subscription')!;
+    const op = operationOf(route.method, route.path)!;
+    expect(JSON.stringify(op.responses['410'])).toContain('subscription_deleted');
+    expect(op.description).toContain('at most 20 subscriptions');
+    expect(op.description).toContain('must be less than or equal to 20');
+  });
+
   it('documents the statuses each kind of route can answer', () => {
     for (const route of ROUTES) {
       const op = operationOf(route.method, route.path)!;

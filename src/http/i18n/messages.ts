@@ -77,6 +77,8 @@ const en: Catalogue = {
     cursor_expired: ({ days }) =>
       `This cursor is older than the change feed's retention of ${days} days; start again without after and resync`,
     payload_too_large: ({ limit }) => `Request body exceeds ${number('en', limit)} bytes`,
+    headers_too_large: () => 'Request line and headers are too large',
+    malformed_request: () => 'Request line and headers are not valid HTTP',
     unsupported_media_type: () => 'Request body must be sent as Content-Type: application/json',
     too_many_requests: () => 'Too many requests; retry later',
     internal_error: () => 'An unexpected error occurred; it has been logged',
@@ -135,6 +137,8 @@ const de: Catalogue = {
     cursor_expired: ({ days }) =>
       `Dieser Cursor ist älter als die Aufbewahrungsdauer des Änderungs-Feeds von ${days} Tagen; ohne after neu beginnen und neu synchronisieren`,
     payload_too_large: ({ limit }) => `Der Request-Body ist größer als ${number('de', limit)} Bytes`,
+    headers_too_large: () => 'Anfragezeile und Header sind zu groß',
+    malformed_request: () => 'Anfragezeile und Header sind kein gültiges HTTP',
     unsupported_media_type: () => 'Der Request-Body muss mit Content-Type: application/json gesendet werden',
     too_many_requests: () => 'Zu viele Anfragen; bitte später erneut versuchen',
     internal_error: () => 'Ein unerwarteter Fehler ist aufgetreten; er wurde protokolliert',
@@ -192,6 +196,8 @@ const it: Catalogue = {
     cursor_expired: ({ days }) =>
       `Questo cursore è più vecchio della conservazione del feed delle modifiche di ${days} giorni; ricomincia senza after e risincronizza`,
     payload_too_large: ({ limit }) => `Il corpo della richiesta supera ${number('it', limit)} byte`,
+    headers_too_large: () => 'Riga di richiesta e intestazioni troppo grandi',
+    malformed_request: () => 'Riga di richiesta e intestazioni non sono HTTP valido',
     unsupported_media_type: () => 'Il corpo della richiesta deve essere inviato con Content-Type: application/json',
     too_many_requests: () => 'Troppe richieste; riprova più tardi',
     internal_error: () => 'Si è verificato un errore imprevisto; è stato registrato',
