@@ -25,11 +25,13 @@ import {
   ROUTES,
   TABLE_GRANTS,
   WORKER_GRANTS,
+  RATE_COUNT_GRANT,
   type RouteDefinition,
   type RouteName,
   type TableGrant,
 } from '../src/http/routes';
 import { TABLE } from '../src/data/table-definition';
+import { RATE_PREFIX } from '../src/data/keys';
 
 /** The repository root (this file lives in lib/). */
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -107,6 +109,18 @@ export function tableStatement(tableArn: string, grant: TableGrant): iam.PolicyS
     resources: [tableArn, ...grant.indexes.map((index) => `${tableArn}/index/${index}`)],
   });
 }
+
+/**
+ * The rate count syncs of every function of a route with a token (contract §18,
+ * RATE_COUNT_GRANT): UpdateItem of the items whose partition key starts with
+ * `RATE#`, nothing else, so a GET route's function still cannot write a record.
+ */
+export const rateCountStatement = (tableArn: string): iam.PolicyStatement =>
+  new iam.PolicyStatement({
+    actions: RATE_COUNT_GRANT.actions.map((action) => `dynamodb:${action}`),
+    resources: [tableArn],
+    conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RATE_PREFIX}*`] } },
+  });
 
 /** The stage that needs no alarm email: the default, for trying things out. */
 export const DEV_STAGE = 'dev';
@@ -294,6 +308,7 @@ export class ApiStack extends Stack {
       });
       // Exactly what the route's code path calls (TABLE_GRANTS in src/http/routes.ts): no index/*, no Scan.
       if (statement) fn.role.addToPrincipalPolicy(statement);
+      if (needsToken(name)) fn.role.addToPrincipalPolicy(rateCountStatement(this.table.tableArn));
       functions[name] = fn;
       return fn;
     };

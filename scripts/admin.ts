@@ -2,7 +2,7 @@
  * Provisioning tool (contract §10, §15):
  *   npm run admin -- import FILE   import a business fixture (idempotent), print {"business_id","token"}
  *   npm run admin -- revoke TOKEN  revoke an API token
- *   npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME]
+ *   npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME] [--rate-limit N/W]
  *   npm run admin -- token list BUSINESS_ID            one JSON line per token (never the token)
  *   npm run admin -- token revoke BUSINESS_ID HASH      revoke by the hash prefix `token list` shows
  *   npm run admin -- retention run [--now DATETIME] [--business ID]
@@ -25,7 +25,8 @@ async function main(argv: string[]): Promise<number> {
   const retention = command === 'retention' ? parseRetentionCommand(argv.slice(1)) : undefined;
   for (const problem of [token, retention])
     if (typeof problem === 'string') {
-      console.error(`${problem}\n${USAGE}`);
+      // One line naming what is wrong (contract §18); the usage is for a missing or unknown command.
+      console.error(problem);
       return 2;
     }
   if (!token && !retention && (!command || !arg || !['import', 'revoke'].includes(command))) {

@@ -5,6 +5,7 @@
  */
 import { parseCommandArgs } from './parse-command';
 import { SCOPES, isScope, type Scope } from '../../src/domain/scopes';
+import { parseRatePolicy, type RatePolicy } from '../../src/domain/rate-window';
 import {
   UnknownBusiness,
   createToken,
@@ -16,7 +17,7 @@ import {
 export const MAX_TOKEN_NAME_LENGTH = 64;
 
 export const TOKEN_USAGE = [
-  '       npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME]',
+  '       npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME] [--rate-limit N/W]',
   '       npm run admin -- token list BUSINESS_ID',
   '       npm run admin -- token revoke BUSINESS_ID HASH_PREFIX',
   `scopes: ${SCOPES.join(', ')} (default: all)`,
@@ -32,6 +33,7 @@ export type TokenCommand =
       readonly scopes?: Scope[];
       readonly expiresInDays?: number;
       readonly name?: string;
+      readonly rateLimit?: RatePolicy;
     }
   | { readonly kind: 'list'; readonly businessId: string }
   | { readonly kind: 'revoke'; readonly businessId: string; readonly hashPrefix: string };
@@ -42,6 +44,7 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
     scopes: { type: 'string' },
     'expires-in-days': { type: 'string' },
     name: { type: 'string' },
+    'rate-limit': { type: 'string' },
   });
   if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
@@ -79,7 +82,13 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
   // Every change-feed entry of the token's writes carries its name (contract §20): bounded, so entries stay small.
   if (values.name !== undefined && [...values.name].length > MAX_TOKEN_NAME_LENGTH)
     return `token create: --name must be at most ${MAX_TOKEN_NAME_LENGTH} characters`;
-  return { kind: 'create', businessId, scopes, expiresInDays, name: values.name };
+  let rateLimit: RatePolicy | undefined;
+  if (values['rate-limit'] !== undefined) {
+    const parsed = parseRatePolicy(values['rate-limit']);
+    if (typeof parsed === 'string') return `token create: --rate-limit ${parsed}`;
+    rateLimit = parsed;
+  }
+  return { kind: 'create', businessId, scopes, expiresInDays, name: values.name, rateLimit };
 }
 
 /** Runs a parsed command; stdout carries the result (last line JSON), stderr the human-readable notes. */
@@ -91,6 +100,7 @@ export async function tokenCommand(command: TokenCommand): Promise<number> {
           name: command.name ?? 'admin',
           scopes: command.scopes,
           expiresInDays: command.expiresInDays,
+          rateLimit: command.rateLimit,
         });
         console.error(`Token for ${command.businessId} created; it is shown only this once`);
         console.log(JSON.stringify(created));

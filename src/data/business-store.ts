@@ -4,6 +4,8 @@ import { retentionDaysOf } from '../domain/retention';
 import { keys } from './keys';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
+import { RATE_ATTRIBUTES, rateCounter } from './entities/rate-counter';
+import { ratePolicyOf, storeBusinessRateLimits } from './rate-counts';
 import { batchGet, batchPut, queryAll, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
@@ -98,7 +100,11 @@ export async function importBusiness(
 ): Promise<ImportSummary> {
   const bid = config.id;
   const now = new Date().toISOString();
-  const [existingConfigItem, registered] = await batchGet([keys.business(bid), keys.businessRegistry(bid)]);
+  const [existingConfigItem, registered, rateItem] = await batchGet([
+    keys.business(bid),
+    keys.businessRegistry(bid),
+    rateCounter.businessKey(bid),
+  ]);
   const writes: Item[] = [];
   let unchanged = 0;
 
@@ -153,6 +159,14 @@ export async function importBusiness(
   }
   const entry = registryEntry(config);
   if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);
+  // Contract §18: every instance reads the business's limits from its counter item with its next sync.
+  const limit = ratePolicyOf(config.rate_limit);
+  const tokenLimit = ratePolicyOf(config.token_rate_limit);
+  const rateChanged =
+    canonical(rateItem?.[RATE_ATTRIBUTES.limit] ?? null) !== canonical(config.rate_limit ?? null) ||
+    canonical(rateItem?.[RATE_ATTRIBUTES.tokenLimit] ?? null) !== canonical(config.token_rate_limit ?? null);
+  // Before the config: a new business's tokens are usable only once its config is written.
+  if (rateChanged) await storeBusinessRateLimits(bid, { limit, tokenLimit });
   await batchPut(writes);
-  return { created: !existingConfigItem, written: writes.length, unchanged };
+  return { created: !existingConfigItem, written: writes.length + (rateChanged ? 1 : 0), unchanged };
 }

@@ -8,6 +8,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  */
 const scope = new AsyncLocalStorage<string>();
 
+/**
+ * What the rate count syncs of every route are attributed to: one grant for all
+ * of them (UpdateItem on the `RATE#` items only, src/http/routes.ts RATE_COUNT_GRANT).
+ */
+export const RATE_COUNTS_SCOPE = 'rate-counts';
+
 /** Runs `fn` with its DynamoDB calls attributed to `route`. */
 export const inCallScope = <T>(route: string, fn: () => Promise<T>): Promise<T> => scope.run(route, fn);
 

@@ -33,6 +33,9 @@ export const FEED_COUNTER_SK = 'SEQ';
 
 const BUSINESS_CONFIG_SK = 'CONFIG';
 
+/** The partition prefix of the rate counters: the only items a function of a GET route writes. */
+export const RATE_PREFIX = 'RATE#';
+
 /** Whether a key is a business's config (keys.business): only an import writes it. */
 export const isBusinessConfigKey = (key: Key): boolean => key.SK === BUSINESS_CONFIG_SK;
 
@@ -76,6 +79,15 @@ export const keys = {
   feedCounter: (businessId: string, lane: number | string): Key => ({
     PK: `${biz(businessId)}#feed#${lane}`,
     SK: FEED_COUNTER_SK,
+  }),
+  /**
+   * Rate counts of a business and of its tokens (src/data/rate-counts.ts). Their own `RATE#` prefix: the
+   * functions of GET routes may update these items and no other (IAM `dynamodb:LeadingKeys`, lib/api-stack.ts).
+   */
+  businessRate: (businessId: string): Key => ({ PK: `${RATE_PREFIX}${businessId}`, SK: 'business' }),
+  tokenRate: (businessId: string, tokenHash: string): Key => ({
+    PK: `${RATE_PREFIX}${businessId}`,
+    SK: `token#${tokenHash}`,
   }),
 };
 

@@ -1,6 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { SCOPES, type Scope } from '../domain/scopes';
+import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
+import { DEFAULT_TOKEN_RATE_LIMIT, type RatePolicy } from '../domain/rate-window';
+import { ratePolicyOf, storedRatePolicy } from './rate-counts';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
@@ -48,6 +51,8 @@ export interface TokenGrant {
   readonly expiresAt: number | undefined;
   /** The token's name (`token create --name`), which the change feed names as who made a write. */
   readonly name: string;
+  /** The token's own rate limit (`token create --rate-limit`); undefined = its business's default (contract §18). */
+  readonly rateLimit: RatePolicy | undefined;
 }
 
 export interface TokenInfo {
@@ -56,6 +61,8 @@ export interface TokenInfo {
   readonly created_at: string;
   readonly expires_at: string | null;
   readonly hash_prefix: string;
+  /** The limit the token has: its own, else its business's default for tokens (contract §18). */
+  readonly rate_limit: StoredRatePolicy;
 }
 
 export interface IssueOptions {
@@ -63,6 +70,8 @@ export interface IssueOptions {
   /** Default: every scope. */
   readonly scopes?: readonly Scope[];
   readonly expiresInDays?: number;
+  /** Default: the business's default for its tokens, as it is when a request is counted. */
+  readonly rateLimit?: RatePolicy;
 }
 
 export class UnknownBusiness extends Error {
@@ -117,6 +126,7 @@ export async function storeToken(
     scopes,
     created_at: new Date(now).toISOString(),
     ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
+    ...(options.rateLimit ? { rate_limit: storedRatePolicy(options.rateLimit) } : {}),
   };
   await transactWrite([
     {
@@ -161,15 +171,21 @@ export function grantOfItem(item: Item | undefined, claimed: string | undefined)
     scopes: scopesOf(item),
     expiresAt: expiresAtOf(item),
     name: String(item.name ?? ''),
+    rateLimit: ratePolicyOf(item.rate_limit),
   };
 }
 
 /** The tokens of a business (never the token itself), oldest first. */
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :p',
-    ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }) },
-  });
+  const [items, config] = await Promise.all([
+    queryAll({
+      KeyConditionExpression: 'PK = :p',
+      ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }) },
+    }),
+    getItem(keys.business(businessId)),
+  ]);
+  const businessDefault =
+    ratePolicyOf((config?.config as BusinessConfig | undefined)?.token_rate_limit) ?? DEFAULT_TOKEN_RATE_LIMIT;
   return items
     .map((item) => {
       const expiresAt = expiresAtOf(item);
@@ -179,6 +195,7 @@ export async function listTokens(businessId: string): Promise<TokenInfo[]> {
         created_at: String(item.created_at ?? ''),
         expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
         hash_prefix: String(item.SK).slice(0, HASH_PREFIX_LENGTH),
+        rate_limit: storedRatePolicy(ratePolicyOf(item.rate_limit) ?? businessDefault),
       };
     })
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.hash_prefix.localeCompare(b.hash_prefix));

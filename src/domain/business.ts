@@ -11,6 +11,16 @@ export interface BusinessProfile {
   readonly timezone: string;
   /** Contract §17: applications not written for longer are erased by the retention job; absent/null = kept. */
   readonly application_retention_days?: number | null;
+  /** Contract §18: the default limit of the business's tokens (600 per 60 s when absent). */
+  readonly token_rate_limit?: StoredRatePolicy;
+  /** Contract §18: the limit over all the business's tokens together (3000 per 60 s when absent). */
+  readonly rate_limit?: StoredRatePolicy;
+}
+
+/** A rate limit as fixtures, token items and counter items store it (src/domain/rate-window.ts RatePolicy). */
+export interface StoredRatePolicy {
+  readonly requests: number;
+  readonly window_seconds: number;
 }
 
 /**

@@ -54,7 +54,7 @@ export interface ErrorMessageParams {
   headers_too_large: Record<string, never>;
   malformed_request: Record<string, never>;
   unsupported_media_type: Record<string, never>;
-  too_many_requests: Record<string, never>;
+  rate_limited: { limit: 'token' | 'business'; requests: number; windowSeconds: number; retryAfter: number };
   internal_error: Record<string, never>;
   service_unavailable: Record<string, never>;
 }
@@ -186,10 +186,14 @@ export const subscriptionDeleted = (): HttpError =>
   new HttpError(410, 'subscription_deleted', byKey('subscription_deleted', NO_PARAMS));
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
-/** 429 with Retry-After. */
-export const tooManyRequests = (retryAfterSeconds = 1): HttpError =>
-  new HttpError(429, 'too_many_requests', byKey('too_many_requests', NO_PARAMS), {
-    'Retry-After': String(retryAfterSeconds),
+/** 429 (contract §18): over the token's or the business's rate limit; nothing was done. */
+export const rateLimited = (
+  params: ErrorMessageParams['rate_limited'],
+  headers: Record<string, string> = {},
+): HttpError =>
+  new HttpError(429, 'rate_limited', byKey('rate_limited', params), {
+    ...headers,
+    'Retry-After': String(params.retryAfter),
   });
 export const internalError = (): HttpError => new HttpError(500, 'internal_error', byKey('internal_error', NO_PARAMS));
 export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>

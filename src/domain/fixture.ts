@@ -1,4 +1,4 @@
-import { localized, type BusinessConfig, type Locale } from './business';
+import { localized, type BusinessConfig, type Locale, type StoredRatePolicy } from './business';
 import { accessorOf, type CustomFieldDefinition } from './custom-fields';
 import { buildLocationTree } from './location-tree';
 import { isValidTimezone } from './job-dates';
@@ -34,6 +34,8 @@ export interface Fixture {
     locales: Locale[];
     timezone: string;
     application_retention_days?: number | null;
+    token_rate_limit?: StoredRatePolicy;
+    rate_limit?: StoredRatePolicy;
   };
   employee_statuses: Json[];
   application_statuses: Json[];

@@ -16,6 +16,9 @@ import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
 import { logger } from './logger';
 import { requestIdOf } from './middleware';
+import { admit as countRequest, knownRefusal, standingForAnswer } from '../data/rate-counts';
+import { rateLimitHeaders, rateRefusal } from './rate-limit';
+import { setAnswerHeaders } from './middleware';
 
 export interface AuthContext {
   /**
@@ -69,23 +72,40 @@ async function grantOf(token: string): Promise<TokenGrant | undefined> {
   return grant;
 }
 
+/** Which token a request was counted (or refused) for: its answer carries the RateLimit fields. */
+const RATED = Symbol('rated token');
+type Rated = { [RATED]?: string };
+
 /**
- * 401 for no or an expired grant, 403 without `scope`; the business labels the logs from here on, and the
+ * 401 for no or an expired grant, 429 over the token's or its business's rate
+ * limit (contract §18: a valid token's request counts, whatever it answers but
+ * 429), 403 without `scope`; the business labels the logs from here on, and the
  * request's writes are the token's (contract §20: the change feed names the token and the request id answered).
  */
 function admit(
   grant: TokenGrant | undefined,
   scope: Scope,
   who: { hash: string; requestId: string },
+  request: { internal: object },
 ): asserts grant is TokenGrant {
   if (!grant) throw unauthorized('unknown_token');
   if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) throw unauthorized('expired_token');
   logger.appendKeys({ business_id: grant.businessId });
+  (request.internal as Rated)[RATED] = who.hash;
+  const decision = countRequest(who.hash, grant.businessId, grant.rateLimit);
+  if (!decision.admitted) throw rateRefusal(decision);
   if (!grant.scopes.includes(scope)) throw insufficientScope(scope);
   setWriteOrigin({
     actor: { type: 'token', token_id: who.hash.slice(0, HASH_PREFIX_LENGTH), token_name: grant.name },
     request_id: who.requestId,
   });
+}
+
+/** The RateLimit fields on the answer of a request its token was counted or refused for (none after a 401). */
+async function rateFields(request: { internal: object }): Promise<void> {
+  const hash = (request.internal as Rated)[RATED];
+  const standing = hash === undefined ? undefined : await standingForAnswer(hash);
+  if (standing) setAnswerHeaders(request, rateLimitHeaders(standing));
 }
 
 /**
@@ -107,6 +127,12 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     const token = m[1];
     const hash = hashToken(token);
     const who = { hash, requestId: requestIdOf(event) };
+    // A token this instance refused (or counted full) in its current window: refused again without any call.
+    const known = knownRefusal(hash);
+    if (known) {
+      (request.internal as Rated)[RATED] = hash;
+      throw rateRefusal(known);
+    }
     const claimed = claimedBusinessOf(token);
     let businessId: string;
     if (claimed !== undefined && !keptGrant(hash)) {
@@ -116,20 +142,21 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
         lookup: () => lookupToken(token),
         verify: (grant) => {
           keep(hash, grant);
-          admit(grant, scope, who);
+          admit(grant, scope, who, request);
         },
       });
       // Claimed until the first read verifies it: nothing read for it reaches anyone before that.
       businessId = claimed;
     } else {
       const grant = await grantOf(token);
-      admit(grant, scope, who);
+      admit(grant, scope, who, request);
       businessId = grant.businessId;
     }
     (request.context as { auth?: AuthContext }).auth = { businessId };
   },
-  after: async () => {
+  after: async (request) => {
     await ensureTokenChecked();
+    await rateFields(request);
   },
   onError: async (request) => {
     try {
@@ -137,5 +164,6 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     } catch (refusal) {
       request.error = refusal as Error;
     }
+    await rateFields(request);
   },
 });

@@ -30,6 +30,18 @@ export interface Request {
   context: { awsRequestId?: string };
 }
 
+const ANSWER_HEADERS = Symbol('answer headers');
+
+/**
+ * Headers an inner middleware adds to the answer, whatever it is (the RateLimit
+ * fields of src/http/auth.ts); an error's own headers win over them.
+ */
+export function setAnswerHeaders(request: { internal: object }, headers: Record<string, string>): void {
+  (request.internal as { [ANSWER_HEADERS]?: Record<string, string> })[ANSWER_HEADERS] = headers;
+}
+const answerHeadersOf = (request: { internal: object }): Record<string, string> =>
+  (request.internal as { [ANSWER_HEADERS]?: Record<string, string> })[ANSWER_HEADERS] ?? {};
+
 /** Headers every response carries, errors included (contract §2, §3). */
 function baseHeaders(requestId: string): Record<string, string> {
   return {
@@ -148,12 +160,16 @@ export const responseMiddleware = (route: string): MiddlewareObj => {
     after: (request) => {
       const requestId = requestIdOf(request.event as Event);
       const response = request.response as Result;
-      request.response = { ...response, headers: { ...baseHeaders(requestId), ...(response.headers ?? {}) } };
+      request.response = {
+        ...response,
+        headers: { ...baseHeaders(requestId), ...answerHeadersOf(request), ...(response.headers ?? {}) },
+      };
       finish(request, response.statusCode ?? 200);
     },
     onError: (request) => {
       const event = request.event as Event;
       const response = errorResponse(request.error, requestIdOf(event), languageOf(event.headers));
+      response.headers = { ...answerHeadersOf(request), ...response.headers };
       request.response = response;
       finish(request, response.statusCode ?? 500);
     },

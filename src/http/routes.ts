@@ -485,6 +485,15 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
 };
 
 /**
+ * Every function of a route with a token also sends the rate count syncs
+ * (src/data/rate-counts.ts): UpdateItem of the `RATE#` counter items and of no
+ * other item (the CDK stack adds it as its own statement with a
+ * `dynamodb:LeadingKeys` condition, so a GET route still writes no record).
+ * The tests attribute those calls to RATE_COUNTS_SCOPE (src/data/call-scope.ts).
+ */
+export const RATE_COUNT_GRANT = { actions: ['UpdateItem'], indexes: [] } as const satisfies TableGrant;
+
+/**
  * Functions that are not routes (a schedule or a queue triggers them), granted
  * and checked against the calls the tests observe the same way as TABLE_GRANTS.
  */

@@ -94,10 +94,17 @@ answers \`403\` \`insufficient_scope\` with \`WWW-Authenticate: Bearer error="in
 before the body is read; nothing is changed. Scopes:
 ${SCOPES.map((scope) => `- \`${scope}\`: ${SCOPE_DESCRIPTIONS[scope]}`).join('\n')}
 
-## Throttling
-Every operation may answer \`429\` when the deployment's request rate limit is exceeded. API Gateway answers it
-before the service sees the request (\`{"message": "Too Many Requests"}\`, not the error body below); nothing was
-done, retry with exponential backoff.
+## Rate limits
+Every token has a limit of requests per sliding window (its own, or its business's default for tokens: 600 per 60 s
+unless set), and its business a limit over all its tokens together (3000 per 60 s unless set). Every answer to a
+request with a valid token carries \`RateLimit-Policy: "token";q=600;w=60, "business";q=3000;w=60\` and
+\`RateLimit: "token";r=<left>;t=<seconds>, "business";r=<left>;t=<seconds>\` (IETF RateLimit header fields). Over
+either limit the answer is \`429\` \`rate_limited\` with \`Retry-After\` (whole seconds): nothing was done, an
+\`Idempotency-Key\` it carried is not used, and the 429 does not count against the limits. A client that keeps
+\`r\` above 0 (or waits \`t\` seconds when it is 0) is never refused. The operator raises a token's limit with
+\`npm run admin -- token create BUSINESS --rate-limit N/W\` (a new token) or the business's fixture. Rarely the
+deployment's stage throttle answers \`429\` before the service sees the request (\`{"message": "Too Many Requests"}\`,
+none of these headers): retry with exponential backoff.
 
 ## Formats
 JSON in and out (UTF-8). Requests with a body must send \`Content-Type: application/json\` (else \`415\`), at most ${MAX_BODY_MIB} MiB
@@ -190,6 +197,18 @@ const HEADERS: Record<string, JsonObject> = {
       'A `Bearer` challenge (RFC 6750): with `error="invalid_token"` for a token that is not accepted, with `error="insufficient_scope"` and the needed `scope` on 403.',
     required: true,
     schema: { type: 'string' },
+  },
+  RateLimitPolicy: {
+    description:
+      'The limits this request counts against (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"token";q=<requests>;w=<seconds>, "business";q=<requests>;w=<seconds>`. On every answer to a request with a valid token (errors and `429` included); not on `401`.',
+    schema: { type: 'string', pattern: '^"token";q=\\d+;w=\\d+, "business";q=\\d+;w=\\d+$' },
+    example: '"token";q=600;w=60, "business";q=3000;w=60',
+  },
+  RateLimit: {
+    description:
+      'The request\'s standing against each limit: `r` requests left in the sliding window, `t` seconds until the window frees capacity: `"token";r=<remaining>;t=<seconds>, "business";r=<remaining>;t=<seconds>`. `r=0` names the exhausted limit of a `429`.',
+    schema: { type: 'string', pattern: '^"token";r=\\d+;t=\\d+, "business";r=\\d+;t=\\d+$' },
+    example: '"token";r=598;t=57, "business";r=2911;t=12',
   },
   ContentLanguage: {
     description: 'Language of the error texts (`message`, field messages), negotiated from `Accept-Language`.',
@@ -461,17 +480,37 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
   ];
 }
 
+/** API Gateway's own body when the stage throttle refuses a request before any function runs. */
+const STAGE_THROTTLE_BODY = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] };
+
 /**
  * Stage throttling: API Gateway answers before any function runs, with its own
- * body and none of our headers.
+ * body and none of our headers (the only 429 of the routes without a token).
  */
 const THROTTLED: OpenApiResponse = {
   description:
     'Too many requests: the deployment’s rate limit (API Gateway stage throttling) was exceeded; nothing was done. Retry with backoff.',
+  content: { 'application/json': { schema: STAGE_THROTTLE_BODY, example: { message: 'Too Many Requests' } } },
+};
+
+/** Contract §18: over the token's or the business's limit (or, rarely, the stage throttle above). */
+const RATE_LIMITED: OpenApiResponse = {
+  description:
+    'Over the rate limit of this token or of its business (`rate_limited`, `message` in the client\'s language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment\'s stage throttle answers instead, with API Gateway\'s body `{"message": "Too Many Requests"}` and none of these headers.',
+  headers: {
+    'X-Request-Id': headerRef('XRequestId'),
+    'Content-Language': headerRef('ContentLanguage'),
+    'Retry-After': { ...HEADERS.RetryAfter, required: false },
+  },
   content: {
     'application/json': {
-      schema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-      example: { message: 'Too Many Requests' },
+      schema: { anyOf: [schemaRef('ErrorBody'), STAGE_THROTTLE_BODY] },
+      example: {
+        error: 'rate_limited',
+        message:
+          'This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds',
+        request_id: 'c0ffee00-0000-4000-8000-000000000000',
+      },
     },
   },
 };
@@ -588,7 +627,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     const key = String(status);
     responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.(route) ?? errorResponse(`Error ${key}`, 'error');
   }
-  responses['429'] = THROTTLED;
+  responses['429'] = route.auth ? RATE_LIMITED : THROTTLED;
   responses['500'] = errorResponse(
     'Unexpected error, logged; never a stack trace (`internal_error`)',
     'internal_error',
@@ -602,6 +641,19 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       },
     );
   }
+
+  // Contract §18: every answer to a request with a valid token carries the RateLimit fields (not a 401).
+  if (route.auth)
+    for (const [status, r] of Object.entries(responses))
+      if (status !== '401')
+        responses[status] = {
+          ...r,
+          headers: {
+            ...r.headers,
+            'RateLimit-Policy': headerRef('RateLimitPolicy'),
+            RateLimit: headerRef('RateLimit'),
+          },
+        };
 
   const parameters = parametersOf(route, schemas);
   return {

@@ -2,6 +2,22 @@ import Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject } from 'ajv';
 import { LOCALES, type Locale } from '../domain/business';
 import { MAX_RETENTION_DAYS, MIN_RETENTION_DAYS } from '../domain/retention';
+import { RATE_LIMIT_BOUNDS } from '../domain/rate-window';
+
+/** N requests per W seconds (contract §18), in the ranges `token create --rate-limit` takes. */
+const ratePolicy = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['requests', 'window_seconds'],
+  properties: {
+    requests: { type: 'integer', minimum: RATE_LIMIT_BOUNDS.requests.min, maximum: RATE_LIMIT_BOUNDS.requests.max },
+    window_seconds: {
+      type: 'integer',
+      minimum: RATE_LIMIT_BOUNDS.windowSeconds.min,
+      maximum: RATE_LIMIT_BOUNDS.windowSeconds.max,
+    },
+  },
+} as const;
 import { CUSTOM_FIELD_TYPES } from '../domain/custom-fields';
 import { checkFixture, NAMED_PAYOUT_TYPES, type FixtureResult } from '../domain/fixture';
 
@@ -64,6 +80,9 @@ function fixtureSchema(locales: readonly Locale[]): Json {
           application_retention_days: {
             anyOf: [{ type: 'null' }, { type: 'integer', minimum: MIN_RETENTION_DAYS, maximum: MAX_RETENTION_DAYS }],
           },
+          // Contract §18: the default limit of the business's tokens, and its limit over all of them.
+          token_rate_limit: ratePolicy,
+          rate_limit: ratePolicy,
         },
       },
       employee_statuses: { type: 'array', items: status },

@@ -78,14 +78,21 @@ const roleId = (name: string): string => stack.getLogicalId(stack.functions[name
 const asArray = <T>(v: T | T[]): T[] => (Array.isArray(v) ? v : [v]);
 
 /** Every statement of every policy attached to a function's role. */
-function statementsOf(name: string): { Action: string | string[]; Resource: unknown; Effect: string }[] {
+function statementsOf(name: string): {
+  Action: string | string[];
+  Resource: unknown;
+  Effect: string;
+  Condition?: unknown;
+}[] {
   const role = roleId(name);
   return ofType('AWS::IAM::Policy')
     .filter(([, p]) => asArray(p.Properties.Roles).some((r: { Ref?: string }) => r.Ref === role))
     .flatMap(([, p]) => p.Properties.PolicyDocument.Statement);
 }
+/** Actions on the table's items in general (the rate count statement, limited to `RATE#` keys, apart). */
 const dynamoActionsOf = (name: string): string[] =>
   statementsOf(name)
+    .filter((s) => !s.Condition)
     .flatMap((s) => asArray(s.Action))
     .filter((a) => a.startsWith('dynamodb:'));
 
@@ -277,8 +284,9 @@ describe('table', () => {
 describe('IAM least privilege', () => {
   const tableArn = (): Json => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
   const indexArn = (index: string): Json => ({ 'Fn::Join': ['', [tableArn(), `/index/${index}`]] });
+  // The rate count statement (its LeadingKeys condition) is checked on its own below.
   const dynamoStatements = (name: string) =>
-    statementsOf(name).filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')));
+    statementsOf(name).filter((s) => asArray(s.Action).some((a) => a.startsWith('dynamodb:')) && !s.Condition);
 
   test('each function gets exactly its declared actions on the table and its declared indexes, nothing else', () => {
     for (const { name } of ALL_FUNCTIONS) {
@@ -328,6 +336,23 @@ describe('IAM least privilege', () => {
     const [statement] = dynamoStatements(name);
     expect(asArray(statement!.Action).sort()).toEqual(actions.map((a) => `dynamodb:${a}`));
     expect(asArray(statement!.Resource)).toEqual([tableArn(), ...indexes.map(indexArn)]);
+  });
+
+  test('every function of a route with a token may UpdateItem the RATE# counter items and no other item (contract §18)', () => {
+    for (const { name } of ALL_FUNCTIONS) {
+      const limited = statementsOf(name).filter((s) => s.Condition);
+      const expected = ROUTES.some((r) => r.name === name && r.auth)
+        ? [
+            {
+              Action: 'dynamodb:UpdateItem',
+              Effect: 'Allow',
+              Resource: tableArn(),
+              Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RATE#*'] } },
+            },
+          ]
+        : [];
+      expect({ name, limited }).toEqual({ name, limited: expected });
+    }
   });
 
   test('GET routes write nothing; DeleteItem only where something is deleted', () => {

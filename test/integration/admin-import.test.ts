@@ -137,6 +137,7 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
     created_at: string;
     expires_at: string | null;
     hash_prefix: string;
+    rate_limit: { requests: number; window_seconds: number };
   }
   const lastJson = <T>(stdout: string): T => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as T;
 
@@ -182,6 +183,8 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
       created_at: expect.stringMatching(/Z$/),
       expires_at,
       hash_prefix: expect.stringMatching(/^[0-9a-f]{12}$/),
+      // The business's default for its tokens (contract §18): the demo fixture keeps 600 per 60 s.
+      rate_limit: { requests: 600, window_seconds: 60 },
     });
     // The import's token is listed too, with every scope and no expiry.
     expect(lines.some((l) => l.scopes.length === 7 && l.expires_at === null)).toBe(true);
@@ -192,6 +195,32 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
     expect((await api.request('GET', `${API}/locations/hq`, { token })).status).toBe(401);
     expect((await admin('token', 'list', 'tok')).stdout).not.toContain(mine.hash_prefix);
   }, 90_000);
+
+  it("--rate-limit N/W sets the token's own limit: token list shows it, every answer says it (contract §18)", async () => {
+    const created = await admin('token', 'create', 'tok', '--name', 'bulk sync', '--rate-limit', '50/10');
+    expect(created.code).toBe(0);
+    const { token } = lastJson<Created>(created.stdout);
+    const answer = await api.request('GET', `${API}/locations/hq`, { token });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('ratelimit-policy')).toBe('"token";q=50;w=10, "business";q=3000;w=60');
+    const listed = (await admin('token', 'list', 'tok')).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Listed);
+    expect(listed.find((l) => l.name === 'bulk sync')?.rate_limit).toEqual({ requests: 50, window_seconds: 10 });
+  }, 90_000);
+
+  it('refuses a bad --rate-limit with one line and exit code 2, writing nothing', async () => {
+    const before = (await admin('token', 'list', 'tok')).stdout;
+    for (const bad of ['0/60', '100001/60', '10/3601', 'fast']) {
+      const refused = await admin('token', 'create', 'tok', '--rate-limit', bad);
+      expect({ bad, code: refused.code }).toEqual({ bad, code: 2 });
+      const lines = refused.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('npm warn'));
+      expect(lines).toEqual([expect.stringContaining('--rate-limit')]);
+      expect(refused.stdout).not.toContain('hr_');
+    }
+    expect((await admin('token', 'list', 'tok')).stdout).toBe(before);
+  }, 120_000);
 
   it('refuses unknown scopes and bad expiries before connecting, and an unknown business', async () => {
     const badScope = await admin('token', 'create', 'tok', '--scopes', 'employees:read,employees:delete');

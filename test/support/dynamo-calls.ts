@@ -6,7 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TABLE_GRANTS, WORKER_GRANTS, type TableGrant } from '../../src/http/routes';
+import { RATE_COUNT_GRANT, TABLE_GRANTS, WORKER_GRANTS, type TableGrant } from '../../src/http/routes';
+import { RATE_COUNTS_SCOPE } from '../../src/data/call-scope';
 
 export const CALLS_DIR = path.join(__dirname, '..', '..', '.cache', 'dynamo-calls');
 
@@ -49,7 +50,11 @@ export interface GrantCheck {
 
 export function checkGrants(
   observed: readonly ObservedCall[],
-  grants: Readonly<Record<string, TableGrant>> = { ...TABLE_GRANTS, ...WORKER_GRANTS },
+  grants: Readonly<Record<string, TableGrant>> = {
+    ...TABLE_GRANTS,
+    ...WORKER_GRANTS,
+    [RATE_COUNTS_SCOPE]: RATE_COUNT_GRANT,
+  },
 ): GrantCheck {
   const undeclared: string[] = [];
   for (const { route, action, index } of observed) {

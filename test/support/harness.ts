@@ -79,13 +79,27 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async provision(fixture) {
-      const result = parseFixture(fixture);
+      const result = parseFixture(withTestRateLimits(fixture));
       if (!result.ok) throw new Error(`bad test fixture: ${result.problems.join('; ')}`);
       const { config, records } = buildBusiness(result.fixture);
       await importBusiness(config, records);
       return issueToken(config.id, 'test');
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/**
+ * The limits test fixtures run with unless they set their own (contract §18: the demo fixture keeps the
+ * defaults, the tests set what they need): far above what any test sends, so only the rate limit tests see a 429.
+ */
+export const TEST_RATE_LIMIT = { requests: 100_000, window_seconds: 1 };
+export function withTestRateLimits(fixture: object): object {
+  const business = (fixture as { business?: Record<string, unknown> }).business;
+  if (!business || typeof business !== 'object') return fixture;
+  return {
+    ...fixture,
+    business: { token_rate_limit: TEST_RATE_LIMIT, rate_limit: TEST_RATE_LIMIT, ...business },
   };
 }
 

@@ -37,6 +37,8 @@ const built: Record<string, Key> = {
   // Sequences are zero-padded; the doc names them <seq>.
   'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
   'feed counter': keys.feedCounter('<bid>', '<lane>'),
+  'business rate counter': keys.businessRate('<bid>'),
+  'token rate counter': keys.tokenRate('<bid>', '<sha256>'),
 };
 
 describe('docs/architecture.md matches the key design', () => {

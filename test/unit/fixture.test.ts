@@ -19,6 +19,31 @@ describe('parseFixture', () => {
     }
   });
 
+  it('takes token_rate_limit and rate_limit (N 1..100000 per W 1..3600 s) into the config, refuses anything else (contract §18)', () => {
+    const limit = { requests: 100_000, window_seconds: 3600 };
+    const result = parseFixture({
+      ...base,
+      business: { ...base.business, token_rate_limit: limit, rate_limit: limit },
+    });
+    if (!result.ok) throw new Error(result.problems.join('; '));
+    expect(buildBusiness(result.fixture).config).toMatchObject({ token_rate_limit: limit, rate_limit: limit });
+    for (const key of ['token_rate_limit', 'rate_limit'])
+      for (const bad of [
+        { requests: 0, window_seconds: 60 },
+        { requests: 100_001, window_seconds: 60 },
+        { requests: 10, window_seconds: 0 },
+        { requests: 10, window_seconds: 3601 },
+        { requests: 1.5, window_seconds: 60 },
+        { requests: 10 },
+        { requests: 10, window_seconds: 60, burst: 5 },
+        '600/60',
+      ]) {
+        const refused = parseFixture({ ...base, business: { ...base.business, [key]: bad } });
+        expect({ key, bad, ok: refused.ok }).toEqual({ key, bad, ok: false });
+        if (!refused.ok) expect(refused.problems.join('\n')).toContain(key);
+      }
+  });
+
   it('a fixture with only a business is complete (lists default to empty)', () => {
     const result = parseFixture(base);
     expect(result.ok).toBe(true);

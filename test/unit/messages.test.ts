@@ -4,7 +4,7 @@ import {
   methodNotAllowed,
   notFound,
   payloadTooLarge,
-  tooManyRequests,
+  rateLimited,
   type ErrorMessageKey,
 } from '../../src/domain/errors';
 import { CUSTOM_FIELD_MESSAGES } from '../../src/domain/custom-fields';
@@ -57,12 +57,14 @@ describe('message catalogues (contract §16)', () => {
 
 describe('errorResponse', () => {
   it('answers in the negotiated language and says which', () => {
-    const res = errorResponse(tooManyRequests(3), 'r1', languageOf({ 'accept-language': 'it-IT,it;q=0.9' }));
+    const limited = rateLimited({ limit: 'token', requests: 10000, windowSeconds: 60, retryAfter: 3 });
+    const res = errorResponse(limited, 'r1', languageOf({ 'accept-language': 'it-IT,it;q=0.9' }));
     expect(res.statusCode).toBe(429);
     expect(res.headers).toMatchObject({ 'Content-Language': 'it', 'Retry-After': '3' });
     expect(JSON.parse(res.body as string)).toEqual({
-      error: 'too_many_requests',
-      message: 'Troppe richieste; riprova più tardi',
+      error: 'rate_limited',
+      message:
+        'Questo token ha superato il limite di 10.000 richieste ogni 60 secondi; non è stato eseguito nulla, riprova tra 3 secondi',
       request_id: 'r1',
     });
   });

@@ -7,6 +7,7 @@ import { application } from './application';
 import { employee, employeeJob } from './employee';
 import { feedLane } from './feed-lane';
 import { reference } from './reference';
+import { rateCounter } from './rate-counter';
 import { token } from './token';
 import { webhookSubscription } from './webhook-subscription';
 import type { Entity } from './entity';
@@ -19,4 +20,5 @@ export const ENTITIES: readonly Entity[] = [
   webhookSubscription,
   token,
   feedLane,
+  rateCounter,
 ];

@@ -80,7 +80,10 @@ const en: Catalogue = {
     headers_too_large: () => 'Request line and headers are too large',
     malformed_request: () => 'Request line and headers are not valid HTTP',
     unsupported_media_type: () => 'Request body must be sent as Content-Type: application/json',
-    too_many_requests: () => 'Too many requests; retry later',
+    rate_limited: ({ limit, requests, windowSeconds, retryAfter }) =>
+      `${limit === 'token' ? 'This token' : 'This business (all its tokens together)'} exceeded its rate limit of ` +
+      `${number('en', requests)} requests per ${windowSeconds} ${windowSeconds === 1 ? 'second' : 'seconds'}; ` +
+      `nothing was done, retry in ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}`,
     internal_error: () => 'An unexpected error occurred; it has been logged',
     service_unavailable: () => 'The data store is temporarily unavailable; retry later',
   },
@@ -140,7 +143,10 @@ const de: Catalogue = {
     headers_too_large: () => 'Anfragezeile und Header sind zu groß',
     malformed_request: () => 'Anfragezeile und Header sind kein gültiges HTTP',
     unsupported_media_type: () => 'Der Request-Body muss mit Content-Type: application/json gesendet werden',
-    too_many_requests: () => 'Zu viele Anfragen; bitte später erneut versuchen',
+    rate_limited: ({ limit, requests, windowSeconds, retryAfter }) =>
+      `${limit === 'token' ? 'Dieses Token' : 'Dieses Unternehmen (alle seine Tokens zusammen)'} hat sein Limit von ` +
+      `${number('de', requests)} Anfragen pro ${windowSeconds} ${windowSeconds === 1 ? 'Sekunde' : 'Sekunden'} ` +
+      `überschritten; nichts wurde ausgeführt, bitte in ${retryAfter} ${retryAfter === 1 ? 'Sekunde' : 'Sekunden'} erneut versuchen`,
     internal_error: () => 'Ein unerwarteter Fehler ist aufgetreten; er wurde protokolliert',
     service_unavailable: () => 'Der Datenspeicher ist vorübergehend nicht erreichbar; bitte später erneut versuchen',
   },
@@ -199,7 +205,10 @@ const it: Catalogue = {
     headers_too_large: () => 'Riga di richiesta e intestazioni troppo grandi',
     malformed_request: () => 'Riga di richiesta e intestazioni non sono HTTP valido',
     unsupported_media_type: () => 'Il corpo della richiesta deve essere inviato con Content-Type: application/json',
-    too_many_requests: () => 'Troppe richieste; riprova più tardi',
+    rate_limited: ({ limit, requests, windowSeconds, retryAfter }) =>
+      `${limit === 'token' ? 'Questo token' : "Quest'azienda (tutti i suoi token insieme)"} ha superato il limite di ` +
+      `${number('it', requests)} richieste ogni ${windowSeconds} ${windowSeconds === 1 ? 'secondo' : 'secondi'}; ` +
+      `non è stato eseguito nulla, riprova tra ${retryAfter} ${retryAfter === 1 ? 'secondo' : 'secondi'}`,
     internal_error: () => 'Si è verificato un errore imprevisto; è stato registrato',
     service_unavailable: () => "L'archivio dati è temporaneamente non disponibile; riprova più tardi",
   },

@@ -1,0 +1,343 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  admits,
+  DEFAULT_BUSINESS_RATE_LIMIT,
+  DEFAULT_TOKEN_RATE_LIMIT,
+  isValidRatePolicy,
+  mergeSlices,
+  policyState,
+  sliceMsOf,
+  sliceStartOf,
+  staleSlices,
+  type PolicyState,
+  type RatePolicy,
+} from '../domain/rate-window';
+import type { StoredRatePolicy } from '../domain/business';
+import { besideRequest, db } from './client';
+import { tableName } from './config';
+import { RATE_ATTRIBUTES, rateCounter } from './entities/rate-counter';
+import type { Key } from './keys';
+
+/**
+ * Rate counts of this instance (contract §18, docs/rate-limits.md). Each
+ * instance (a Lambda instance, a process of `INSTANCES=N npm start`) counts the
+ * requests it admits per time slice and adds them to the token's and the
+ * business's counter items with one UpdateItem (`ADD`, answered with the whole
+ * item: every instance's counts), at most once a second per item, sent beside
+ * the request's own calls (src/data/client.ts besideRequest) and never waited
+ * for before admitting: an instance decides on the counts DynamoDB last
+ * answered plus what it admitted since. A refusal needs no call at all: the
+ * next request is admitted once the instance's own view of the window frees
+ * capacity.
+ */
+
+const SYNC_INTERVAL_MS = 1000;
+/** A sync that takes longer is given up and its counts sent again with the next. */
+const SYNC_TIMEOUT_MS = 1000;
+/** How long an answer waits for a sync this request started, for fresh RateLimit fields. */
+const SETTLE_MS = 100;
+/** Bounds memory on an instance serving many tokens: the least recently added subject is forgotten first. */
+const MAX_SUBJECTS = 10_000;
+
+class Counts {
+  /** Every instance's counts as DynamoDB last answered (this instance's sent counts included). */
+  synced = new Map<number, number>();
+  /** Admitted here and sent, not answered yet. */
+  sending = new Map<number, number>();
+  /** Admitted here, not sent yet. */
+  pending = new Map<number, number>();
+  lastSyncAt = -Infinity;
+  syncing: Promise<void> | undefined;
+  timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly key: Key,
+    /** Token items expire when idle (TTL); the business item keeps its limits. */
+    readonly expires: boolean,
+  ) {}
+
+  slices(): Map<number, number> {
+    return mergeSlices(this.synced, this.sending, this.pending);
+  }
+
+  /** The slice a request admitted now is counted in: the finest slice while the limit is a guess (never counted too briefly). */
+  sliceNow(policy: RatePolicy, known: boolean, now: number): number {
+    return known ? sliceStartOf(policy, now) : Math.floor(now / FINEST_SLICE_MS) * FINEST_SLICE_MS;
+  }
+}
+
+/** The slice length of the shortest window (1 s). */
+const FINEST_SLICE_MS = sliceMsOf({ requests: 1, windowSeconds: 1 });
+
+class BusinessCounts extends Counts {
+  /** As import stored them on the business's counter item; undefined until a sync answered. */
+  limit: RatePolicy | undefined;
+  tokenLimit: RatePolicy | undefined;
+  /** Whether a sync answered: until then the limits above are the defaults' guess. */
+  learned = false;
+  policy(): RatePolicy {
+    return this.limit ?? DEFAULT_BUSINESS_RATE_LIMIT;
+  }
+}
+
+class TokenCounts extends Counts {
+  constructor(
+    key: Key,
+    readonly business: BusinessCounts,
+    /** The token's own limit (`token create --rate-limit`); else its business's default for tokens. */
+    public explicit: RatePolicy | undefined,
+  ) {
+    super(key, true);
+  }
+  policy(): RatePolicy {
+    return this.explicit ?? this.business.tokenLimit ?? DEFAULT_TOKEN_RATE_LIMIT;
+  }
+  known(): boolean {
+    return this.explicit !== undefined || this.business.learned;
+  }
+}
+
+const businesses = new Map<string, BusinessCounts>();
+const tokens = new Map<string, TokenCounts>();
+
+function remember<V>(map: Map<string, V>, id: string, value: V): V {
+  if (map.size >= MAX_SUBJECTS) map.delete(map.keys().next().value as string);
+  map.set(id, value);
+  return value;
+}
+
+const businessCounts = (businessId: string): BusinessCounts =>
+  businesses.get(businessId) ??
+  remember(businesses, businessId, new BusinessCounts(rateCounter.businessKey(businessId), false));
+
+/** A stored `{requests, window_seconds}`, or undefined for none or one out of range. */
+export function ratePolicyOf(value: unknown): RatePolicy | undefined {
+  const v = value as { requests?: unknown; window_seconds?: unknown } | undefined;
+  if (typeof v?.requests !== 'number' || typeof v.window_seconds !== 'number') return undefined;
+  const policy = { requests: v.requests, windowSeconds: v.window_seconds };
+  return isValidRatePolicy(policy) ? policy : undefined;
+}
+
+/** How a policy is stored (fixture, token item, counter item). */
+export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
+  requests: p.requests,
+  window_seconds: p.windowSeconds,
+});
+
+const SLICE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.slicePrefix}(\\d+)$`);
+
+function slicesOf(item: Record<string, unknown> | undefined): Map<number, number> {
+  const slices = new Map<number, number>();
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const start = SLICE_ATTRIBUTE.exec(name)?.[1];
+    if (start !== undefined && typeof value === 'number') slices.set(Number(start), value);
+  }
+  return slices;
+}
+
+function subtract(from: Map<number, number>, sent: Map<number, number>): void {
+  for (const [start, n] of sent) {
+    const left = (from.get(start) ?? 0) - n;
+    if (left > 0) from.set(start, left);
+    else from.delete(start);
+  }
+}
+
+/** One UpdateItem: this instance's unsent counts added, slices out of every window removed, the whole item back. */
+async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<string, unknown>) => void): Promise<void> {
+  const now = Date.now();
+  const sent = counts.pending;
+  counts.pending = new Map();
+  for (const [start, n] of sent) counts.sending.set(start, (counts.sending.get(start) ?? 0) + n);
+  counts.lastSyncAt = now;
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const add = [...sent].map(([start, n], i) => {
+    names[`#a${i}`] = `${RATE_ATTRIBUTES.slicePrefix}${start}`;
+    values[`:a${i}`] = n;
+    return `#a${i} :a${i}`;
+  });
+  const remove = staleSlices(counts.synced, policy, now)
+    .filter((start) => !sent.has(start))
+    .map((start, i) => {
+      names[`#r${i}`] = `${RATE_ATTRIBUTES.slicePrefix}${start}`;
+      return `#r${i}`;
+    });
+  let expression = `ADD ${add.join(', ')}`;
+  if (remove.length > 0) expression += ` REMOVE ${remove.join(', ')}`;
+  if (counts.expires) {
+    names['#e'] = RATE_ATTRIBUTES.expiresAt;
+    values[':e'] = Math.ceil(now / 1000) + policy.windowSeconds + 60;
+    expression += ' SET #e = :e';
+  }
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: counts.key,
+        UpdateExpression: expression,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+      { abortSignal: AbortSignal.timeout(SYNC_TIMEOUT_MS) },
+    );
+    subtract(counts.sending, sent);
+    counts.synced = slicesOf(out.Attributes);
+    learn(out.Attributes ?? {});
+  } catch {
+    // Not known to be stored: sent again with the next sync (if this one did land, they count twice for a
+    // window: an error toward refusing, never toward admitting more than the limit).
+    subtract(counts.sending, sent);
+    for (const [start, n] of sent) counts.pending.set(start, (counts.pending.get(start) ?? 0) + n);
+  }
+}
+
+/** Sends the unsent counts if a second has passed since the last sync; else once it has (a timer). */
+function syncWhenDue(counts: Counts, policy: () => RatePolicy, learn: (item: Record<string, unknown>) => void): void {
+  if (counts.syncing || counts.pending.size === 0) return;
+  const wait = counts.lastSyncAt + SYNC_INTERVAL_MS - Date.now();
+  if (wait > 0) {
+    counts.timer ??= setTimeout(() => {
+      counts.timer = undefined;
+      syncWhenDue(counts, policy, learn);
+    }, wait).unref();
+    return;
+  }
+  counts.syncing = besideRequest(() => send(counts, policy(), learn)).finally(() => {
+    counts.syncing = undefined;
+  });
+}
+
+const learnBusinessLimits =
+  (business: BusinessCounts) =>
+  (item: Record<string, unknown>): void => {
+    business.limit = ratePolicyOf(item[RATE_ATTRIBUTES.limit]);
+    business.tokenLimit = ratePolicyOf(item[RATE_ATTRIBUTES.tokenLimit]);
+    business.learned = true;
+  };
+
+/** A request's standing against both limits. */
+export interface RateDecision {
+  readonly admitted: boolean;
+  readonly token: PolicyState;
+  readonly business: PolicyState;
+}
+
+function decide(token: TokenCounts, now: number): RateDecision {
+  const t = policyState(token.slices(), token.policy(), now);
+  const b = policyState(token.business.slices(), token.business.policy(), now);
+  return { admitted: admits(t) && admits(b), token: t, business: b };
+}
+
+/**
+ * Before the token is read: the refusal of a token this instance has seen
+ * before and whose window (or business's) is still full by its own counts.
+ * Costs no DynamoDB call; undefined when the request may go on.
+ */
+export function knownRefusal(tokenHash: string, now = Date.now()): RateDecision | undefined {
+  const token = tokens.get(tokenHash);
+  if (!token) return undefined;
+  const decision = decide(token, now);
+  return decision.admitted ? undefined : decision;
+}
+
+/**
+ * A verified token's request: admitted and counted (in this instance; synced
+ * beside the request when due), or refused and counted nowhere.
+ */
+export function admit(
+  tokenHash: string,
+  businessId: string,
+  explicit: RatePolicy | undefined,
+  now = Date.now(),
+): RateDecision {
+  const business = businessCounts(businessId);
+  let token = tokens.get(tokenHash);
+  if (!token || token.business !== business)
+    token = remember(
+      tokens,
+      tokenHash,
+      new TokenCounts(rateCounter.tokenKey(businessId, tokenHash), business, explicit),
+    );
+  token.explicit = explicit;
+  const before = decide(token, now);
+  if (!before.admitted) return before;
+  for (const [counts, known] of [
+    [token, token.known()],
+    [business, business.learned],
+  ] as const) {
+    const start = counts.sliceNow(counts.policy(), known, now);
+    counts.pending.set(start, (counts.pending.get(start) ?? 0) + 1);
+  }
+  syncWhenDue(
+    token,
+    () => token.policy(),
+    () => undefined,
+  );
+  syncWhenDue(business, () => business.policy(), learnBusinessLimits(business));
+  // What the answer reports: this request counted.
+  return { ...decide(token, now), admitted: true };
+}
+
+/**
+ * The token's standing for the answer's RateLimit fields, once the syncs in
+ * flight answered or a short wait passed (a Lambda instance must not freeze
+ * with a sync half sent).
+ */
+export async function standingForAnswer(tokenHash: string): Promise<RateDecision | undefined> {
+  const token = tokens.get(tokenHash);
+  if (!token) return undefined;
+  const inFlight = [token.syncing, token.business.syncing].filter((p) => p !== undefined);
+  if (inFlight.length > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.all(inFlight),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS))),
+    ]);
+    clearTimeout(timer);
+  }
+  return decide(token, Date.now());
+}
+
+/** Forgets every count of this instance (tests that start from a clean instance). */
+export function resetRateCounts(): void {
+  for (const counts of [...tokens.values(), ...businesses.values()]) clearTimeout(counts.timer);
+  tokens.clear();
+  businesses.clear();
+}
+
+/**
+ * The business's limits on its counter item (import, contract §18): read by
+ * every instance with its next sync. Absent keys are removed (the defaults
+ * apply); the counts are left as they are.
+ */
+export async function storeBusinessRateLimits(
+  businessId: string,
+  limits: { readonly limit?: RatePolicy; readonly tokenLimit?: RatePolicy },
+): Promise<void> {
+  const set: string[] = [];
+  const remove: string[] = [];
+  const values: Record<string, unknown> = {};
+  const names: Record<string, string> = { '#l': RATE_ATTRIBUTES.limit, '#t': RATE_ATTRIBUTES.tokenLimit };
+  for (const [name, policy] of [
+    ['#l', limits.limit],
+    ['#t', limits.tokenLimit],
+  ] as const) {
+    if (policy) {
+      set.push(`${name} = :${name.slice(1)}`);
+      values[`:${name.slice(1)}`] = storedRatePolicy(policy);
+    } else remove.push(name);
+  }
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: rateCounter.businessKey(businessId),
+      UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
+        .filter(Boolean)
+        .join(' '),
+      ExpressionAttributeNames: names,
+      ...(set.length ? { ExpressionAttributeValues: values } : {}),
+    }),
+  );
+}

@@ -1,0 +1,31 @@
+import type { RateDecision } from '../data/rate-counts';
+import { rateLimited, type HttpError } from '../domain/errors';
+
+/**
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured
+ * fields) of a request's standing against its token's and its business's limit
+ * (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds until the
+ * window frees capacity.
+ */
+export function rateLimitHeaders({ token, business }: RateDecision): Record<string, string> {
+  return {
+    'RateLimit-Policy': `"token";q=${token.policy.requests};w=${token.policy.windowSeconds}, "business";q=${business.policy.requests};w=${business.policy.windowSeconds}`,
+    RateLimit: `"token";r=${token.remaining};t=${token.resetSeconds}, "business";r=${business.remaining};t=${business.resetSeconds}`,
+  };
+}
+
+/** The 429 of a refused request: names the exhausted limit (the token's first), Retry-After when both admit again. */
+export function rateRefusal(decision: RateDecision): HttpError {
+  const exhausted = [decision.token, decision.business].filter((s) => s.remaining === 0);
+  const named = exhausted[0] ?? decision.token;
+  const retryAfter = Math.max(1, ...exhausted.map((s) => s.resetSeconds));
+  return rateLimited(
+    {
+      limit: named === decision.token ? 'token' : 'business',
+      requests: named.policy.requests,
+      windowSeconds: named.policy.windowSeconds,
+      retryAfter,
+    },
+    rateLimitHeaders(decision),
+  );
+}

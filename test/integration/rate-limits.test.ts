@@ -1,0 +1,214 @@
+import demo from '../../fixtures/demo.json';
+import { createToken } from '../../src/data/token-store';
+import { dynamoStats } from '../../src/data/client';
+import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
+import { scanAll } from '../support/table-scan';
+
+/**
+ * Contract §18 on one instance (the server runs in this process): the fields on
+ * every answer with a valid token, the token's and the business's limits, 429s
+ * that change nothing and cost no call once refused, and what counting costs.
+ * Several instances: test/integration/instances.test.ts.
+ */
+let api: TestApi;
+
+beforeAll(async () => {
+  api = await startApi();
+}, 60_000);
+afterAll(() => api.close());
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const fixture = (id: string, limits: object) => ({ ...demo, business: { ...demo.business, id, ...limits } });
+const get = (token: string, path = '/locations/hq', headers: Record<string, string> = {}) =>
+  api.request('GET', `${API}${path}`, { token, headers });
+const fields = (res: ApiResponse) => ({
+  policy: res.headers.get('ratelimit-policy'),
+  state: res.headers.get('ratelimit'),
+});
+const remaining = (res: ApiResponse, limit: 'token' | 'business'): number =>
+  Number(new RegExp(`"${limit}";r=(\\d+)`).exec(res.headers.get('ratelimit') ?? '')?.[1] ?? NaN);
+const FIELD_PATTERN = /^"token";r=\d+;t=\d+, "business";r=\d+;t=\d+$/;
+
+describe('the RateLimit fields', () => {
+  let token: string;
+  let ids: SampleIds;
+  beforeAll(async () => {
+    token = await api.provision(fixture('fields', {}));
+    ids = await createSampleRecords(api, token);
+  }, 60_000);
+
+  it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))(
+    '%s: on its answer, with the limits of the token',
+    async (_n, route) => {
+      const sample = sampleRequest(route, ids);
+      const res = await api.request(sample.method, sample.path, { token, body: sample.body });
+      expect(res.status).toBeLessThan(300);
+      // Test fixtures set 100000 per second for both (test/support/harness.ts) unless they set their own.
+      expect(fields(res)).toEqual({
+        policy: '"token";q=100000;w=1, "business";q=100000;w=1',
+        state: expect.stringMatching(FIELD_PATTERN),
+      });
+    },
+  );
+
+  it('on errors of a valid token (404, 422, 403), never on a 401 or a public route', async () => {
+    const notFound = await get(token, '/employees/nope');
+    const invalid = await api.request('POST', `${API}/employees`, { token, body: { first_name: '' } });
+    const readOnly = (await createToken('fields', { scopes: ['reference:read'] })).token;
+    const forbidden = await api.request('POST', `${API}/employees`, { token: readOnly, body: {} });
+    for (const res of [notFound, invalid, forbidden])
+      expect({ status: res.status, ...fields(res) }).toEqual({
+        status: res.status,
+        policy: expect.stringContaining('"token";q='),
+        state: expect.stringMatching(FIELD_PATTERN),
+      });
+    expect([notFound.status, invalid.status, forbidden.status]).toEqual([404, 422, 403]);
+    const unknown = await get(`${token.slice(0, -8)}AAAAAAAA`);
+    const none = await api.request('GET', `${API}/locations/hq`);
+    const docs = await api.request('GET', `${API}/openapi.json`);
+    for (const res of [unknown, none, docs]) expect(fields(res)).toEqual({ policy: null, state: null });
+  });
+});
+
+describe("a token's limit", () => {
+  // 5 requests per 2 s for each token of this business; the business itself far above.
+  let token: string;
+  beforeAll(async () => {
+    token = await api.provision(fixture('tok5', { token_rate_limit: { requests: 5, window_seconds: 2 } }));
+  });
+
+  it('admits N in its window, then 429 rate_limited with Retry-After until the window frees capacity', async () => {
+    const answers: ApiResponse[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await get(token));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
+    expect(answers.slice(0, 5).map((a) => remaining(a, 'token'))).toEqual([4, 3, 2, 1, 0]);
+    const refused = answers[5]!;
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(3);
+    expect(refused.body).toEqual({
+      error: 'rate_limited',
+      message:
+        'This token exceeded its rate limit of 5 requests per 2 seconds; nothing was done, retry in ' +
+        `${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}`,
+      request_id: expect.any(String),
+    });
+    expect(fields(refused)).toEqual({
+      policy: '"token";q=5;w=2, "business";q=100000;w=1',
+      state: expect.stringMatching(/^"token";r=0;t=[1-3], "business";r=\d+;t=\d+$/),
+    });
+    await sleep(retryAfter * 1000);
+    expect((await get(token)).status).toBe(200);
+  });
+
+  it("answers the 429 in the client's language (contract §16)", async () => {
+    while ((await get(token)).status !== 429);
+    const de = await get(token, '/locations/hq', { 'accept-language': 'de-AT,de;q=0.9' });
+    const it = await get(token, '/locations/hq', { 'accept-language': 'it' });
+    const en = await get(token, '/locations/hq', { 'accept-language': 'fr' });
+    expect([de.status, it.status, en.status]).toEqual([429, 429, 429]);
+    expect(de.headers.get('content-language')).toBe('de');
+    expect(de.body.message).toMatch(
+      /^Dieses Token hat sein Limit von 5 Anfragen pro 2 Sekunden überschritten; nichts wurde ausgeführt, bitte in \d Sekunden? erneut versuchen$/,
+    );
+    expect(it.headers.get('content-language')).toBe('it');
+    expect(it.body.message).toMatch(
+      /^Questo token ha superato il limite di 5 richieste ogni 2 secondi; non è stato eseguito nulla, riprova tra \d second[oi]$/,
+    );
+    expect(en.headers.get('content-language')).toBe('en');
+    expect([de.body.error, it.body.error, en.body.error]).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
+  });
+
+  it('once refused, refuses again without any DynamoDB call until the window frees capacity', async () => {
+    while ((await get(token)).status !== 429);
+    const again = await countCalls(() => get(token, '/employees?per_page=5'));
+    expect(again.result.status).toBe(429);
+    expect({ calls: again.calls, beside: dynamoStats.besideCalls }).toEqual({ calls: 0, beside: 0 });
+  });
+
+  it('is per token: another token of the business is not refused', async () => {
+    while ((await get(token)).status !== 429);
+    const other = (await createToken('tok5', { name: 'other' })).token;
+    expect((await get(other)).status).toBe(200);
+  });
+});
+
+describe("a business's limit over all its tokens", () => {
+  it('refuses every token once their sum reaches it, naming the business', async () => {
+    const first = await api.provision(fixture('biz6', { rate_limit: { requests: 6, window_seconds: 3 } }));
+    const second = (await createToken('biz6', { name: 'second' })).token;
+    const statuses: number[] = [];
+    let last: ApiResponse | undefined;
+    for (let i = 0; i < 10; i++) {
+      last = await get(i % 2 === 0 ? first : second);
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
+    expect(last!.body.message).toMatch(
+      /^This business \(all its tokens together\) exceeded its rate limit of 6 requests per 3 seconds/,
+    );
+    expect(remaining(last!, 'business')).toBe(0);
+    expect(last!.headers.get('ratelimit-policy')).toBe('"token";q=100000;w=1, "business";q=6;w=3');
+    // A token the instance has not seen yet is refused too (after its token read).
+    const third = (await createToken('biz6', { name: 'third' })).token;
+    expect((await get(third)).status).toBe(429);
+  });
+});
+
+describe('a refused request has no effect (contract §18)', () => {
+  it('writes nothing, and its Idempotency-Key is a first attempt when sent again after the wait', async () => {
+    const token = await api.provision(fixture('noeffect', { token_rate_limit: { requests: 2, window_seconds: 2 } }));
+    // Totals read with a token of their own: each token has its own limit.
+    const reader = (await createToken('noeffect', { name: 'reader' })).token;
+    const total = async (): Promise<number> =>
+      (await get(reader, '/employees?per_page=1')).body.meta?.total_count ?? NaN;
+    const before = await total();
+    // Five creates at once, each with its own key, from a token that may send two: two are created, and
+    // three refused by the token check their first read carries (nothing read is handed out, no transaction).
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5'];
+    const send = (key: string) =>
+      api.request('POST', `${API}/employees`, {
+        token,
+        headers: { 'idempotency-key': key },
+        body: { first_name: 'Rate', last_name: key },
+      });
+    const answers = await Promise.all(keys.map(send));
+    const refused = keys.filter((_k, i) => answers[i]!.status === 429);
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 429, 429, 429]);
+    const items = await scanAll();
+    for (const key of refused) expect(items.some((i) => String(i.PK).endsWith(`#idem#${key}`))).toBe(false);
+    expect(await total()).toBe(before + 2);
+    await sleep(2100);
+
+    // After the wait, the refused keys create (201, new ids), and a repeat of one is its replay.
+    const retried: ApiResponse[] = [];
+    for (const key of refused.slice(0, 2)) retried.push(await send(key));
+    expect(retried.map((a) => a.status)).toEqual([201, 201]);
+    await sleep(2100);
+    const replay = await send(refused[0]!);
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(retried[0]!.body.id);
+    expect(await total()).toBe(before + 4);
+  }, 30_000);
+});
+
+describe('what counting costs', () => {
+  it('a warm single read stays one call while its counts are fresh; a due sync goes out beside it', async () => {
+    const token = await api.provision(fixture('cost', {}));
+    const ids = await createSampleRecords(api, token);
+    const path = `/employees/${ids.employee}`;
+    await get(token, path);
+    const fresh = await countCalls(() => get(token, path));
+    expect(fresh.result.status).toBe(200);
+    expect({ calls: fresh.calls, beside: dynamoStats.besideCalls }).toEqual({ calls: 1, beside: 0 });
+    // More than a second later the counts are due: token and business synced beside the read, not in front of it.
+    await sleep(2100);
+    const due = await countCalls(() => get(token, path));
+    expect({ calls: due.calls, roundTrips: due.roundTrips, beside: dynamoStats.besideCalls }).toEqual({
+      calls: 1,
+      roundTrips: 1,
+      beside: 2,
+    });
+  });
+});
