@@ -51,9 +51,11 @@ describe('the sliding window (contract §18)', () => {
     );
   });
 
-  it('admits at least 0.9·N per window on average over three windows to a sender at twice the limit', () => {
+  // From N = 10 on: below that one request more or less is over 10 % (a token of 1 per second sending every
+  // 500 ms is admitted every 1.5 s: its request exactly a window after the last one is still counted).
+  it('admits at least 0.9·N per window on average over three windows to a sender at twice the limit (N >= 10)', () => {
     fc.assert(
-      fc.property(policies, fc.integer({ min: 0, max: 999 }), (policy, offset) => {
+      fc.property(policies.filter((p) => p.requests >= 10), fc.integer({ min: 0, max: 999 }), (policy, offset) => {
         const rate = (2 * policy.requests) / policy.windowSeconds;
         const admitted = run(policy, steady(rate, 3 * policy.windowSeconds, offset));
         expect(admitted.length / 3).toBeGreaterThanOrEqual(0.9 * policy.requests);
