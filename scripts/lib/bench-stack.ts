@@ -9,6 +9,7 @@ import { resetClient } from '../../src/data/client';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
+import type { IndexDefinition } from '../../src/data/table-definition';
 import { ensureTable, startDynamoLocal } from './dynamodb-local';
 import { createLocalServer } from './server';
 
@@ -19,7 +20,11 @@ export interface BenchStack {
   stop(): Promise<void>;
 }
 
-export async function startBenchStack(tableName: string, fixture: unknown): Promise<BenchStack> {
+export async function startBenchStack(
+  tableName: string,
+  fixture: unknown,
+  indexes?: readonly IndexDefinition[],
+): Promise<BenchStack> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   const dynamo = await startDynamoLocal();
   const server = createLocalServer();
@@ -31,7 +36,7 @@ export async function startBenchStack(tableName: string, fixture: unknown): Prom
     process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
     process.env.TABLE_NAME = tableName;
     resetClient();
-    await ensureTable(dynamo.endpoint, tableName);
+    await ensureTable(dynamo.endpoint, tableName, indexes);
     const parsed = parseFixture(fixture);
     if (!parsed.ok) throw new Error(parsed.problems.join('; '));
     const { config, records } = buildBusiness(parsed.fixture);

@@ -13,7 +13,7 @@ import {
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
-import { projectionOf, TABLE } from '../../src/data/table-definition';
+import { projectionOf, TABLE, type IndexDefinition } from '../../src/data/table-definition';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -168,12 +168,15 @@ export async function startDynamoLocal(
 }
 
 /** CreateTable input from the shared definition (src/data/table-definition.ts), the same one CDK uses. */
-export function createTableInput(tableName: string): CreateTableCommandInput {
+export function createTableInput(
+  tableName: string,
+  indexes: readonly IndexDefinition[] = TABLE.indexes,
+): CreateTableCommandInput {
   const attributes = new Map<string, 'S' | 'N'>([
     [TABLE.partitionKey, 'S'],
     [TABLE.sortKey, 'S'],
   ]);
-  for (const index of TABLE.indexes) {
+  for (const index of indexes) {
     attributes.set(index.partitionKey, 'S');
     attributes.set(index.sortKey.name, index.sortKey.type);
   }
@@ -185,7 +188,7 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
       { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
     ],
-    GlobalSecondaryIndexes: TABLE.indexes.map((index) => ({
+    GlobalSecondaryIndexes: indexes.map((index) => ({
       IndexName: index.name,
       KeySchema: [
         { AttributeName: index.partitionKey, KeyType: 'HASH' },
@@ -196,8 +199,12 @@ export function createTableInput(tableName: string): CreateTableCommandInput {
   };
 }
 
-async function createTable(client: DynamoDBClient, tableName: string): Promise<void> {
-  await client.send(new CreateTableCommand(createTableInput(tableName)));
+async function createTable(
+  client: DynamoDBClient,
+  tableName: string,
+  indexes: readonly IndexDefinition[] = TABLE.indexes,
+): Promise<void> {
+  await client.send(new CreateTableCommand(createTableInput(tableName, indexes)));
   await client.send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
@@ -212,7 +219,12 @@ async function createTable(client: DynamoDBClient, tableName: string): Promise<v
  * `.dynamodb/` folder kept from a checkout with another definition) is
  * refused with what to do: local data is disposable, so nothing converts it.
  */
-export async function ensureTable(endpoint: string, tableName: string): Promise<boolean> {
+export async function ensureTable(
+  endpoint: string,
+  tableName: string,
+  /** Other projections of the same indexes (`npm run bench:cost` compares them). */
+  indexes: readonly IndexDefinition[] = TABLE.indexes,
+): Promise<boolean> {
   const client = localClient(endpoint);
   try {
     let found: string[];
@@ -221,7 +233,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       found = (Table?.GlobalSecondaryIndexes ?? []).map((i) => indexSignature(i.IndexName, i.KeySchema)).sort();
     } catch (error) {
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;
-      await createTable(client, tableName);
+      await createTable(client, tableName, indexes);
       return true;
     }
     const wanted = (createTableInput(tableName).GlobalSecondaryIndexes ?? [])

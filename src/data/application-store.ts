@@ -36,13 +36,13 @@ import {
   type CreatedPosition,
   type FilteredWriteOrder,
 } from './entities/application';
-import { partitionOf, type MappedList } from './entities/entity';
+import { partitionOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
+import { batchGet, batchGetEventually, carries, exists, type Item, type TxWrite } from './table-io';
 
 /** Where an application sits in its lists, and where its change-feed entries are (redacted on erasure). */
 export interface ApplicationPositions extends PositionsInLists {
@@ -414,6 +414,16 @@ export async function readForWrite(
   };
 }
 
+/**
+ * The records of a page's entries, read eventually consistent: half the read
+ * units of a consistent read, the cheaper design for both cost mixes
+ * (`npm run bench:cost`, docs/pagination.md "Cost per million requests"). A
+ * record written or erased within about a second may show as it was; totals
+ * (from the summary) stay exact.
+ */
+const pageRecords = (index: PatternIndex, entries: readonly Item[]): Promise<Item[]> =>
+  recordsOf(index, entries, batchGetEventually);
+
 /** A page of applications: the exact total, the page's records in list order, the config they render with. */
 export interface ApplicationPage {
   readonly config: BusinessConfig;
@@ -476,7 +486,7 @@ async function readMappedPage(businessId: string, list: MappedList, page: PageRe
           { from: range.from, to: range.to },
           filterOf(application.filters, { application_status_id: list.statusId }),
         );
-  return { config, total, items: await recordsOf(list.entries.index, entries.slice(0, range.take)) };
+  return { config, total, items: await pageRecords(list.entries.index, entries.slice(0, range.take)) };
 }
 
 /** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
@@ -505,7 +515,7 @@ async function readFilteredWriteOrder(
   const from = positionOf(Math.max(0, straddling), 0);
   const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));
   const range = pagePositions(page, matches.length);
-  const items = range ? await recordsOf(list.entries.index, matches.slice(range.first - 1, range.last)) : [];
+  const items = range ? await pageRecords(list.entries.index, matches.slice(range.first - 1, range.last)) : [];
   return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
 }
 

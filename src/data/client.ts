@@ -31,6 +31,8 @@ export const dynamoStats = {
   byCommand: {} as Record<string, number>,
   /** Calls sent beside the requests' own (rate count syncs, src/data/rate-counts.ts): in none of the figures above. */
   besideCalls: 0,
+  /** Every call in order with its units (`npm run bench:cost` tells a page's records read from its Query). */
+  log: [] as { command: string; read: number; write: number; indexRead: number; indexWrite: number }[],
   reset(): void {
     this.besideCalls = 0;
     this.calls = 0;
@@ -41,6 +43,7 @@ export const dynamoStats = {
     this.capacityUnits = 0;
     this.units = { read: 0, write: 0, indexRead: 0, indexWrite: 0 };
     this.byCommand = {};
+    this.log = [];
   },
 };
 
@@ -185,10 +188,19 @@ function createClient(): DynamoDBDocumentClient {
       if ((args.input as { IndexName?: string }).IndexName) dynamoStats.indexItemsRead += itemsIn(output);
       dynamoStats.byCommand[name] = (dynamoStats.byCommand[name] ?? 0) + 1;
       const capacity = output.ConsumedCapacity;
+      const before = { ...dynamoStats.units };
       for (const c of Array.isArray(capacity) ? capacity : capacity ? [capacity] : []) {
         dynamoStats.capacityUnits += c.CapacityUnits ?? 0;
         addUnits(c as ConsumedCapacityShape, WRITE_COMMANDS.has(name));
       }
+      const after = dynamoStats.units;
+      dynamoStats.log.push({
+        command: name,
+        read: after.read - before.read,
+        write: after.write - before.write,
+        indexRead: after.indexRead - before.indexRead,
+        indexWrite: after.indexWrite - before.indexWrite,
+      });
       return result;
     },
     { step: 'initialize', name: 'roundTripStats' },

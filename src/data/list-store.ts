@@ -82,16 +82,21 @@ export async function readEntries(where: Partition, range: PositionRange, filter
 }
 
 /**
- * The records behind index entries: one BatchGetItem by key (consistent), in
- * the entries' order. Indexes lag behind the table on AWS: an entry whose
+ * The records behind index entries: one BatchGetItem by key, in the entries'
+ * order (`read`: consistent by default; application pages read eventually
+ * consistent, docs/pagination.md "Cost per million requests"). An entry whose
  * record is gone (erased between the Query and this read), or no longer sits
  * where the entry says (it moved in the order of writes or changed status
- * since), is left out like a hole, never shown stale; the next request is exact.
+ * since; on AWS the index also lags), is left out like a hole.
  */
-export async function recordsOf(index: PatternIndex, entries: readonly Item[]): Promise<Item[]> {
+export async function recordsOf(
+  index: PatternIndex,
+  entries: readonly Item[],
+  read: (keys: readonly Key[]) => Promise<(Item | undefined)[]> = batchGet,
+): Promise<Item[]> {
   if (entries.length === 0) return [];
   const { pk, sk } = keyNames(index);
-  const records = await batchGet(entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) })));
+  const records = await read(entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) })));
   // Its keys in this index and what the index projects (src/data/table-definition.ts): all of them scalars.
   const compared = [pk, sk, ...(TABLE.indexes.find((i) => i.name === index)?.include ?? [])];
   return records.filter(

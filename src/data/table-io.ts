@@ -91,7 +91,15 @@ function yieldToHolders(ids: readonly string[], state: OperationState): void {
   if (held.length > 0) throw new RetryOperation(held, false);
 }
 
-async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
+/**
+ * Items by key, eventually consistent (half the read units of batchGet): an
+ * item written or deleted within about a second may come back as it was.
+ * For reads whose callers accept that (list pages' records, docs/pagination.md).
+ */
+export const batchGetEventually = (keys: readonly Key[]): Promise<(Item | undefined)[]> =>
+  readWithTokenCheck(keys, (wanted) => readBatch(wanted, false));
+
+async function readBatch(keys: readonly Key[], consistent = true): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
   let pending: Key[] = unique;
@@ -101,7 +109,7 @@ async function readBatch(keys: readonly Key[]): Promise<(Item | undefined)[]> {
     const chunk = pending.slice(0, 100);
     const rest = pending.slice(100);
     const out = await db().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: true } } }),
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: consistent } } }),
     );
     for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
     pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];

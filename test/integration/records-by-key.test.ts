@@ -6,6 +6,7 @@
  */
 import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
+import { dynamoStats } from '../../src/data/client';
 import { readEntries, recordsOf } from '../../src/data/list-store';
 import { API, startApi, type TestApi } from '../support/harness';
 
@@ -83,4 +84,20 @@ it('a record that changed status or moved in the order of writes since its entry
   const page = await api.request('GET', `${API}/applications?application_status_id=hired`, { token });
   expect(page.status).toBe(200);
   expect(idsOf(page.body.entries)).toEqual([ids[2]]);
+});
+
+it('a page reads its records eventually consistent: half a read unit per record (npm run bench:cost)', async () => {
+  process.env.DYNAMODB_CAPACITY_DETAIL = 'INDEXES';
+  try {
+    dynamoStats.reset();
+    const res = await api.request('GET', `${API}/applications?per_page=2`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body.entries).toHaveLength(2);
+    const query = dynamoStats.log.findIndex((c) => c.command === 'QueryCommand');
+    const records = dynamoStats.log.slice(query + 1).find((c) => c.command === 'BatchGetItemCommand');
+    expect(query).toBeGreaterThanOrEqual(0);
+    expect(records?.read).toBe(1);
+  } finally {
+    delete process.env.DYNAMODB_CAPACITY_DETAIL;
+  }
 });

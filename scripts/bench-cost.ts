@@ -1,0 +1,253 @@
+/**
+ * `npm run bench:cost` (contract §21): what one million requests of the `sync`
+ * and `recruiting` mixes cost, for three ways to serve list pages. Each
+ * request type of the mixes is sent several times through the local server
+ * (the deployed handlers) on an in-memory DynamoDB Local, twice: on the table
+ * as defined (key-only list indexes) and on the same table with every list
+ * index projecting ALL. DynamoDB Local reports the capacity of every call,
+ * indexes included (ReturnConsumedCapacity INDEXES); a page's records read is
+ * the BatchGetItem after its Query (dynamoStats.log).
+ *
+ * - `all-projection`: measured on the ALL table (its index writes, its Query
+ *   of full items); the page is the Query's items, so the records read (and
+ *   its round trip) is taken off. Measured.
+ * - `keys-only+eventual-records` (main): measured on the key-only table.
+ * - `keys-only+consistent-records`: the same with the records read at twice
+ *   the units (DynamoDB's price of a consistent read). Derived from the
+ *   measured units of that read.
+ * Lambda: the stack's memory (lib/constructs/api-function.ts) times the billed
+ * duration, taken as the request's node CPU time measured here plus
+ * ROUND_TRIP_MS per sequential DynamoDB round trip (an assumed in-region
+ * latency: DynamoDB Local's latency on this machine says nothing about AWS).
+ * The last line is the JSON object of §21.
+ */
+import fixture from '../fixtures/demo.json';
+import { FUNCTION_DEFAULTS } from '../lib/constructs/api-function';
+import { dynamoStats } from '../src/data/client';
+import { TABLE, type IndexDefinition } from '../src/data/table-definition';
+import { API_PREFIX } from '../src/domain/api-paths';
+import { startBenchStack, type BenchStack } from './lib/bench-stack';
+
+const PRICES = {
+  http_api_per_million_requests: 1.0,
+  lambda_arm64_per_million_requests: 0.2,
+  lambda_per_gb_second: 0.0000133334,
+  dynamodb_per_million_write_units: 0.625,
+  dynamodb_per_million_read_units: 0.125,
+};
+const ROUND_TRIP_MS = 10;
+const SAMPLES = Number(process.env.BENCH_COST_SAMPLES ?? 8);
+const APPLICATIONS = 130;
+
+type Design = 'all-projection' | 'keys-only+consistent-records' | 'keys-only+eventual-records';
+const DESIGNS: readonly Design[] = ['all-projection', 'keys-only+consistent-records', 'keys-only+eventual-records'];
+/** The design main runs: list indexes as src/data/table-definition.ts has them, records read as application-store's pageRecords. */
+const CHOSEN: Design = 'keys-only+eventual-records';
+
+/** What one request of a type consumed, averaged over its samples. */
+interface Measured {
+  readonly read: number;
+  readonly write: number;
+  /** Of `read`, the units of the page's records read by key (the BatchGetItem after a Query; eventually consistent). */
+  readonly recordsRead: number;
+  readonly roundTrips: number;
+  readonly cpuMs: number;
+}
+
+interface Request {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: unknown;
+}
+
+const MIXES: Record<'sync' | 'recruiting', Record<string, number>> = {
+  sync: {
+    'list applications': 0.1,
+    'list applications by status': 0.1,
+    'list applications by job': 0.1,
+    'list applications updated since': 0.1,
+    'get application': 0.2,
+    'change feed page': 0.1,
+    'get employee': 0.1,
+    'update application name': 0.05,
+    'update application status': 0.05,
+    'create application': 0.05,
+    'create employee': 0.05,
+  },
+  recruiting: { 'create application': 0.5, 'update application status': 0.2, 'get application': 0.3 },
+};
+
+const applicant = (i: number, jobId: string | null): Record<string, unknown> => ({
+  accept_terms_and_conditions: true,
+  first_name: `Lena${i}`,
+  last_name: 'Huber',
+  email: `lena.huber.${i}@example.com`,
+  phone: '+39 0471 123456',
+  ...(jobId ? { job_id: jobId } : {}),
+  cf_31: 'I would love to work in your team. '.repeat(8),
+});
+
+async function send(stack: BenchStack, r: Request): Promise<unknown> {
+  const res = await stack.send(r.method, `${API_PREFIX}${r.path}`, r.body);
+  if (res.status >= 300) throw new Error(`${r.method} ${r.path}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+/** Sends `sample(i)` SAMPLES times (after one unmeasured warm-up) and averages what DynamoDB reported. */
+async function measure(stack: BenchStack, sample: (i: number) => Request): Promise<Measured> {
+  await send(stack, sample(0));
+  const sum = { read: 0, write: 0, recordsRead: 0, roundTrips: 0, cpuMs: 0 };
+  for (let i = 1; i <= SAMPLES; i++) {
+    dynamoStats.reset();
+    const cpu = process.cpuUsage();
+    await send(stack, sample(i));
+    const used = process.cpuUsage(cpu);
+    sum.cpuMs += (used.user + used.system) / 1000;
+    sum.roundTrips += dynamoStats.roundTrips;
+    sum.read += dynamoStats.units.read + dynamoStats.units.indexRead;
+    sum.write += dynamoStats.units.write + dynamoStats.units.indexWrite;
+    const log = dynamoStats.log;
+    const query = log.findIndex((c) => c.command === 'QueryCommand');
+    const records = query < 0 ? undefined : log.slice(query + 1).find((c) => c.command === 'BatchGetItemCommand');
+    sum.recordsRead += records ? records.read + records.indexRead : 0;
+  }
+  const avg = (n: number): number => n / SAMPLES;
+  return {
+    read: avg(sum.read),
+    write: avg(sum.write),
+    recordsRead: avg(sum.recordsRead),
+    roundTrips: avg(sum.roundTrips),
+    cpuMs: avg(sum.cpuMs),
+  };
+}
+
+/** Every request type of the mixes, measured on one table. */
+async function measureAll(tableName: string, indexes: readonly IndexDefinition[]): Promise<Record<string, Measured>> {
+  process.env.DYNAMODB_CAPACITY_DETAIL = 'INDEXES';
+  const stack = await startBenchStack(tableName, fixture, indexes);
+  try {
+    const since = new Date().toISOString();
+    const ids: string[] = [];
+    // A list of a few pages and a change feed of more than one page of 100 entries.
+    for (let i = 0; i < APPLICATIONS; i++)
+      ids.push(
+        (
+          (await send(stack, {
+            method: 'POST',
+            path: '/applications',
+            body: applicant(i, i % 2 ? 'cook-2026' : null),
+          })) as { id: string }
+        ).id,
+      );
+    const employee = (await send(stack, {
+      method: 'POST',
+      path: '/employees',
+      body: { first_name: 'Ana', last_name: 'Lopez', email: 'ana.lopez@example.com' },
+    })) as { id: string };
+    const pick = (i: number): string => ids[(i * 37) % ids.length]!;
+    const page = (query: string) => (i: number) => ({
+      method: 'GET',
+      path: `/applications?per_page=30&page=${1 + (i % 2)}${query}`,
+    });
+    const statuses = ['interview', 'hired', 'rejected', 'new'];
+    const out: Record<string, Measured> = {};
+    out['list applications'] = await measure(stack, page(''));
+    out['list applications by status'] = await measure(stack, page('&application_status_id=new'));
+    out['list applications by job'] = await measure(stack, page('&job_id=cook-2026'));
+    out['list applications updated since'] = await measure(stack, page(`&updated_at_since=${since}`));
+    out['get application'] = await measure(stack, (i) => ({ method: 'GET', path: `/applications/${pick(i)}` }));
+    out['change feed page'] = await measure(stack, () => ({ method: 'GET', path: '/changes?limit=100' }));
+    out['get employee'] = await measure(stack, () => ({ method: 'GET', path: `/employees/${employee.id}` }));
+    out['update application name'] = await measure(stack, (i) => ({
+      method: 'PUT',
+      path: `/applications/${pick(i)}`,
+      body: { first_name: `Lea${i}` },
+    }));
+    out['update application status'] = await measure(stack, (i) => ({
+      method: 'PUT',
+      path: `/applications/${pick(i + 50)}`,
+      body: { application_status_id: statuses[i % statuses.length] },
+    }));
+    out['create application'] = await measure(stack, (i) => ({
+      method: 'POST',
+      path: '/applications',
+      body: applicant(1000 + i, i % 2 ? 'cook-2026' : null),
+    }));
+    out['create employee'] = await measure(stack, (i) => ({
+      method: 'POST',
+      path: '/employees',
+      body: { first_name: 'Ana', last_name: `Lopez${i}`, email: `ana.lopez.${i}@example.com` },
+    }));
+    return out;
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** USD of one request of a design, from what was measured on the key-only and the ALL table. */
+function requestCost(design: Design, keys: Measured, all: Measured): { usd: number; read: number; write: number } {
+  const m = design === 'all-projection' ? all : keys;
+  let read = m.read;
+  let roundTrips = m.roundTrips;
+  if (design === 'all-projection' && m.recordsRead > 0) {
+    read -= m.recordsRead;
+    roundTrips -= 1;
+  }
+  if (design === 'keys-only+consistent-records') read += m.recordsRead;
+  const gbSeconds = (FUNCTION_DEFAULTS.memorySize / 1024) * (Math.ceil(m.cpuMs + roundTrips * ROUND_TRIP_MS) / 1000);
+  const usd =
+    (PRICES.http_api_per_million_requests +
+      PRICES.lambda_arm64_per_million_requests +
+      PRICES.dynamodb_per_million_write_units * m.write +
+      PRICES.dynamodb_per_million_read_units * read) /
+      1e6 +
+    gbSeconds * PRICES.lambda_per_gb_second;
+  return { usd, read, write: m.write };
+}
+
+const round = (usd: number): number => Math.round(usd * 1000) / 1000;
+
+async function main(): Promise<void> {
+  const allIndexes: IndexDefinition[] = TABLE.indexes.map(({ include: _include, ...keysOnly }) => keysOnly);
+  const keys = await measureAll('bench-cost-keys', TABLE.indexes);
+  const all = await measureAll('bench-cost-all', allIndexes);
+
+  console.log(
+    `\nPer request (mean of ${SAMPLES}; units as DynamoDB Local reports them, a transactional write counts twice):`,
+  );
+  console.log('request | design | read units | write units | USD per million');
+  for (const name of Object.keys(keys))
+    for (const design of DESIGNS) {
+      const c = requestCost(design, keys[name]!, all[name]!);
+      console.log(`${name} | ${design} | ${c.read.toFixed(1)} | ${c.write.toFixed(1)} | ${(c.usd * 1e6).toFixed(3)}`);
+    }
+
+  const result: Record<string, unknown> = { prices: PRICES };
+  for (const [mix, shares] of Object.entries(MIXES)) {
+    const designs = Object.fromEntries(
+      DESIGNS.map((design) => [
+        design,
+        round(
+          Object.entries(shares).reduce(
+            (sum, [name, share]) => sum + share * requestCost(design, keys[name]!, all[name]!).usd * 1e6,
+            0,
+          ),
+        ),
+      ]),
+    );
+    result[mix] = { chosen: designs[CHOSEN], designs };
+    const cheapest = Math.min(...Object.values(designs));
+    console.log(
+      `${mix}: chosen ${CHOSEN} ${designs[CHOSEN]} USD per million, ${(designs[CHOSEN]! / cheapest).toFixed(2)}x the cheapest`,
+    );
+  }
+  console.log(
+    `Lambda: ${FUNCTION_DEFAULTS.memorySize} MB arm64, billed duration = node CPU measured + ${ROUND_TRIP_MS} ms per DynamoDB round trip (assumed)`,
+  );
+  console.log(JSON.stringify(result));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
