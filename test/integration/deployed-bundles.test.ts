@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { build } from 'esbuild';
@@ -28,9 +30,10 @@ import { storedApplication } from '../support/stored-application';
  */
 const OUT_DIR = join(ROOT, '.cache', 'deployed-bundles');
 /** One scheduled invocation of the dispatcher bundle, as EventBridge sends it; prints the Node version. */
+/** Runs the bundle's handler on PROBE_EVENT (JSON): the schedule's event, or an SQS lane message. */
 const DISPATCHER_PROBE = `
 const { handler } = require(process.argv[1]);
-const event = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
+const event = JSON.parse(process.env.PROBE_EVENT);
 const context = { awsRequestId: 'smoke', getRemainingTimeInMillis: () => 30000 };
 handler(event, context).then(
   () => process.stdout.write(process.version.split('.')[0]),
@@ -249,7 +252,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   expect(listed.body.last_name).toBe('Bundled');
 }, 120_000);
 
-it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write to a loopback receiver, signed', async () => {
+it('Node 22 runs the webhook dispatcher bundle: the schedule queues the lane, the lane delivers a write, signed', async () => {
   // Only the receiver's subscription may be active: the route test's ones point at the discard port.
   const existing = await api.request('GET', `${API}/webhook_subscriptions?per_page=100`, { token });
   for (const s of existing.body.entries as { id: string }[])
@@ -273,11 +276,52 @@ it('Node 22 runs the webhook dispatcher bundle: a scheduled run delivers a write
       outfile: bundle,
       write: true,
     });
-    // Asynchronous: the receiver answers from this process meanwhile.
-    const run = await runNode22(['-e', DISPATCHER_PROBE, bundle], {
+    // The schedule's run polls and hands the subscription its lane: one message to the queue, here a stand-in
+    // for SQS's JSON protocol on loopback that keeps the message bodies (the SDK checks their MD5).
+    const queued: string[] = [];
+    const sqs = createServer((req, res) => {
+      let raw = '';
+      req
+        .on('data', (c: Buffer) => (raw += c.toString()))
+        .on('end', () => {
+          const entries = (JSON.parse(raw) as { Entries: { Id: string; MessageBody: string }[] }).Entries;
+          queued.push(...entries.map((e) => e.MessageBody));
+          res.writeHead(200, { 'content-type': 'application/x-amz-json-1.0' }).end(
+            JSON.stringify({
+              Successful: entries.map((e) => ({
+                Id: e.Id,
+                MessageId: randomUUID(),
+                MD5OfMessageBody: createHash('md5').update(e.MessageBody).digest('hex'),
+              })),
+              Failed: [],
+            }),
+          );
+        });
+    });
+    await new Promise<void>((resolve) => sqs.listen(0, '127.0.0.1', resolve));
+    const probeEnv = {
       WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
       WEBHOOKS_ALLOW_LOOPBACK: '1',
+      WEBHOOK_RETRY_QUEUE_URL: `http://127.0.0.1:${(sqs.address() as AddressInfo).port}/000000000000/lanes`,
+      AWS_ENDPOINT_URL_SQS: `http://127.0.0.1:${(sqs.address() as AddressInfo).port}`,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+    };
+    const schedule = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
+    const polled = await runNode22(['-e', DISPATCHER_PROBE, bundle], {
+      ...probeEnv,
+      PROBE_EVENT: JSON.stringify(schedule),
     });
+    sqs.close();
+    expect({ status: polled.status, stderr: polled.stderr, queued }).toEqual({
+      status: 0,
+      stderr: '',
+      queued: [JSON.stringify({ business_id: demo.business.id, id: sub.body.id })],
+    });
+    expect(received).toEqual([]);
+    // The lane's invocation delivers (asynchronous: the receiver answers from this process meanwhile).
+    const lane = { Records: queued.map((body) => ({ eventSource: 'aws:sqs', messageId: 'm1', body })) };
+    const run = await runNode22(['-e', DISPATCHER_PROBE, bundle], { ...probeEnv, PROBE_EVENT: JSON.stringify(lane) });
     expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
       status: 0,
       stderr: '',

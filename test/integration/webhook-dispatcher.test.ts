@@ -142,3 +142,11 @@ it('stops before a delivery could outlast its deadline, and leaves the entry for
   expect(await pumpSubscription('healthy', late, Date.now() + 60_000, deps())).toEqual({ state: 'idle' });
   expect(sent.filter((s) => s.subscription === late).map((s) => s.entry)).toEqual([entry]);
 });
+
+it('a delete is two calls: token and subscription in one read, then one transaction', async () => {
+  const id = await subscribe('healthy');
+  const del = await countCalls(() =>
+    api.request('DELETE', `${API}/webhook_subscriptions/${id}`, { token: tokens.healthy }),
+  );
+  expect({ status: del.result.status, calls: del.calls }).toEqual({ status: 204, calls: 2 });
+});
