@@ -31,7 +31,7 @@ import { decodeActor, encodeActor } from '../domain/audit';
 import { currentOrigin } from './write-origin';
 import type { Key } from './keys';
 import { feedLane } from './entities/feed-lane';
-import { batchGet, type Item, type TxWrite } from './table-io';
+import { batchGet, batchGetEventually, type Item, type TxWrite } from './table-io';
 
 /** A lane's counter as a writer read it. */
 export interface FeedLaneState extends LaneCounter {
@@ -150,13 +150,26 @@ export async function readLaneCounters(businessId: string): Promise<LaneCounter[
   return items.map(laneCounterOf);
 }
 
-/** Entries by lane and sequence: one consistent BatchGetItem (at most 100 keys), undefined where absent. */
+/**
+ * Entries by lane and sequence, undefined where absent: one eventually
+ * consistent BatchGetItem (at most 100 keys, half the read units of a
+ * consistent one), then a consistent one of the keys it did not find (an
+ * entry committed a moment ago, or one TTL removed), so a page never skips
+ * a committed entry. An entry redacted within about a second may still read
+ * as it was (docs/change-feed.md).
+ */
 export async function readEntries(
   businessId: string,
   wanted: readonly { lane: number; seq: number }[],
 ): Promise<(StoredEntry | undefined)[]> {
   if (wanted.length === 0) return [];
-  const items = await batchGet(wanted.map((w) => feedLane.entryKey(businessId, w.lane, w.seq)));
+  const keys = wanted.map((w) => feedLane.entryKey(businessId, w.lane, w.seq));
+  const items = await batchGetEventually(keys);
+  const missing = keys.flatMap((key, i) => (items[i] ? [] : [i]));
+  if (missing.length) {
+    const found = await batchGet(missing.map((i) => keys[i]!));
+    missing.forEach((i, j) => (items[i] = found[j]));
+  }
   return items.map((item, i) =>
     item
       ? {
