@@ -5,7 +5,6 @@ import { inCallScope, RATE_COUNTS_SCOPE, recordCall } from './call-scope';
 import { capacityDetail, dynamodbEndpoint } from './config';
 import { serviceUnavailable } from '../domain/errors';
 import { remainingMs } from './deadline';
-import { ensureTokenChecked, runWithTokenCheck } from './token-check';
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -84,12 +83,12 @@ const besideScope = new AsyncLocalStorage<true>();
 
 /**
  * Runs `fn`, whose DynamoDB calls go out beside the request's own (a rate
- * count sync): they do not wait for the request's token check (they are made
- * for a verified token) and are counted in dynamoStats.besideCalls, not in the
- * request's calls and round trips, which they never lengthen.
+ * count sync, made for a verified token): they are counted in
+ * dynamoStats.besideCalls, not in the request's calls and round trips, which
+ * they never lengthen.
  */
 export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
-  besideScope.run(true, () => inCallScope(RATE_COUNTS_SCOPE, () => runWithTokenCheck(fn)));
+  besideScope.run(true, () => inCallScope(RATE_COUNTS_SCOPE, fn));
 
 const WRITE_COMMANDS = new Set([
   'PutItemCommand',
@@ -150,14 +149,6 @@ function createClient(): DynamoDBDocumentClient {
   // not to log (its no-op default included): a walk of each response, a list page's records and the large
   // employee items too. Nothing logs through it here; errors reach the handler and its logger.
   base.middlewareStack.remove('loggerMiddleware');
-  // Nothing is sent for a business before the request's token is verified (src/data/token-check.ts).
-  base.middlewareStack.add(
-    (next) => async (args) => {
-      await ensureTokenChecked();
-      return next(args);
-    },
-    { step: 'initialize', priority: 'high', name: 'tokenCheckFirst' },
-  );
   // No attempt (first or retry) starts once the request's deadline has passed.
   base.middlewareStack.add(
     (next) => async (args) => {

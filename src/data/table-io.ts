@@ -19,7 +19,6 @@ import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from '.
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
 import { heldByOthers, releaseTurns, takeTurns, untilWanted } from './process-turns';
-import { ensureTokenChecked, readWithTokenCheck, tokenCheckDeferred } from './token-check';
 
 export type Item = Record<string, unknown>;
 
@@ -32,10 +31,9 @@ const MAX_SORT_KEY_BYTES = 1024;
 export const isStorableKey = (key: Key): boolean =>
   Buffer.byteLength(key.PK) <= MAX_PARTITION_KEY_BYTES && Buffer.byteLength(key.SK) <= MAX_SORT_KEY_BYTES;
 
-/** Strongly consistent single read; a BatchGetItem when it can carry the request's token check (src/data/token-check.ts). */
+/** Strongly consistent single read. */
 export async function getItem(key: Key): Promise<Item | undefined> {
   if (!isStorableKey(key)) return undefined;
-  if (tokenCheckDeferred()) return (await batchGet([key]))[0];
   const out = await db().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return out.Item;
 }
@@ -47,15 +45,13 @@ export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK
  * Independent reads in one round trip (BatchGetItem, consistent). Results come
  * back in the order of `keys`, undefined where missing. Unprocessed keys (rare,
  * under throttling) are retried; that is the only case with a second call.
- * The request's first one also reads its token, and returns nothing unless the
- * token is good (src/data/token-check.ts).
  */
 export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
   const state = operationState.getStore();
-  if (!state) return readWithTokenCheck(keys, readBatch);
+  if (!state) return readBatch(keys);
   yieldToHolders(keys.map(keyId), state);
   const wanted = keys.filter((k) => !state.kept.has(keyId(k)));
-  const read = await readWithTokenCheck(wanted, readBatch);
+  const read = await readBatch(wanted);
   const fresh = new Map(wanted.map((k, i) => [keyId(k), read[i]]));
   for (const [i, k] of wanted.entries()) {
     const item = read[i];
@@ -97,7 +93,7 @@ function yieldToHolders(ids: readonly string[], state: OperationState): void {
  * For reads whose callers accept that (list pages' records, docs/pagination.md).
  */
 export const batchGetEventually = (keys: readonly Key[]): Promise<(Item | undefined)[]> =>
-  readWithTokenCheck(keys, (wanted) => readBatch(wanted, false));
+  readBatch(keys, false);
 
 async function readBatch(keys: readonly Key[], consistent = true): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
@@ -222,8 +218,6 @@ interface CancellationReason {
  * the 5 s answer budget: a late 201 rather than a 503 for a write that happened.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
-  // A refused (or unreadable) token is not a write of unknown outcome: decided before anything is sent.
-  await ensureTokenChecked();
   const state = operationState.getStore();
   if (state)
     yieldToHolders(

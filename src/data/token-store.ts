@@ -13,10 +13,10 @@ import { getItem, queryAll, transactWrite, type Item } from './table-io';
 /**
  * `hr_` + 256 random bits (43 base64url characters) + `_` + the business id in
  * base64url. The prefix makes leaked tokens easy to spot by secret scanners; the
- * secret's fixed length makes the split unambiguous. The business part lets a
- * request read its token in the same BatchGetItem as the business's data
- * (src/data/token-check.ts); it proves nothing by itself: the stored hash is of
- * the whole token, so an altered business part is an unknown token.
+ * secret's fixed length makes the split unambiguous. The business part tells an
+ * operator whose a leaked token is without a table read; it proves nothing by
+ * itself: the stored hash is of the whole token, and the stored business must
+ * be the one it names, so an altered business part is an unknown token.
  */
 const BUSINESS_TOKEN_PATTERN = /^hr_[A-Za-z0-9_-]{43}_([A-Za-z0-9_-]{2,136})$/;
 /** A business id as the fixture schema allows it (src/schemas/fixture.ts). */

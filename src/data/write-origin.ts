@@ -4,8 +4,8 @@ import { ADMIN_ORIGIN, type WriteOrigin } from '../domain/audit';
 /**
  * Who the writes of the running operation are made by (contract §20), for the
  * change-feed entries they append (src/data/feed-store.ts). The http layer
- * names the token and request once the token is verified (always before a
- * request's first write, src/data/token-check.ts); the retention job names
+ * names the token and request once its auth step has verified the token
+ * (before anything else runs); the retention job names
  * itself; anything else (the admin tool, seeding scripts) writes as the admin
  * tool. Kept per operation in AsyncLocalStorage like the deadline, so
  * concurrent requests of one process never see each other's origin.

@@ -1,17 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authCacheSeconds } from '../data/config';
-import {
-  claimedBusinessOf,
-  grantOfItem,
-  hashToken,
-  HASH_PREFIX_LENGTH,
-  lookupToken,
-  type TokenGrant,
-} from '../data/token-store';
+import { hashToken, HASH_PREFIX_LENGTH, lookupToken, type TokenGrant } from '../data/token-store';
 import { setWriteOrigin } from '../data/write-origin';
-import { deferTokenCheck, ensureTokenChecked } from '../data/token-check';
-import { token as tokenEntity } from '../data/entities/token';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
 import { logger } from './logger';
@@ -21,10 +12,7 @@ import { rateLimitHeaders, rateRefusal } from './rate-limit';
 import { setAnswerHeaders } from './middleware';
 
 export interface AuthContext {
-  /**
-   * The token's business. For a token that names it, possibly not verified yet when the handler starts:
-   * the request's first DynamoDB call verifies it before returning anything (src/data/token-check.ts).
-   */
+  /** The verified token's business. */
   readonly businessId: string;
 }
 
@@ -63,7 +51,12 @@ function keep(hash: string, grant: TokenGrant | undefined): void {
   cache.set(hash, { grant, fetchedAt: Date.now() });
 }
 
-async function grantOf(token: string): Promise<TokenGrant | undefined> {
+/**
+ * What a bearer token grants: the instance's kept lookup, else one GetItem by
+ * the token's hash (src/data/token-store.ts). Undefined for an unknown or
+ * revoked token; expiry and scope are the caller's to check (`admit`).
+ */
+export async function grantOfToken(token: string): Promise<TokenGrant | undefined> {
   const hash = hashToken(token);
   const kept = keptGrant(hash);
   if (kept) return kept;
@@ -109,13 +102,10 @@ async function rateFields(request: { internal: object }): Promise<void> {
 }
 
 /**
- * Bearer token -> business, and the route's scope (contract §1, §15): 401 for
- * no, a malformed, unknown, revoked or expired token; 403 when the token lacks
- * `scope`. Decided before anything reads the body: a token that names its
- * business (and is not cached) is read with the request's first BatchGetItem
- * (src/data/token-check.ts); if the request ends before any read, it is read
- * then, and a refusal replaces whatever the request would have answered. Any
- * other token is one GetItem by its hash here, none while the lookup is cached.
+ * Bearer token -> business, and the route's scope (contract §1, §15, §18): 401
+ * for no, a malformed, unknown, revoked or expired token; 429 over its rate
+ * limit; 403 when the token lacks `scope`. Decided before anything reads the
+ * body or the business's data.
  */
 export const authMiddleware = (scope: Scope): MiddlewareObj => ({
   before: async (request) => {
@@ -133,37 +123,14 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
       (request.internal as Rated)[RATED] = hash;
       throw rateRefusal(known);
     }
-    const claimed = claimedBusinessOf(token);
-    let businessId: string;
-    if (claimed !== undefined && !keptGrant(hash)) {
-      deferTokenCheck<TokenGrant>({
-        key: tokenEntity.key(hash),
-        grantOf: (item) => grantOfItem(item, claimed),
-        lookup: () => lookupToken(token),
-        verify: (grant) => {
-          keep(hash, grant);
-          admit(grant, scope, who, request);
-        },
-      });
-      // Claimed until the first read verifies it: nothing read for it reaches anyone before that.
-      businessId = claimed;
-    } else {
-      const grant = await grantOf(token);
-      admit(grant, scope, who, request);
-      businessId = grant.businessId;
-    }
-    (request.context as { auth?: AuthContext }).auth = { businessId };
+    const grant = await grantOfToken(token);
+    admit(grant, scope, who, request);
+    (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId };
   },
   after: async (request) => {
-    await ensureTokenChecked();
     await rateFields(request);
   },
   onError: async (request) => {
-    try {
-      await ensureTokenChecked();
-    } catch (refusal) {
-      request.error = refusal as Error;
-    }
     await rateFields(request);
   },
 });

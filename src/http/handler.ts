@@ -9,7 +9,6 @@ import { authMiddleware, type AuthContext } from './auth';
 import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
-import { runWithTokenCheck } from '../data/token-check';
 import { runWithOrigin } from '../data/write-origin';
 import { ADMIN_ORIGIN } from '../domain/audit';
 import type { BodyValidator, QueryValidator } from './validation';
@@ -95,16 +94,12 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       };
     });
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
-  // calls are attributed to this route (its IAM grant is checked against them in the tests); its token
-  // check may ride on its first read (src/data/token-check.ts); its writes are made by its token once that is
-  // verified (src/data/write-origin.ts; nothing is written before).
+  // calls are attributed to this route (its IAM grant is checked against them in the tests); its writes are made
+  // by its token once the auth step has verified it (src/data/write-origin.ts).
   return ((event, context) =>
     runWithDeadline(
       requestBudgetMs(context.getRemainingTimeInMillis()),
-      () =>
-        inCallScope(route.name, () =>
-          runWithTokenCheck(() => runWithOrigin(ADMIN_ORIGIN, () => handler(event, context))),
-        ),
+      () => inCallScope(route.name, () => runWithOrigin(ADMIN_ORIGIN, () => handler(event, context))),
       requestHardBudgetMs(context.getRemainingTimeInMillis()),
     )) as LambdaHandler;
 }

@@ -412,13 +412,12 @@ const indexesOf = (...patterns: readonly { readonly index: PatternIndex }[]): In
 ];
 
 const NO_TABLE: TableGrant = { actions: [], indexes: [] };
-// Every authenticated route may read its token with one GetItem (src/data/token-store.ts) before a first
-// call that is not a BatchGetItem; otherwise the token is read with the request's first BatchGetItem
-// (src/data/token-check.ts).
+// Every authenticated route reads its token with one GetItem (src/data/token-store.ts) unless the instance
+// keeps its lookup (src/http/auth.ts).
 /** token GetItem + business config and record in one BatchGetItem */
 const READ_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: [] };
-/** token GetItem + the pre-rendered record's GetItem; with a current token, both in one BatchGetItem */
-const REFERENCE_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: [] };
+/** token GetItem + the pre-rendered record's GetItem */
+const REFERENCE_ONE: TableGrant = { actions: ['GetItem'], indexes: [] };
 /** token GetItem + counter BatchGetItem + one Query of the page's positions */
 const REFERENCE_PAGE: TableGrant = {
   actions: ['GetItem', 'BatchGetItem', 'Query'],

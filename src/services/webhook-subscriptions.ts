@@ -7,7 +7,6 @@ import { API_PREFIX } from '../domain/api-paths';
 import { idempotencyOf, idempotentCreate, replayOf, type RequestTarget } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
 import { getItem } from '../data/table-io';
-import { ensureTokenChecked } from '../data/token-check';
 import {
   deleteSubscription,
   readSubscription,
@@ -61,9 +60,6 @@ export async function createSubscription(
   idempotencyKey: string | undefined,
   target: RequestTarget,
 ): Promise<ApiResult> {
-  // The URL is resolved (DNS) and the secret sealed (KMS) before anything is read: only for a verified token,
-  // so its check cannot ride on the first read here (src/data/token-check.ts).
-  await ensureTokenChecked();
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();

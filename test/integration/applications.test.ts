@@ -434,16 +434,16 @@ describe('PUT /applications/{id}', () => {
 });
 
 describe('round trips (authentication included)', () => {
-  it('show 1, create 2, update 2 (the token read with the first BatchGetItem)', async () => {
+  it('show 2, create 3, update 3 (the token GetItem first)', async () => {
     const made = await countCalls(() =>
       post({ ...APPLICANT, job_id: 'cook-2026' }, demoToken, { 'idempotency-key': `rt-${Date.now()}` }),
     );
     expect(made.result.status).toBe(201);
-    expect(made.calls).toBe(2);
+    expect(made.calls).toBe(3);
     const shown = await countCalls(() => get(made.result.body.id));
-    expect(shown.calls).toBe(1);
+    expect(shown.calls).toBe(2);
     const updated = await countCalls(() => put(made.result.body.id, { application_status_id: 'hired' }));
     expect(updated.result.status).toBe(200);
-    expect(updated.calls).toBe(2);
+    expect(updated.calls).toBe(3);
   });
 });

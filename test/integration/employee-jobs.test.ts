@@ -227,7 +227,7 @@ describe('POST /employee_jobs', () => {
     expect(res.body.id).not.toBe('mine');
   });
 
-  it('costs one BatchGetItem (the token with it) + one TransactWriteItems', async () => {
+  it('costs the token GetItem, one BatchGetItem and one TransactWriteItems', async () => {
     const employeeId = await newEmployee();
     const supervisorId = await newEmployee();
     const { result, calls } = await countCalls(() =>
@@ -236,7 +236,7 @@ describe('POST /employee_jobs', () => {
       }),
     );
     expect(result.status).toBe(201);
-    expect(calls).toBe(2);
+    expect(calls).toBe(3);
   });
 });
 
@@ -376,14 +376,14 @@ describe('derived employee fields (contract §4)', () => {
 });
 
 describe('GET /employee_jobs/{id}', () => {
-  it('costs one BatchGetItem (the token with it); unknown or foreign id → 404', async () => {
+  it('costs the token GetItem and one BatchGetItem; unknown or foreign id → 404', async () => {
     const id = await newEmployee();
     const created = await job(id);
     const { result, calls } = await countCalls(() =>
       api.request('GET', `${API}/employee_jobs/${created.body.id}`, { token: demoToken }),
     );
     expect(result.status).toBe(200);
-    expect(calls).toBe(1);
+    expect(calls).toBe(2);
     expect((await api.request('GET', `${API}/employee_jobs/nope`, { token: demoToken })).status).toBe(404);
     expect((await api.request('GET', `${API}/employee_jobs/${'x'.repeat(3000)}`, { token: demoToken })).status).toBe(
       404,
@@ -459,11 +459,11 @@ describe('GET /employee_jobs (pagination, contract §7)', () => {
     expect(bad.body).toEqual({ employee_id: ['is invalid'], page: ['is invalid'], status: ['is not a known field'] });
   });
 
-  it('costs one BatchGetItem (config+counter, the token with it), the key-only Query, then the records (3 calls), with or without the filter', async () => {
+  it('costs the token GetItem, one BatchGetItem (config+counter) beside the key-only Query, then the records (4 calls in 3 round trips), with or without the filter', async () => {
     for (const q of ['?per_page=3', `?employee_id=${alice}&per_page=3`]) {
       const { result, calls, roundTrips } = await countCalls(() => listJobs(q, token));
       expect(result.status).toBe(200);
-      expect({ calls, roundTrips }).toEqual({ calls: 3, roundTrips: 3 });
+      expect({ calls, roundTrips }).toEqual({ calls: 4, roundTrips: 3 });
     }
   });
 });

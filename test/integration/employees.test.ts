@@ -243,12 +243,12 @@ describe('POST /employees', () => {
     expect(ok.body).not.toHaveProperty('cf_12');
   });
 
-  it('costs one BatchGetItem (the token with it) + one TransactWriteItems', async () => {
+  it('costs the token GetItem, one BatchGetItem and one TransactWriteItems', async () => {
     const { result, calls } = await countCalls(() =>
       post({ first_name: 'A', last_name: 'B', employee_number: 'RT-1' }),
     );
     expect(result.status).toBe(201);
-    expect(calls).toBe(2);
+    expect(calls).toBe(3);
   });
 });
 
@@ -381,7 +381,7 @@ describe('PUT /employees/{id}', () => {
     expect(result.status).toBe(200);
     expect(result.body).toEqual(created.body);
     expect(result.headers.get('etag')).toBe(created.headers.get('etag'));
-    expect(calls).toBe(1);
+    expect(calls).toBe(2);
   });
 
   it('If-Match: stale → 412 and nothing written; current or * → 200', async () => {
@@ -433,11 +433,11 @@ describe('PUT /employees/{id}', () => {
     expect(etags.size).toBe(changes.length + 1);
   });
 
-  it('costs one BatchGetItem (the token with it) + one TransactWriteItems', async () => {
+  it('costs the token GetItem, one BatchGetItem and one TransactWriteItems', async () => {
     const created = await createEmployee({ employee_number: 'RT-2' });
     const { result, calls } = await countCalls(() => put(created.body.id, { employee_number: 'RT-3', city: 'X' }));
     expect(result.status).toBe(200);
-    expect(calls).toBe(2);
+    expect(calls).toBe(3);
   });
 
   it('unknown id → 404', async () => {
@@ -448,12 +448,12 @@ describe('PUT /employees/{id}', () => {
 });
 
 describe('GET /employees/{id}', () => {
-  it('costs one BatchGetItem (the token with it) and carries an ETag', async () => {
+  it('costs the token GetItem and one BatchGetItem, and carries an ETag', async () => {
     const created = await createEmployee();
     const { result, calls } = await countCalls(() => get(created.body.id));
     expect(result.status).toBe(200);
     expect(result.headers.get('etag')).toBe(created.headers.get('etag'));
-    expect(calls).toBe(1);
+    expect(calls).toBe(2);
   });
 
   it('unknown id → 404', async () => {
@@ -495,7 +495,7 @@ describe('idempotent POST (contract §11)', () => {
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('etag')).toBe(first.headers.get('etag'));
-    expect(calls).toBe(1);
+    expect(calls).toBe(2);
     expect(await total()).toBe(before + 1);
 
     const other = await post({ ...body, first_name: 'Other' }, demoToken, headers);
@@ -613,11 +613,11 @@ describe('GET /employees (pagination, contract §7)', () => {
     expect(res.body).toEqual({ page: ['is invalid'], per_page: ['is invalid'], foo: ['is not a known field'] });
   });
 
-  it('costs one BatchGetItem (config+counter, the token with it), the key-only Query, then the records: 3 calls', async () => {
+  it('costs the token GetItem, one BatchGetItem (config+counter) beside the key-only Query, then the records: 4 calls in 3 round trips', async () => {
     const { result, calls, roundTrips } = await countCalls(() =>
       api.request('GET', `${API}/employees?page=2&per_page=3`, { token }),
     );
     expect(result.status).toBe(200);
-    expect({ calls, roundTrips }).toEqual({ calls: 3, roundTrips: 3 });
+    expect({ calls, roundTrips }).toEqual({ calls: 4, roundTrips: 3 });
   });
 });

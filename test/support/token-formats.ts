@@ -7,13 +7,3 @@ export const withBusinessPart = (token: string, encoded: string): string => toke
 /** `token` claiming `businessId` instead of its own business. */
 export const claimingBusiness = (token: string, businessId: string): string =>
   withBusinessPart(token, Buffer.from(businessId).toString('base64url'));
-
-/**
- * Routes that read their token on its own: the first DynamoDB call is not a
- * BatchGetItem (list, delete), or work other than DynamoDB comes first (create: DNS of the URL, KMS).
- */
-export const TOKEN_READ_ALONE: ReadonlySet<string> = new Set([
-  'list-webhook-subscriptions',
-  'delete-webhook-subscription',
-  'create-webhook-subscription',
-]);

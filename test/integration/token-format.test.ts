@@ -1,18 +1,6 @@
 import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
-import {
-  createToken,
-  grantOfItem,
-  hashToken,
-  lookupToken,
-  revokeToken,
-  storeToken,
-  type TokenGrant,
-} from '../../src/data/token-store';
-import { deferTokenCheck, runWithTokenCheck } from '../../src/data/token-check';
-import { batchGet, getItem, query, transactWrite } from '../../src/data/table-io';
-import { keys } from '../../src/data/keys';
-import { token as tokenEntity } from '../../src/data/entities/token';
+import { createToken, revokeToken, storeToken } from '../../src/data/token-store';
 import { SCOPES } from '../../src/domain/scopes';
 import { dynamoStats } from '../../src/data/client';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
@@ -29,11 +17,10 @@ import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
 import { claimingBusiness, withBusinessPart } from '../support/token-formats';
 
 /**
- * A token that names its business is read with the request's first
- * BatchGetItem (src/data/token-check.ts), with the local default
+ * Tokens name their business (src/data/token-store.ts), with the local default
  * AUTH_CACHE_SECONDS=0 (no kept lookups). What must hold: a token whose
  * business part was altered is unknown (401) and nothing of either business
- * comes back or changes; scope and token are still decided before the body.
+ * comes back or changes; scope and token are decided before the body.
  */
 let api: TestApi;
 /** Every scope, of business A (OURS) and B (THEIRS). */
@@ -43,8 +30,8 @@ let ids: SampleIds;
 let theirIds: SampleIds;
 
 /** Seven characters: their base64url has spare bits, so a non-canonical spelling of it exists. */
-const OURS = 'fold-ab';
-const THEIRS = 'fold-other';
+const OURS = 'fmt-abc';
+const THEIRS = 'fmt-other';
 setEnvForFile('AUTH_CACHE_SECONDS', '0');
 
 beforeAll(async () => {
@@ -239,69 +226,3 @@ const writesSent = (): number =>
   ['TransactWriteItemsCommand', 'PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand']
     .map((c) => dynamoStats.byCommand[c] ?? 0)
     .reduce((a, b) => a + b, 0);
-
-describe('the data layer never sends a write, nor hands out a read, before the token is verified', () => {
-  const REFUSED = new Error('refused');
-  /** A deferred check of `token` (ours), or one that refuses whatever it reads. */
-  const run = <T>(admit: boolean, fn: () => Promise<T>): Promise<T> =>
-    runWithTokenCheck(() => {
-      deferTokenCheck<TokenGrant>({
-        key: tokenEntity.key(hashToken(ours)),
-        grantOf: (item) => grantOfItem(item, OURS),
-        lookup: () => lookupToken(ours),
-        verify: (grant) => {
-          if (!admit || !grant) throw REFUSED;
-        },
-      });
-      return fn();
-    });
-  const employeeKey = (id: string) => keys.record(OURS, 'employee', id);
-  const calls = async <T>(fn: () => Promise<T>) => {
-    dynamoStats.reset();
-    const outcome = await fn().then(
-      (value) => ({ value }),
-      (error: unknown) => ({ error }),
-    );
-    return { outcome, byCommand: { ...dynamoStats.byCommand } };
-  };
-
-  it('the first BatchGetItem carries the token; its results never include it', async () => {
-    const { outcome, byCommand } = await calls(() => run(true, () => batchGet([employeeKey(ids.employee)])));
-    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
-    const items = (outcome as { value: (Record<string, unknown> | undefined)[] }).value;
-    expect(items).toHaveLength(1);
-    expect(items[0]?.PK).toBe(employeeKey(ids.employee).PK);
-  });
-
-  it('a refused token: the BatchGetItem that carried it returns nothing, and a read waiting next to it is not sent', async () => {
-    const { outcome, byCommand } = await calls(() =>
-      run(false, () => Promise.all([batchGet([employeeKey(ids.employee)]), batchGet([keys.business(OURS)])])),
-    );
-    expect(outcome).toEqual({ error: REFUSED });
-    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
-  });
-
-  it('a Query first: the token is read on its own before it; refused, the Query is not sent', async () => {
-    const queryOurs = () =>
-      query({ KeyConditionExpression: 'PK = :p', ExpressionAttributeValues: { ':p': employeeKey(ids.employee).PK } });
-    const admitted = await calls(() => run(true, queryOurs));
-    expect(admitted.byCommand).toEqual({ GetItemCommand: 1, QueryCommand: 1 });
-    const refused = await calls(() => run(false, queryOurs));
-    expect(refused.outcome).toEqual({ error: REFUSED });
-    expect(refused.byCommand).toEqual({ GetItemCommand: 1 });
-  });
-
-  it('a write first: refused, nothing is written', async () => {
-    const key = employeeKey('never-written');
-    const refused = await calls(() => run(false, () => transactWrite([{ item: { Put: { Item: { ...key, x: 1 } } } }])));
-    expect(refused.outcome).toEqual({ error: REFUSED });
-    expect(refused.byCommand).toEqual({ GetItemCommand: 1 });
-    expect(await getItem(key)).toBeUndefined();
-  });
-
-  it('a single GetItem first becomes the BatchGetItem that carries the token', async () => {
-    const { outcome, byCommand } = await calls(() => run(true, () => getItem(employeeKey(ids.employee))));
-    expect(byCommand).toEqual({ BatchGetItemCommand: 1 });
-    expect((outcome as { value: Record<string, unknown> }).value.PK).toBe(employeeKey(ids.employee).PK);
-  });
-});
