@@ -346,7 +346,7 @@ async function main(): Promise<void> {
       console.log(table(['filter', 'total_entries', 'calls', 'items read', 'capacity'], summary));
     }
     console.log(
-      '\nCalls include authentication (the token read with the first BatchGetItem); (cold): the first request on an instance without the page hint of that list ' +
+      '\nCalls include authentication (the token GetItem); (cold): the first request on an instance without the page hint of that list ' +
         '(its maps in a call of their own). Items read: every item DynamoDB read, of them (index entries) the key-only entries of ' +
         'the page Query; the rest are the token, config, summary, maps and the records by key. Read units: what DynamoDB reports ' +
         'for every call (ReturnConsumedCapacity INDEXES), the token included.',
