@@ -19,10 +19,12 @@ import {
   connectS3,
   DATA_DIR,
   describeFailure,
+  OperatorError,
   writeLocalFile,
 } from './lib/environment';
 import { provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
+import { instanceCount, isInstance, serveInstance, startInstances } from './lib/instances';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 
@@ -57,6 +59,8 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
 
 async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  const instances = instanceCount();
+  if (typeof instances === 'string') throw new OperatorError(instances);
   const { endpoint, embedded } = await connect({ allowAws: false });
   if (embedded && endpoint) announceEndpoint(endpoint);
   const s3 = await connectS3({ allowAws: false });
@@ -69,15 +73,22 @@ async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
   // Loopback unless HOST says otherwise (contract §10): the local stack is not for the network.
   const host = process.env.HOST || '127.0.0.1';
-  const server = createLocalServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, resolve);
-  });
+  // One process serves (its state is one instance's), or INSTANCES processes share the port (scripts/lib/instances.ts).
+  const server = instances === 1 ? createLocalServer() : undefined;
+  const forked = instances === 1 ? undefined : await startInstances(instances);
+  if (server)
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, resolve);
+    });
   const shownHost = host === '127.0.0.1' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
   const base = `http://${shownHost}:${port}/services/api/v1`;
   console.log(`DynamoDB: ${endpoint} (table ${process.env.TABLE_NAME})${embedded ? ', embedded DynamoDB Local' : ''}`);
-  console.log(`S3:       ${s3.endpoint} (bucket ${process.env.ATTACHMENTS_BUCKET})${s3.embedded ? ', embedded s3rver' : ''}`);
+  console.log(
+    `S3:       ${s3.endpoint} (bucket ${process.env.ATTACHMENTS_BUCKET})${s3.embedded ? ', embedded s3rver' : ''}`,
+  );
+  if (forked)
+    console.log(`Serving:  ${instances} instances (INSTANCES), each with its own state like a Lambda instance`);
   console.log(`Business: ${businessId}`);
   console.log(`Base URL: ${base}`);
   console.log(`Docs:     http://${shownHost}:${port}/docs`);
@@ -88,7 +99,8 @@ async function main(): Promise<void> {
   const stop = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
-    server.close();
+    server?.close();
+    await forked?.stop();
     await stopDispatcher();
     await embedded?.stop();
     await s3.embedded?.stop();
@@ -98,7 +110,13 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop());
 }
 
-main().catch((error: unknown) => {
-  console.error(`npm start failed: ${describeFailure(error)}`);
-  process.exit(1);
-});
+if (isInstance())
+  serveInstance(createLocalServer()).catch((error: unknown) => {
+    console.error(`npm start instance failed: ${describeFailure(error)}`);
+    process.exit(1);
+  });
+else
+  main().catch((error: unknown) => {
+    console.error(`npm start failed: ${describeFailure(error)}`);
+    process.exit(1);
+  });

@@ -3,9 +3,9 @@ import {
   admits,
   DEFAULT_BUSINESS_RATE_LIMIT,
   DEFAULT_TOKEN_RATE_LIMIT,
+  instanceStanding,
   isValidRatePolicy,
   mergeSlices,
-  policyState,
   sliceMsOf,
   sliceStartOf,
   staleSlices,
@@ -34,6 +34,10 @@ import type { Key } from './keys';
 const SYNC_INTERVAL_MS = 1000;
 /** A sync that takes longer is given up and its counts sent again with the next. */
 const SYNC_TIMEOUT_MS = 1000;
+/** How far back a sync's answer is read for the other instances' rate. */
+const RATE_LOOKBACK_MS = 2000;
+/** The longest a view's age is extrapolated with the others' rate. */
+const UNSEEN_HORIZON_MS = 1500;
 /** How long an answer waits for a sync this request started, for fresh RateLimit fields. */
 const SETTLE_MS = 100;
 /** Bounds memory on an instance serving many tokens: the least recently added subject is forgotten first. */
@@ -47,6 +51,8 @@ class Counts {
   /** Admitted here, not sent yet. */
   pending = new Map<number, number>();
   lastSyncAt = -Infinity;
+  /** What this instance itself added to `synced`: the rest is the other instances'. */
+  ownSynced = new Map<number, number>();
   syncing: Promise<void> | undefined;
   timer: NodeJS.Timeout | undefined;
 
@@ -56,8 +62,23 @@ class Counts {
     readonly expires: boolean,
   ) {}
 
-  slices(): Map<number, number> {
-    return mergeSlices(this.synced, this.sending, this.pending);
+  /** Requests the other instances admitted per ms, as the last two syncs showed. */
+  othersRate = 0;
+
+  /**
+   * What this instance expects the others admitted that its last sync did not show: their rate times the age
+   * of its view (since its last sync, plus half a sync interval the others had not sent yet, on average).
+   * Capped: a view this old is refreshed by the next admitted request's sync, and an instance that refuses
+   * (and so does not sync) must not refuse for ever on a rate it measured long ago.
+   */
+  unseen(now: number): number {
+    if (this.othersRate === 0) return 0;
+    const age = Math.min(Math.max(0, now - this.lastSyncAt) + SYNC_INTERVAL_MS / 2, UNSEEN_HORIZON_MS);
+    return this.othersRate * age;
+  }
+
+  standing(policy: RatePolicy, now: number): PolicyState {
+    return instanceStanding(this.synced, mergeSlices(this.sending, this.pending), policy, this.unseen(now), now);
   }
 
   /** The slice a request admitted now is counted in: the finest slice while the limit is a guess (never counted too briefly). */
@@ -143,6 +164,25 @@ function subtract(from: Map<number, number>, sent: Map<number, number>): void {
   }
 }
 
+/**
+ * The other instances' admissions per ms lately, from one sync's answer: what
+ * the recent slices hold beyond this instance's own (a few slices at least,
+ * so a long window's coarse slices still give a rate).
+ */
+function othersRate(synced: Map<number, number>, own: Map<number, number>, policy: RatePolicy, now: number): number {
+  let lookback = Math.max(RATE_LOOKBACK_MS, 2 * sliceMsOf(policy));
+  let others = 0;
+  let first = now;
+  for (const [start, n] of synced)
+    if (start >= now - lookback) {
+      others += Math.max(0, n - (own.get(start) ?? 0));
+      first = Math.min(first, start);
+    }
+  // Traffic that began within the lookback: its rate over the time it has run, not over the whole lookback.
+  lookback = Math.min(lookback, Math.max(now - first, sliceMsOf(policy), 250));
+  return others / lookback;
+}
+
 /** One UpdateItem: this instance's unsent counts added, slices out of every window removed, the whole item back. */
 async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<string, unknown>) => void): Promise<void> {
   const now = Date.now();
@@ -184,6 +224,9 @@ async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<str
     );
     subtract(counts.sending, sent);
     counts.synced = slicesOf(out.Attributes);
+    for (const [start, n] of sent) counts.ownSynced.set(start, (counts.ownSynced.get(start) ?? 0) + n);
+    for (const start of staleSlices(counts.ownSynced, policy, now)) counts.ownSynced.delete(start);
+    counts.othersRate = othersRate(counts.synced, counts.ownSynced, policy, now);
     learn(out.Attributes ?? {});
   } catch {
     // Not known to be stored: sent again with the next sync (if this one did land, they count twice for a
@@ -225,8 +268,8 @@ export interface RateDecision {
 }
 
 function decide(token: TokenCounts, now: number): RateDecision {
-  const t = policyState(token.slices(), token.policy(), now);
-  const b = policyState(token.business.slices(), token.business.policy(), now);
+  const t = token.standing(token.policy(), now);
+  const b = token.business.standing(token.business.policy(), now);
   return { admitted: admits(t) && admits(b), token: t, business: b };
 }
 

@@ -74,6 +74,7 @@ export function msUntilBelow(
   nowMs: number,
   below: number,
 ): number {
+  if (below <= 0) return Infinity;
   const counted = [...slices].filter(([start]) => inWindow(policy, start, nowMs)).sort(([a], [b]) => a - b);
   let count = counted.reduce((sum, [, n]) => sum + n, 0);
   for (const [start, n] of counted) {
@@ -93,22 +94,38 @@ export interface PolicyState {
   readonly resetSeconds: number;
 }
 
-/** The state of `policy` for `slices` at `nowMs`. */
-export function policyState(
-  slices: Iterable<readonly [number, number]>,
+/**
+ * One instance's standing when several count one subject (docs/rate-limits.md):
+ * `synced` is every instance's count as DynamoDB last answered, `own` what
+ * this instance admitted since (not in `synced` yet), `unseen` how many the
+ * other instances are expected to have admitted that `synced` does not show
+ * yet (their rate since this instance's last sync times how stale its view is).
+ */
+export function instanceStanding(
+  synced: Slices,
+  own: Slices,
   policy: RatePolicy,
+  unseen: number,
   nowMs: number,
 ): PolicyState {
-  const list = [...slices];
-  const count = countInWindow(list, policy, nowMs);
-  // Exhausted: until the next request is admitted; otherwise until the oldest counted request leaves.
-  const ms = msUntilBelow(list, policy, nowMs, Math.min(count, policy.requests));
-  return {
-    policy,
-    remaining: Math.max(0, policy.requests - count),
-    resetSeconds: Math.ceil(ms / 1000),
-  };
+  const all = mergeSlices(synced, own);
+  const counted = countInWindow(all, policy, nowMs);
+  const expected = Math.round(unseen);
+  const remaining = Math.max(0, policy.requests - counted - expected);
+  // Until the oldest counted request leaves the window (0: nothing counted); refused: until one more fits.
+  const ms =
+    remaining > 0
+      ? counted === 0
+        ? 0
+        : msUntilBelow(all, policy, nowMs, counted)
+      : msUntilBelow(all, policy, nowMs, policy.requests - expected);
+  const resetSeconds = Math.ceil(Math.min(ms, policy.windowSeconds * 1000 + sliceMsOf(policy)) / 1000);
+  return { policy, remaining, resetSeconds: remaining > 0 ? resetSeconds : Math.max(1, resetSeconds) };
 }
+
+/** The state of `policy` for `slices` at `nowMs`, counted by one instance alone. */
+export const policyState = (slices: Slices, policy: RatePolicy, nowMs: number): PolicyState =>
+  instanceStanding(slices, new Map(), policy, 0, nowMs);
 
 /** The request is admitted while fewer than N are counted. */
 export const admits = (state: PolicyState): boolean => state.remaining > 0;

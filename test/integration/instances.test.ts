@@ -1,0 +1,240 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import demo from '../../fixtures/demo.json';
+import { freePort, ensureTable } from '../../scripts/lib/dynamodb-local';
+import { resetClient } from '../../src/data/client';
+import { importBusiness } from '../../src/data/business-store';
+import { createToken, issueToken, revokeToken } from '../../src/data/token-store';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
+import { withTestRateLimits } from '../support/harness';
+
+/**
+ * `INSTANCES=4 npm start` (contract §18): four processes, each with its own
+ * module state like a Lambda instance, serve one port. What one instance keeps
+ * in memory (token lookups, page hints, rate counts) must stay right when a
+ * tenant's requests land on all of them. Every request opens its own
+ * connection, so the cluster hands them to the instances in turn.
+ */
+const ROOT = join(__dirname, '..', '..');
+const API = '/services/api/v1';
+const INSTANCES = 4;
+let child: ChildProcess | undefined;
+let port = 0;
+let dataDir = '';
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'hr-api-instances-'));
+  port = await freePort();
+  const tableName = `test-${randomBytes(6).toString('hex')}`;
+  // This process provisions the businesses it needs in the same table the instances serve.
+  process.env.TABLE_NAME = tableName;
+  resetClient();
+  await ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName);
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    INSTANCES: String(INSTANCES),
+    PORT: String(port),
+    LOCAL_DATA_DIR: dataDir,
+    TABLE_NAME: tableName,
+    // Token lookups kept 2 s per instance: long enough to see four caches, short enough to watch them expire.
+    AUTH_CACHE_SECONDS: '2',
+    POWERTOOLS_LOG_LEVEL: 'SILENT',
+  };
+  delete env.HOST;
+  child = spawn('npx', ['tsx', 'scripts/local-server.ts'], {
+    cwd: ROOT,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  await new Promise<void>((resolve, reject) => {
+    child!.stdout!.on('data', (d: Buffer) => {
+      output += d.toString();
+      if (output.includes('Token:')) resolve();
+    });
+    child!.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    child!.once('exit', (code) => reject(new Error(`INSTANCES=4 npm start exited (${code}):\n${output}`)));
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (child?.pid && child.exitCode === null) {
+    const exited = new Promise((resolve) => child!.once('exit', resolve));
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+interface Answer {
+  status: number;
+  instance: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are inspected freely
+  sentAt: number;
+}
+
+/** One request on a connection of its own (no keep-alive): the cluster picks the next instance. */
+function send(method: string, path: string, token: string, body?: unknown): Promise<Answer> {
+  const sentAt = Date.now();
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `${API}${path}`,
+        agent: false,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : {}),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            instance: String(res.headers['x-local-instance']),
+            headers: res.headers,
+            body: text ? JSON.parse(text) : undefined,
+            sentAt,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function provision(id: string, limits: object = {}): Promise<string> {
+  const parsed = parseFixture(withTestRateLimits({ ...demo, business: { ...demo.business, id, ...limits } }));
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+  const { config, records } = buildBusiness(parsed.fixture);
+  await importBusiness(config, records);
+  return issueToken(id, 'instances test');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Sends `count` requests at a steady `perSecond`, each on its own connection, without waiting for answers. */
+async function steady(count: number, perSecond: number, next: (i: number) => Promise<Answer>): Promise<Answer[]> {
+  const start = Date.now();
+  const sent: Promise<Answer>[] = [];
+  for (let i = 0; i < count; i++) {
+    const wait = start + (i * 1000) / perSecond - Date.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(next(i));
+  }
+  return Promise.all(sent);
+}
+
+/** The most answers other than 429 within any interval of `windowMs`. */
+function mostInAnyWindow(answers: readonly Answer[], windowMs: number): number {
+  const times = answers
+    .filter((a) => a.status !== 429)
+    .map((a) => a.sentAt)
+    .sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < times.length; last++) {
+    while (times[last]! - times[first]! >= windowMs) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}
+
+describe('INSTANCES=4 npm start', () => {
+  let token: string;
+  beforeAll(async () => {
+    token = await provision('spread');
+  });
+
+  it('serves one port from four processes, each request on a new connection going to the next', async () => {
+    const answers: Answer[] = [];
+    for (let i = 0; i < 8; i++) answers.push(await send('GET', '/locations/hq', token));
+    expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
+  });
+
+  it('token cache: a new token works at once on every instance; a revoked one stops everywhere within AUTH_CACHE_SECONDS', async () => {
+    const fresh = (await createToken('spread', { name: 'fresh' })).token;
+    const first = await Promise.all(Array.from({ length: 8 }, () => send('GET', '/locations/hq', fresh)));
+    expect(first.map((a) => a.status)).toEqual(Array(8).fill(200));
+    expect(new Set(first.map((a) => a.instance)).size).toBe(INSTANCES);
+    await revokeToken(fresh);
+    // Each instance may still hold the lookup for up to 2 s; then every one reads it again and refuses it.
+    await sleep(2200);
+    const after = [];
+    for (let i = 0; i < 8; i++) after.push(await send('GET', '/locations/hq', fresh));
+    expect(after.map((a) => a.status)).toEqual(Array(8).fill(401));
+    expect(new Set(after.map((a) => a.instance)).size).toBe(INSTANCES);
+  });
+
+  it('page hints: every page is right from every instance while the list grows between reads', async () => {
+    const list = async (): Promise<string[]> =>
+      (await send('GET', '/employees?per_page=100', token)).body.entries.map((e: { id: string }) => e.id);
+    for (let round = 0; round < 3; round++) {
+      // Creates land on different instances, so each instance's hint of the list is stale in its own way.
+      for (let i = 0; i < 7; i++) {
+        const created = await send('POST', '/employees', token, { first_name: 'Hint', last_name: `R${round}-${i}` });
+        expect(created.status).toBe(201);
+      }
+      const all = await list();
+      const pages = Math.ceil(all.length / 4);
+      for (let pass = 0; pass < 2; pass++)
+        for (let page = 1; page <= pages; page++) {
+          const answer = await send('GET', `/employees?per_page=4&page=${page}`, token);
+          expect({ round, page, ids: answer.body.entries.map((e: { id: string }) => e.id) }).toEqual({
+            round,
+            page,
+            ids: all.slice((page - 1) * 4, page * 4),
+          });
+          expect(answer.body.total_entries).toBe(all.length);
+        }
+    }
+  }, 60_000);
+});
+
+describe('INSTANCES=4: rate limits hold across instances (contract §18)', () => {
+  it('a token at twice its limit: at most 1.1·N + 5 in any window, at least 0.9·N per window; one at 75 % is never refused', async () => {
+    // N = 60 per 6 s. The flooding token sends 20 per second (twice its limit) for 18 s (three windows), the other
+    // token of another business 7.5 per second (75 %), both spread over the four instances.
+    const flood = await provision('flood', { token_rate_limit: { requests: 60, window_seconds: 6 } });
+    const calm = await provision('calm', { token_rate_limit: { requests: 60, window_seconds: 6 } });
+    const [floodAnswers, calmAnswers] = await Promise.all([
+      steady(360, 20, () => send('GET', '/locations/hq', flood)),
+      steady(135, 7.5, () => send('GET', '/locations/hq', calm)),
+    ]);
+    expect(new Set(floodAnswers.map((a) => a.instance)).size).toBe(INSTANCES);
+    const admitted = floodAnswers.filter((a) => a.status === 200).length;
+    expect(floodAnswers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    expect(mostInAnyWindow(floodAnswers, 6000)).toBeLessThanOrEqual(1.1 * 60 + 5);
+    expect(admitted / 3).toBeGreaterThanOrEqual(0.9 * 60);
+    expect(calmAnswers.map((a) => a.status)).toEqual(Array(135).fill(200));
+  }, 90_000);
+
+  it('a business limit holds over its tokens on every instance', async () => {
+    // N = 30 per 3 s for the business; three tokens of it send 20 per second together for 6 s.
+    const first = await provision('crowd', { rate_limit: { requests: 30, window_seconds: 3 } });
+    const tokens = [first, ...(await Promise.all([1, 2].map(async () => (await createToken('crowd')).token)))];
+    const answers = await steady(120, 20, (i) => send('GET', '/locations/hq', tokens[i % 3]!));
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    expect(mostInAnyWindow(answers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
+    expect(answers.filter((a) => a.status === 200).length / 2).toBeGreaterThanOrEqual(0.9 * 30);
+    const refused = answers.find((a) => a.status === 429);
+    expect(refused?.body.message).toMatch(
+      /^This business \(all its tokens together\) exceeded its rate limit of 30 requests per 3 seconds/,
+    );
+    expect(refused?.headers['ratelimit']).toMatch(/"business";r=0;/);
+  }, 60_000);
+});
