@@ -12,6 +12,7 @@
  * src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
+ * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts).
  */
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,7 @@ import { issueToken } from '../src/data/token-store';
 import { authCacheSeconds } from '../src/data/config';
 import { dynamoStats } from '../src/data/client';
 import { writeStats } from '../src/data/write-stats';
+import { isolationReport, runIsolation } from './lib/load-isolation';
 
 const API = '/services/api/v1';
 
@@ -39,7 +41,15 @@ async function main(): Promise<void> {
   const dynamo = await startDynamoLocal();
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
-  const parsed = parseFixture(JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'demo.json'), 'utf8')));
+  const demo = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'demo.json'), 'utf8')) as {
+    business: object;
+  };
+  // The workload's own limits (contract §18): far above what it sends, so only the isolation scenario meets a 429.
+  const unlimited = { requests: 100_000, window_seconds: 1 };
+  const parsed = parseFixture({
+    ...demo,
+    business: { ...demo.business, token_rate_limit: unlimited, rate_limit: unlimited },
+  });
   if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
   const { config, records } = buildBusiness(parsed.fixture);
   await importBusiness(config, records);
@@ -260,9 +270,12 @@ async function main(): Promise<void> {
       `  ${route.padEnd(26)} ${String(sorted.length).padStart(5)}  p50 ${pct(sorted, 0.5).toFixed(0)} ms, p99 ${pct(sorted, 0.99).toFixed(0)} ms, max ${pct(sorted, 1).toFixed(0)} ms  ${JSON.stringify(r.statuses)}`,
     );
   }
+  const isolation = await runIsolation(url, demo);
+  for (const line of isolationReport(isolation)) console.log(line);
+  for (const problem of isolation.problems) console.log(`isolation     ${problem}`);
   server.close();
   await dynamo.stop();
-  process.exit(errors > 0 || lost === 'YES' ? 1 : 0);
+  process.exit(errors > 0 || lost === 'YES' || isolation.problems.length > 0 ? 1 : 0);
 }
 
 main().catch((error: unknown) => {

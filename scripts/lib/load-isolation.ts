@@ -1,0 +1,154 @@
+/**
+ * `npm run load`, isolation scenario (contract §18): one business sends ten
+ * times its token's limit at a steady rate while another does its normal
+ * traffic; the second's latency with and without the flood, side by side in
+ * one run, its statuses (goal: no 429 or 503), and the DynamoDB calls a refused
+ * request costs (goal: 0 once refused).
+ *   LOAD_ISOLATION_SECONDS (default 10): length of each phase.
+ */
+import { importBusiness } from '../../src/data/business-store';
+import { dynamoStats } from '../../src/data/client';
+import { issueToken } from '../../src/data/token-store';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
+
+const API = '/services/api/v1';
+/** The flooding business's token limit; the flood sends ten times it. */
+const FLOOD_LIMIT = { requests: 50, window_seconds: 10 };
+const FLOOD_PER_SECOND = (10 * FLOOD_LIMIT.requests) / FLOOD_LIMIT.window_seconds;
+/** The other business's normal traffic (its limits far above it). */
+const QUIET_PER_SECOND = 30;
+
+interface Sample {
+  readonly status: number;
+  readonly ms: number;
+}
+
+async function provision(fixture: object, id: string, limits: object): Promise<string> {
+  const parsed = parseFixture({
+    ...fixture,
+    business: { ...(fixture as { business: object }).business, id, ...limits },
+  });
+  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+  const { config, records } = buildBusiness(parsed.fixture);
+  await importBusiness(config, records);
+  return issueToken(id, 'load isolation');
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Requests at a steady rate for `seconds`, not waiting for answers (an open loop, as independent clients send). */
+async function steady(perSecond: number, seconds: number, send: (i: number) => Promise<Sample>): Promise<Sample[]> {
+  const start = performance.now();
+  const sent: Promise<Sample>[] = [];
+  for (let i = 0; i < perSecond * seconds; i++) {
+    const wait = start + (i * 1000) / perSecond - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(send(i));
+  }
+  return Promise.all(sent);
+}
+
+const pct = (sorted: readonly number[], p: number): number =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
+const statusesOf = (samples: readonly Sample[]): Record<number, number> =>
+  samples.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {});
+
+export interface IsolationResult {
+  readonly quietAlone: { p50: number; p99: number; statuses: Record<number, number> };
+  readonly quietFlooded: { p50: number; p99: number; statuses: Record<number, number> };
+  readonly flood: Record<number, number>;
+  readonly callsPerRefused: number;
+  readonly besideCallsPerRefused: number;
+  /** Problems that fail the run: the quiet business got a 429 or 503. */
+  readonly problems: string[];
+}
+
+/** Runs the scenario against the server at `url` (DynamoDB statistics of this process: the server runs here). */
+export async function runIsolation(url: string, fixture: object): Promise<IsolationResult> {
+  const seconds = Number(process.env.LOAD_ISOLATION_SECONDS ?? 10);
+  const high = { requests: 100_000, window_seconds: 1 };
+  const quiet = await provision(fixture, 'quiet', { token_rate_limit: high, rate_limit: high });
+  const flood = await provision(fixture, 'flood', { token_rate_limit: FLOOD_LIMIT, rate_limit: high });
+  const request = async (token: string, method: string, path: string, body?: unknown): Promise<Sample> => {
+    const t0 = performance.now();
+    const res = await fetch(`${url}${API}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    await res.arrayBuffer();
+    return { status: res.status, ms: performance.now() - t0 };
+  };
+  const created = await request(quiet, 'POST', '/employees', { first_name: 'Quiet', last_name: 'Employee' });
+  if (created.status !== 201) throw new Error(`isolation: seed employee answered ${created.status}`);
+  const employees = (await (
+    await fetch(`${url}${API}/employees?per_page=1`, { headers: { authorization: `Bearer ${quiet}` } })
+  ).json()) as { entries: { id: string }[] };
+  const employeeId = employees.entries[0]?.id ?? '';
+  // Normal traffic: single reads, list pages and a write now and then.
+  const quietMix = (i: number): Promise<Sample> => {
+    switch (i % 5) {
+      case 0:
+        return request(quiet, 'GET', '/locations/hq');
+      case 1:
+        return request(quiet, 'GET', `/employees/${employeeId}`);
+      case 2:
+        return request(quiet, 'GET', '/employees?per_page=10');
+      case 3:
+        return request(quiet, 'GET', '/applications?per_page=10');
+      default:
+        return request(quiet, 'PUT', `/employees/${employeeId}`, { city: `City ${i}` });
+    }
+  };
+  const floodMix = (i: number): Promise<Sample> =>
+    i % 2 ? request(flood, 'GET', '/locations/hq') : request(flood, 'GET', '/employees?per_page=10');
+
+  const summary = (samples: readonly Sample[]) => {
+    const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
+    return { p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), statuses: statusesOf(samples) };
+  };
+  const alone = await steady(QUIET_PER_SECOND, seconds, quietMix);
+  const [flooded, flooding] = await Promise.all([
+    steady(QUIET_PER_SECOND, seconds, quietMix),
+    steady(FLOOD_PER_SECOND, seconds, floodMix),
+  ]);
+
+  // What a refused request costs: the flood once more, one request at a time, each request's calls counted.
+  let refused = 0;
+  let calls = 0;
+  let beside = 0;
+  for (let i = 0; i < FLOOD_PER_SECOND * 2; i++) {
+    const before = { calls: dynamoStats.calls, beside: dynamoStats.besideCalls };
+    const sample = await floodMix(i);
+    if (sample.status !== 429) continue;
+    refused += 1;
+    calls += dynamoStats.calls - before.calls;
+    beside += dynamoStats.besideCalls - before.beside;
+  }
+
+  const quietFlooded = summary(flooded);
+  const problems = Object.entries(quietFlooded.statuses)
+    .filter(([status]) => status === '429' || status === '503')
+    .map(([status, count]) => `the quiet business got ${count} ${status} answers during the flood`);
+  return {
+    quietAlone: summary(alone),
+    quietFlooded,
+    flood: statusesOf(flooding),
+    callsPerRefused: calls / Math.max(1, refused),
+    besideCallsPerRefused: beside / Math.max(1, refused),
+    problems,
+  };
+}
+
+/** The scenario's lines of the load test's report. */
+export function isolationReport(r: IsolationResult): string[] {
+  const ms = (v: number): string => `${v.toFixed(0)} ms`;
+  return [
+    `isolation     quiet business ${QUIET_PER_SECOND} req/s; flood business ${FLOOD_PER_SECOND} req/s = 10x its token limit (${FLOOD_LIMIT.requests} per ${FLOOD_LIMIT.window_seconds} s)`,
+    `  quiet alone       p50 ${ms(r.quietAlone.p50)}, p99 ${ms(r.quietAlone.p99)}  ${JSON.stringify(r.quietAlone.statuses)}`,
+    `  quiet with flood  p50 ${ms(r.quietFlooded.p50)}, p99 ${ms(r.quietFlooded.p99)} (p99 ${(r.quietFlooded.p99 / Math.max(1, r.quietAlone.p99)).toFixed(2)}x; goal <= 1.5x)  ${JSON.stringify(r.quietFlooded.statuses)}`,
+    `  flood             ${JSON.stringify(r.flood)}`,
+    `  refused request   ${r.callsPerRefused.toFixed(2)} DynamoDB calls (+ ${r.besideCallsPerRefused.toFixed(2)} beside it); goal 0`,
+  ];
+}
