@@ -12,7 +12,7 @@
  * capacity.
  */
 import type { AddressInfo } from 'node:net';
-import type { StoredApplication } from '../src/data/application-store';
+import type { StoredApplication } from '../src/data/entities/application';
 import { batchPut } from '../src/data/table-io';
 import { seedItems } from './lib/seed-applications';
 import { importBusiness } from '../src/data/business-store';

@@ -15,8 +15,8 @@ import {
   statusCode,
   superblockOf,
 } from '../../src/domain/list-map';
-import { applicationItem, updatedCounterKey, type StoredApplication } from '../../src/data/application-store';
-import { application, type CreatedPosition } from '../../src/data/entities/application';
+import { applicationItem, updatedCounterKey } from '../../src/data/application-store';
+import { application, type CreatedPosition, type StoredApplication } from '../../src/data/entities/application';
 import { keys, type Key } from '../../src/data/keys';
 import type { Item } from '../../src/data/table-io';
 

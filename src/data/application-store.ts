@@ -9,7 +9,6 @@
  * email, so an update does not rewrite them: pages read the index entries,
  * then the records by key (`recordsOf`, src/data/list-store.ts).
  */
-import type { ApplicationRecord } from '../domain/application-record';
 import type { BusinessConfig } from '../domain/business';
 import {
   HOLE,
@@ -32,73 +31,27 @@ import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
 import {
   application,
-  type ApplicationPositions as PositionsInLists,
+  type ApplicationPositions,
   type CreatedPosition,
   type FilteredWriteOrder,
+  type StoredApplication,
 } from './entities/application';
 import { partitionOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
-import { feedRefsOf, withFeedRef, type FeedRef } from '../domain/feed-refs';
+import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, carries, exists, type Item, type TxWrite } from './table-io';
-
-/** Where an application sits in its lists, and where its change-feed entries are (redacted on erasure). */
-export interface ApplicationPositions extends PositionsInLists {
-  readonly feedRefs?: readonly FeedRef[];
-}
-
-/** Stored fields of an application (its response fields, custom values under `cf`). */
-export type StoredApplication = ApplicationRecord;
 
 export const applicationKey = application.key;
 /** The counter of the order of writes (updated_at ascending). */
 export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, application.writeOrder);
 const mapKey = (businessId: string, list: string, position: number): Key =>
   keys.listMap(businessId, list, superblockOf(position));
-
-/** The full item of an application: its fields plus every list key. Also used by the benchmark seeder (scripts/lib/seed-applications.ts). */
-export function applicationItem(businessId: string, app: StoredApplication, at: ApplicationPositions): Item {
-  return {
-    ...applicationKey(businessId, app.id),
-    kind: application.entity,
-    business_id: businessId,
-    ...app,
-    ...application.indexKeys(businessId, app, at),
-    ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
-    ...(at.feedRefs?.length ? { feed_refs: at.feedRefs } : {}),
-  };
-}
-
-/** The stored fields of an item (drops keys and bookkeeping). */
-export function storedOf(item: Item): StoredApplication {
-  return {
-    id: String(item.id),
-    job_id: typeof item.job_id === 'string' ? item.job_id : null,
-    application_status_id: String(item.application_status_id),
-    accept_terms_and_conditions: item.accept_terms_and_conditions === true,
-    accept_archivation: item.accept_archivation === true,
-    language: String(item.language),
-    campaign_id: typeof item.campaign_id === 'string' ? item.campaign_id : null,
-    first_name: String(item.first_name),
-    last_name: String(item.last_name),
-    gender: typeof item.gender === 'string' ? item.gender : null,
-    email: String(item.email),
-    phone: typeof item.phone === 'string' ? item.phone : null,
-    birthday: typeof item.birthday === 'string' ? item.birthday : null,
-    cf: (item.cf as Record<string, unknown> | undefined) ?? {},
-    created_at: String(item.created_at),
-    updated_at: String(item.updated_at),
-    version: Number(item.version ?? 1),
-  };
-}
-
-/** The entity's positions, plus where the application's change-feed entries are (redacted on erasure). */
-export const positionsOf = (item: Item): ApplicationPositions => ({
-  ...application.positionsOf(item),
-  feedRefs: feedRefsOf(item.feed_refs),
-});
+export const applicationItem = application.item;
+export const storedOf = application.fromItem;
+export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
 

@@ -6,9 +6,45 @@
  * position, and the order of writes by the position of its last write.
  */
 import { businessPartition, keys, lists, type Key } from '../keys';
+import type { ApplicationRecord } from '../../domain/application-record';
+import { feedRefsOf, type FeedRef } from '../../domain/feed-refs';
 import type { ApplicationListFilter } from '../../schemas/applications';
 import type { FilterRule } from '../list-store';
-import { partitionOf, pattern, placeAt, sortOf, type MappedList, type Partition } from './entity';
+import {
+  partitionOf,
+  pattern,
+  placeAt,
+  readAttributes,
+  sortOf,
+  type AttributeKind,
+  type AttributesOf,
+  type MappedList,
+  type Partition,
+} from './entity';
+
+/** The stored attributes of an application: its response fields, custom values under `cf`. */
+const attributes = {
+  id: 'string',
+  job_id: 'string?',
+  application_status_id: 'string',
+  accept_terms_and_conditions: 'boolean',
+  accept_archivation: 'boolean',
+  language: 'string',
+  campaign_id: 'string?',
+  first_name: 'string',
+  last_name: 'string',
+  gender: 'string?',
+  email: 'string',
+  phone: 'string?',
+  birthday: 'string?',
+  cf: 'map',
+  created_at: 'string',
+  updated_at: 'string',
+  version: 'version',
+} as const satisfies Record<keyof ApplicationRecord, AttributeKind>;
+
+/** An application as stored (the domain's ApplicationRecord, field for field). */
+export type StoredApplication = AttributesOf<typeof attributes>;
 
 /**
  * The dense lists of applications (docs/pagination.md): each name names a
@@ -56,6 +92,8 @@ export interface ApplicationPositions {
   readonly updatePosition: number;
   /** Key of the idempotency record its create stored (erased with it), if any. */
   readonly idempotencyPk?: string;
+  /** Where its change-feed entries are (redacted on erasure). */
+  readonly feedRefs?: readonly FeedRef[];
 }
 
 /** The positions an application takes at its creation and keeps for its life. */
@@ -172,7 +210,20 @@ export const application = {
     jobPosition: Number(sortOf(byJob, item)),
     updatePosition: Number(sortOf(updatedSince, item) ?? 0),
     ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
+    feedRefs: feedRefsOf(item.feed_refs),
   }),
+  /** The full item of an application at `at`: its attributes, its key and every list key. */
+  item: (businessId: string, app: StoredApplication, at: ApplicationPositions): Record<string, unknown> => ({
+    ...keys.record(businessId, 'application', app.id),
+    kind: 'application',
+    business_id: businessId,
+    ...app,
+    ...application.indexKeys(businessId, app, at),
+    ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),
+    ...(at.feedRefs?.length ? { feed_refs: at.feedRefs } : {}),
+  }),
+  /** The stored attributes of an item (keys and bookkeeping dropped). */
+  fromItem: (item: Readonly<Record<string, unknown>>): StoredApplication => readAttributes(attributes, item),
 } as const;
 
 export type ApplicationPattern = keyof typeof application.patterns;

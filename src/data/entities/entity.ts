@@ -87,3 +87,48 @@ export interface Entity {
   readonly entity: string;
   readonly patterns: Readonly<Record<string, AccessPattern<never>>>;
 }
+
+/**
+ * How an entity stores one attribute: a string; a string or null (absent =
+ * null); a boolean (absent = false); a map (absent = empty); a write counter
+ * (absent = 1).
+ */
+export type AttributeKind = 'string' | 'string?' | 'boolean' | 'map' | 'version';
+
+type TypeOf<K extends AttributeKind> = K extends 'string'
+  ? string
+  : K extends 'string?'
+    ? string | null
+    : K extends 'boolean'
+      ? boolean
+      : K extends 'map'
+        ? Readonly<Record<string, unknown>>
+        : number;
+
+/** The item type an attribute declaration describes. */
+export type AttributesOf<A extends Readonly<Record<string, AttributeKind>>> = { readonly [N in keyof A]: TypeOf<A[N]> };
+
+const readAs = (kind: AttributeKind, value: unknown): unknown => {
+  switch (kind) {
+    case 'string':
+      return String(value);
+    case 'string?':
+      return typeof value === 'string' ? value : null;
+    case 'boolean':
+      return value === true;
+    case 'map':
+      return (value as Record<string, unknown> | undefined) ?? {};
+    case 'version':
+      return Number(value ?? 1);
+  }
+};
+
+/** The declared attributes of a stored item (keys and bookkeeping dropped). */
+export function readAttributes<A extends Readonly<Record<string, AttributeKind>>>(
+  attributes: A,
+  item: Readonly<Record<string, unknown>>,
+): AttributesOf<A> {
+  return Object.fromEntries(
+    Object.entries(attributes).map(([name, kind]) => [name, readAs(kind, item[name])]),
+  ) as AttributesOf<A>;
+}
