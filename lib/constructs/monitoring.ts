@@ -5,7 +5,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
 import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
-import { METRICS_NAMESPACE, UNMATCHED_ROUTE_GROUP } from '../../src/http/metric-names';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, UNMATCHED_ROUTE_GROUP } from '../../src/http/metric-names';
 
 /** Every alarm looks at 5-minute periods. */
 export const ALARM_PERIOD = Duration.minutes(5);
@@ -30,6 +30,11 @@ export const THRESHOLDS = {
   tableSystemErrors: 1,
   /** Creates of one business contend on its list counters and retry; 50 conflicts in 5 minutes means 503s are near. */
   transactionConflicts: 50,
+  /**
+   * 429 rate_limited answers in 5 minutes over all businesses: a client that ignores Retry-After (a runaway sync,
+   * a leaked token). The dashboard's top talkers name the business.
+   */
+  rateLimited: 1000,
 } as const;
 
 /** The DynamoDB operations the functions use (TABLE_GRANTS in src/http/routes.ts); alarms watch exactly these. */
@@ -117,6 +122,12 @@ export class ServiceMonitoring extends Construct {
     });
     const systemErrors = table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...sum });
     const conflicts = table.metric('TransactionConflict', sum);
+    const rateLimited = new cloudwatch.Metric({
+      namespace: METRICS_NAMESPACE,
+      metricName: RATE_LIMITED_METRIC,
+      dimensionsMap: { service: props.serviceName },
+      ...sum,
+    });
 
     this.alarms = [
       new cloudwatch.Alarm(this, 'Api5xxRateAlarm', {
@@ -151,6 +162,12 @@ export class ServiceMonitoring extends Construct {
         alarmDescription: 'DynamoDB system errors (HTTP 500 from the service) on the table',
         metric: systemErrors,
         threshold: THRESHOLDS.tableSystemErrors,
+      }),
+      new cloudwatch.Alarm(this, 'RateLimitedAlarm', {
+        ...alarmProps,
+        alarmDescription: `At least ${THRESHOLDS.rateLimited} requests refused with 429 rate_limited in 5 minutes (see the dashboard's top talkers)`,
+        metric: rateLimited,
+        threshold: THRESHOLDS.rateLimited,
       }),
       new cloudwatch.Alarm(this, 'TableTransactionConflictsAlarm', {
         ...alarmProps,
@@ -258,6 +275,31 @@ export class ServiceMonitoring extends Construct {
         'Function concurrency (max)',
         perFunction((fn, label) => fn.metric('ConcurrentExecutions', { period: minute, statistic: 'Maximum', label })),
         6,
+      ),
+    );
+
+    // Rate limits (contract §18): 429s over time, and the businesses that get the most (Metrics Insights).
+    this.dashboard.addWidgets(
+      graph('429 rate_limited (all businesses)', [
+        new cloudwatch.Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: RATE_LIMITED_METRIC,
+          dimensionsMap: { service: props.serviceName },
+          period: minute,
+          statistic: 'Sum',
+          label: '429',
+        }),
+      ]),
+      graph(
+        '429 rate_limited: top 10 businesses',
+        [
+          new cloudwatch.MathExpression({
+            label: '',
+            expression: `SELECT SUM(${RATE_LIMITED_METRIC}) FROM SCHEMA("${METRICS_NAMESPACE}", business_id, service) GROUP BY business_id ORDER BY SUM() DESC LIMIT 10`,
+            period: minute,
+          }),
+        ],
+        16,
       ),
     );
 

@@ -104,6 +104,7 @@ class BusinessCounts extends Counts {
 class TokenCounts extends Counts {
   constructor(
     key: Key,
+    readonly businessId: string,
     readonly business: BusinessCounts,
     /** The token's own limit (`token create --rate-limit`); else its business's default for tokens. */
     public explicit: RatePolicy | undefined,
@@ -263,6 +264,7 @@ const learnBusinessLimits =
 /** A request's standing against both limits. */
 export interface RateDecision {
   readonly admitted: boolean;
+  readonly businessId: string;
   readonly token: PolicyState;
   readonly business: PolicyState;
 }
@@ -270,7 +272,7 @@ export interface RateDecision {
 function decide(token: TokenCounts, now: number): RateDecision {
   const t = token.standing(token.policy(), now);
   const b = token.business.standing(token.business.policy(), now);
-  return { admitted: admits(t) && admits(b), token: t, business: b };
+  return { admitted: admits(t) && admits(b), businessId: token.businessId, token: t, business: b };
 }
 
 /**
@@ -301,7 +303,7 @@ export function admit(
     token = remember(
       tokens,
       tokenHash,
-      new TokenCounts(rateCounter.tokenKey(businessId, tokenHash), business, explicit),
+      new TokenCounts(rateCounter.tokenKey(businessId, tokenHash), businessId, business, explicit),
     );
   token.explicit = explicit;
   const before = decide(token, now);

@@ -3,3 +3,9 @@ export const METRICS_NAMESPACE = 'HrApi';
 
 /** The route group of requests no route matched (the $default fallback). */
 export const UNMATCHED_ROUTE_GROUP = 'Unmatched';
+
+/**
+ * Requests refused with 429 rate_limited (contract §18): per business (dimension `business_id`, the dashboard's
+ * top talkers) and for the whole service (the alarm).
+ */
+export const RATE_LIMITED_METRIC = 'RateLimited';

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
-import { METRICS_NAMESPACE, UNMATCHED_ROUTE_GROUP } from './metric-names';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, UNMATCHED_ROUTE_GROUP } from './metric-names';
 import { ROUTES } from './routes';
 
 /**
@@ -13,16 +13,30 @@ let metrics: Metrics | undefined;
 
 const groupOf = (route: string): string => ROUTES.find((r) => r.name === route)?.tag ?? UNMATCHED_ROUTE_GROUP;
 
+const metricsOf = (): Metrics =>
+  (metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() }));
+
+/** A 429 rate_limited: counted per business (top talkers) and for the service (alarm). */
+export function recordRateLimited(businessId: string): void {
+  if (!metricsEnabled()) return;
+  const m = metricsOf();
+  m.addMetric(RATE_LIMITED_METRIC, MetricUnit.Count, 1);
+  m.publishStoredMetrics();
+  m.addDimensions({ business_id: businessId });
+  m.addMetric(RATE_LIMITED_METRIC, MetricUnit.Count, 1);
+  m.publishStoredMetrics();
+}
+
 export function recordRequest(route: string, status: number, startedAt: number): void {
   if (!metricsEnabled()) return;
-  metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
+  const m = metricsOf();
   const latency = Date.now() - startedAt;
-  metrics.addDimensions({ route, status_class: `${Math.floor(status / 100)}xx` });
-  metrics.addMetric('Requests', MetricUnit.Count, 1);
-  metrics.addMetric('Latency', MetricUnit.Milliseconds, latency);
-  metrics.publishStoredMetrics();
+  m.addDimensions({ route, status_class: `${Math.floor(status / 100)}xx` });
+  m.addMetric('Requests', MetricUnit.Count, 1);
+  m.addMetric('Latency', MetricUnit.Milliseconds, latency);
+  m.publishStoredMetrics();
   // Percentiles do not add up across routes: the group's latency is a metric of its own.
-  metrics.addDimensions({ route_group: groupOf(route) });
-  metrics.addMetric('Latency', MetricUnit.Milliseconds, latency);
-  metrics.publishStoredMetrics();
+  m.addDimensions({ route_group: groupOf(route) });
+  m.addMetric('Latency', MetricUnit.Milliseconds, latency);
+  m.publishStoredMetrics();
 }

@@ -1,5 +1,6 @@
 import type { RateDecision } from '../data/rate-counts';
 import { rateLimited, type HttpError } from '../domain/errors';
+import { recordRateLimited } from './metrics';
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured
@@ -14,8 +15,9 @@ export function rateLimitHeaders({ token, business }: RateDecision): Record<stri
   };
 }
 
-/** The 429 of a refused request: names the exhausted limit (the token's first), Retry-After when both admit again. */
+/** The 429 of a refused request (counted per business for the dashboard's top talkers): names the exhausted limit (the token's first), Retry-After when both admit again. */
 export function rateRefusal(decision: RateDecision): HttpError {
+  recordRateLimited(decision.businessId);
   const exhausted = [decision.token, decision.business].filter((s) => s.remaining === 0);
   const named = exhausted[0] ?? decision.token;
   const retryAfter = Math.max(1, ...exhausted.map((s) => s.resetSeconds));

@@ -472,8 +472,19 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 6 for the service + 2 for webhook queues, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 6 + 2);
+  test("429 rate_limited over all businesses (contract §18), from the functions' EMF metric", () => {
+    const limited = alarms().filter((a) => metricNames(a).includes('RateLimited'));
+    expect(limited).toHaveLength(1);
+    expect(limited[0]!.Properties).toMatchObject({
+      Namespace: 'HrApi',
+      Statistic: 'Sum',
+      Threshold: THRESHOLDS.rateLimited,
+      Dimensions: [{ Name: 'service', Value: 'hr-api' }],
+    });
+  });
+
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -502,6 +513,13 @@ describe('dashboard', () => {
     (widget(title).properties.metrics ?? []).flatMap((m) =>
       typeof m[1] === 'string' && !String(m[0]).startsWith('{') ? [m[1]] : [],
     );
+
+  test('rate limits: 429s over time and the top 10 businesses by 429s (Metrics Insights)', () => {
+    expect(metricNamesOf('429 rate_limited (all businesses)')).toEqual(['RateLimited']);
+    expect(JSON.stringify(widget('429 rate_limited: top 10 businesses'))).toContain(
+      'SELECT SUM(RateLimited) FROM SCHEMA(\\"HrApi\\", business_id, service) GROUP BY business_id ORDER BY SUM() DESC LIMIT 10',
+    );
+  });
 
   test('the API: requests, 4xx/5xx, p50/p99 latency', () => {
     expect(metricNamesOf('API requests')).toEqual(['Count']);
