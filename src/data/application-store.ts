@@ -1,6 +1,6 @@
 /**
  * Every DynamoDB access of applications (docs/pagination.md). Built on the
- * table-io primitives; the service decides, this module only reads and writes.
+ * data-layer primitives (table-io, transact-write); the service decides, this module only reads and writes.
  * Keys, lists and access patterns are the application entity's
  * (src/data/entities/application.ts): byPosition and byJob (dense positions),
  * byStatus (business position within one status), updatedSince (position of
@@ -42,7 +42,8 @@ import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { batchGet, batchGetEventually, carries, exists, type Item, type TxWrite } from './table-io';
+import { batchGet, batchGetEventually, type Item } from './table-io';
+import { carries, exists, type TxWrite } from './transact-write';
 
 export const applicationKey = application.key;
 /** The counter of the order of writes (updated_at ascending). */

@@ -23,7 +23,8 @@ import { employee as employeeEntity, employeeJob } from './entities/employee';
 import { counterAdvance } from './list-counter';
 import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
-import { batchGet, carries, exists, type Item, type TxWrite } from './table-io';
+import { batchGet, type Item } from './table-io';
+import { carries, exists, type TxWrite } from './transact-write';
 
 export const EMPLOYEE_LIST = employeeEntity.list;
 export const EMPLOYEE_JOB_LIST = employeeJob.list;

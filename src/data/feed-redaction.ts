@@ -10,7 +10,7 @@ import { redactionPlan, type FeedRef } from '../domain/feed-refs';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
-import type { TxWrite } from './table-io';
+import type { TxWrite } from './transact-write';
 
 const REDACT = {
   UpdateExpression: 'SET #d = :null',

@@ -31,7 +31,8 @@ import { decodeActor, encodeActor } from '../domain/audit';
 import { currentOrigin } from './write-origin';
 import type { Key } from './keys';
 import { feedLane } from './entities/feed-lane';
-import { batchGet, batchGetEventually, type Item, type TxWrite } from './table-io';
+import { batchGet, batchGetEventually, type Item } from './table-io';
+import type { TxWrite } from './transact-write';
 
 /** A lane's counter as a writer read it. */
 export interface FeedLaneState extends LaneCounter {

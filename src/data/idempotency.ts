@@ -3,7 +3,9 @@ import stableStringify from 'fast-json-stable-stringify';
 import { applicationErased, idempotencyKeyReused, subscriptionDeleted } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
-import { transactWrite, withRetries, type Item, type TxWrite } from './table-io';
+import type { Item } from './table-io';
+import { transactWrite, type TxWrite } from './transact-write';
+import { withRetries } from './with-retries';
 
 /** Contract §11: retries within 24 hours replay the first response. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;

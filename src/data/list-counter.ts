@@ -7,7 +7,7 @@
  */
 import { firstCreatedAttribute, liveAttribute, statusAttribute, superblockOf } from '../domain/list-map';
 import type { Key } from './keys';
-import type { TxWrite } from './table-io';
+import type { TxWrite } from './transact-write';
 
 export function counterAdvance(
   key: Key,

@@ -1,6 +1,6 @@
 /**
  * Turns within one process on the items optimistic writers were refused on
- * (withRetries, src/data/table-io.ts; docs/pagination.md, consistency notes).
+ * (src/data/with-retries.ts; docs/pagination.md, consistency notes).
  *
  * A writer refused on an item (a list counter, a feed lane, a record) waits
  * for its turn on that item behind the other writers of this process that

@@ -1,6 +1,6 @@
 /**
  * How long an optimistic operation pauses after a refusal before it reads
- * again (withRetries, src/data/table-io.ts; docs/pagination.md, consistency
+ * again (src/data/with-retries.ts; docs/pagination.md, consistency
  * notes), unless it waited for its turn behind a writer of its own process
  * (src/data/process-turns.ts): then it reads at once. Pure.
  *

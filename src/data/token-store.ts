@@ -8,7 +8,8 @@ import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
 import { token as tokenEntity } from './entities/token';
-import { getItem, queryAll, transactWrite, type Item } from './table-io';
+import { getItem, queryAll, type Item } from './table-io';
+import { transactWrite } from './transact-write';
 
 /**
  * `hr_` + 256 random bits (43 base64url characters) + `_` + the business id in

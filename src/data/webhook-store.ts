@@ -23,17 +23,9 @@ import { webhookSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  batchGet,
-  exists,
-  getItem,
-  isStorableKey,
-  queryAll,
-  transactWrite,
-  withRetries,
-  type Item,
-  type TxWrite,
-} from './table-io';
+import { batchGet, getItem, isStorableKey, queryAll, type Item } from './table-io';
+import { exists, transactWrite, type TxWrite } from './transact-write';
+import { withRetries } from './with-retries';
 
 export interface StoredSubscription extends DeliveryState {
   readonly businessId: string;

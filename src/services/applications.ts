@@ -28,7 +28,10 @@ import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import { RetryOperation, transactWrite, withRetries, type Item } from '../data/table-io';
+import type { Item } from '../data/table-io';
+import { RetryOperation } from '../data/operation-state';
+import { transactWrite } from '../data/transact-write';
+import { withRetries } from '../data/with-retries';
 import { nextCreatedAt, nextUpdatedAt } from '../domain/application-pages';
 import {
   fieldsForCreate,

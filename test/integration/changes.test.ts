@@ -5,7 +5,7 @@ import { proxyTheApi } from '../support/dynamo-proxy';
 import { feedAppendWrites, feedEnd, type NewFeedEntry } from '../../src/data/feed-store';
 import { LANE_COUNT, encodeCursor, laneOf } from '../../src/domain/change-feed';
 import { feedChangeSource } from '../../src/services/changes';
-import { transactWrite } from '../../src/data/table-io';
+import { transactWrite } from '../../src/data/transact-write';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { keys } from '../../src/data/keys';

@@ -19,7 +19,7 @@ import { API, startApi, type ApiResponse, type TestApi } from '../support/harnes
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
 import { feedAppendWrites, readLaneCounters } from '../../src/data/feed-store';
-import { transactWrite } from '../../src/data/table-io';
+import { transactWrite } from '../../src/data/transact-write';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { keys } from '../../src/data/keys';

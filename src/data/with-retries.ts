@@ -1,0 +1,95 @@
+import { serviceUnavailable } from '../domain/errors';
+import { remainingMs, sleepWithin } from './deadline';
+import { writeStats } from './write-stats';
+import { retryPauseMs } from './retry-pause';
+import { releaseTurns, takeTurns, untilWanted } from './process-turns';
+import { operationState, RetryOperation, type OperationState } from './operation-state';
+
+/**
+ * The turn on the items a refusal named, with those the operation holds
+ * already (all released and taken again in order, so no two writers wait for
+ * each other). `'waited'`: another writer of this process had it, and has
+ * finished with it; the re-run can start at once.
+ */
+async function takeTurnOn(contended: readonly string[], state: OperationState): Promise<'free' | 'waited' | 'held'> {
+  if (contended.every((key) => state.held.has(key))) return 'held';
+  const wanted = new Set([...state.held, ...contended]);
+  releaseTurns(state.held, state.owner);
+  state.held = new Set();
+  const turn = await takeTurns(wanted, state.owner, remainingMs());
+  if (turn === 'timeout') {
+    writeStats.exhausted += 1;
+    throw serviceUnavailable();
+  }
+  state.held = wanted;
+  if (turn === 'waited') writeStats.turnWaits += 1;
+  return turn;
+}
+
+/**
+ * Optimistic operations (read, decide, conditional write) re-run from the read
+ * (all of it but the business config: OperationState) when a concurrent writer
+ * got there first. A writer refused on items that other writers of this
+ * process were refused on too waits for its turn on them and re-runs when it
+ * comes (src/data/process-turns.ts); otherwise it pauses for a time scaled to
+ * the refused attempt that shrinks as refusals add up (retryPauseMs). Bounded
+ * in attempts and by the request's deadline; then 503.
+ */
+export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
+  const outer = operationState.getStore();
+  if (outer) return retrying(operation, attempts, outer);
+  const state: OperationState = { kept: new Map(), owner: Symbol('writer'), held: new Set() };
+  try {
+    return await operationState.run(state, () => retrying(operation, attempts, state));
+  } finally {
+    releaseTurns(state.held, state.owner);
+  }
+}
+
+async function retrying<T>(operation: () => Promise<T>, attempts: number, state: OperationState): Promise<T> {
+  const began = performance.now();
+  let attempt = 0;
+  let refusals = 0;
+  try {
+    for (; ; attempt++) {
+      const started = performance.now();
+      try {
+        return await operation();
+      } catch (error) {
+        if (!(error instanceof RetryOperation)) throw error;
+        if (error.refused) refusals += 1;
+        if (attempt + 1 >= attempts) {
+          writeStats.exhausted += 1;
+          throw serviceUnavailable();
+        }
+        writeStats.retries += 1;
+        // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
+        // again: re-running from the refused items' current values (ALL_OLD) was measured worse
+        // (docs/pagination.md, consistency notes).
+        const pauseStarted = performance.now();
+        // Pausing spaces a refused writer from its rivals; one that waited for its turn, or was not refused
+        // (it yielded to a holder that has since finished), has none left in this process.
+        if ((await takeTurnOn(error.contended, state)) === 'waited' || !error.refused) {
+          writeStats.pauseMs += performance.now() - pauseStarted;
+          continue;
+        }
+        const pause = sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs()));
+        const wanted = untilWanted(state.owner);
+        try {
+          await Promise.race([pause, wanted.wanted]);
+        } catch (e) {
+          writeStats.exhausted += 1;
+          throw e;
+        } finally {
+          wanted.stop();
+          pause.catch(() => undefined);
+        }
+        writeStats.pauseMs += performance.now() - pauseStarted;
+      }
+    }
+  } finally {
+    writeStats.attempts[attempt + 1] = (writeStats.attempts[attempt + 1] ?? 0) + 1;
+    writeStats.refusals[refusals] = (writeStats.refusals[refusals] ?? 0) + 1;
+    writeStats.operationMs += performance.now() - began;
+  }
+}
