@@ -92,10 +92,10 @@ export async function readForEmployeeWrite(
   },
 ): Promise<EmployeeWriteContext> {
   const slots: Record<string, Key> = { config: keys.business(businessId) };
-  if (wanted.employeeId !== undefined) slots.employee = keys.record(businessId, 'employee', wanted.employeeId);
+  if (wanted.employeeId !== undefined) slots.employee = employeeEntity.key(businessId, wanted.employeeId);
   if (wanted.employeeNumber !== undefined)
     slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
-  if (wanted.supervisorId !== undefined) slots.supervisor = keys.record(businessId, 'employee', wanted.supervisorId);
+  if (wanted.supervisorId !== undefined) slots.supervisor = employeeEntity.key(businessId, wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
   slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
@@ -139,7 +139,7 @@ export async function readListPage(
   const countKey =
     'kind' in list
       ? keys.counter(businessId, list.kind === 'employee' ? EMPLOYEE_LIST : EMPLOYEE_JOB_LIST)
-      : keys.record(businessId, 'employee', list.jobsOfEmployee);
+      : employeeEntity.key(businessId, list.jobsOfEmployee);
   const [[config, countItem], items] = await Promise.all([
     batchGet([keys.business(businessId), countKey]),
     !range
@@ -215,19 +215,7 @@ export function createEmployeeWrites(
     {
       item: {
         Put: {
-          Item: {
-            ...keys.record(businessId, 'employee', employee.id),
-            kind: 'employee',
-            business_id: businessId,
-            ...employee.fields,
-            id: employee.id,
-            created_at: employee.createdAt,
-            updated_at: employee.createdAt,
-            version: 1,
-            job_count: 0,
-            job_summary: {},
-            ...employeeEntity.indexKeys(businessId, position),
-          },
+          Item: employeeEntity.newItem(businessId, employee, position),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -264,7 +252,7 @@ export function updateEmployeeWrites(
     {
       item: {
         Update: {
-          Key: keys.record(businessId, 'employee', employee.id),
+          Key: employeeEntity.key(businessId, employee.id),
           UpdateExpression: `SET ${[...sets, 'updated_at = :now', 'version = version + :one'].join(', ')}`,
           ConditionExpression: 'attribute_exists(PK) AND version = :v',
           ...(sets.length ? { ExpressionAttributeNames: names } : {}),
@@ -310,7 +298,7 @@ export function createEmployeeJobWrites(
     {
       item: {
         Update: {
-          Key: keys.record(businessId, 'employee', employee.id),
+          Key: employeeEntity.key(businessId, employee.id),
           UpdateExpression:
             'SET job_summary.#job = :span, job_count = :next, updated_at = :now, version = version + :one',
           // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
@@ -331,17 +319,7 @@ export function createEmployeeJobWrites(
     {
       item: {
         Put: {
-          Item: {
-            ...keys.record(businessId, 'employee_job', job.id),
-            kind: 'employee_job',
-            business_id: businessId,
-            ...job.fields,
-            id: job.id,
-            created_at: job.createdAt,
-            updated_at: job.createdAt,
-            version: 1,
-            ...employeeJob.indexKeys(businessId, employee.id, { position: counter.n + 1, seq: job.span.seq }),
-          },
+          Item: employeeJob.newItem(businessId, employee.id, job, { position: counter.n + 1, seq: job.span.seq }),
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -353,7 +331,7 @@ export function createEmployeeJobWrites(
     writes.push({
       item: {
         ConditionCheck: {
-          Key: keys.record(businessId, 'employee', supervisor.id),
+          Key: employeeEntity.key(businessId, supervisor.id),
           ConditionExpression: 'attribute_exists(PK)',
         },
       },

@@ -29,6 +29,27 @@ export const employee = {
   numberField: EMPLOYEE_NUMBER,
   indexKeys: (businessId: string, position: number): Record<string, string | number> =>
     placeAt(employeesByPosition, { businessId }, position),
+  /**
+   * A new employee's item at `position`: its public fields as top-level
+   * attributes, no jobs yet (`job_count`, `job_summary`, moved by each job create).
+   */
+  newItem: (
+    businessId: string,
+    e: { readonly id: string; readonly createdAt: string; readonly fields: Readonly<Record<string, unknown>> },
+    position: number,
+  ): Record<string, unknown> => ({
+    ...keys.record(businessId, 'employee', e.id),
+    kind: 'employee',
+    business_id: businessId,
+    ...e.fields,
+    id: e.id,
+    created_at: e.createdAt,
+    updated_at: e.createdAt,
+    version: 1,
+    job_count: 0,
+    job_summary: {},
+    ...placeAt(employeesByPosition, { businessId }, position),
+  }),
 } as const;
 
 const jobsByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
@@ -53,5 +74,22 @@ export const employeeJob = {
   ): Record<string, string | number> => ({
     ...placeAt(jobsByPosition, { businessId }, at.position),
     ...placeAt(jobsByEmployee, { businessId, employeeId }, at.seq),
+  }),
+  /** A new job's item: its fields top-level, at its business position and its sequence among the employee's jobs. */
+  newItem: (
+    businessId: string,
+    employeeId: string,
+    job: { readonly id: string; readonly createdAt: string; readonly fields: Readonly<Record<string, unknown>> },
+    at: { readonly position: number; readonly seq: number },
+  ): Record<string, unknown> => ({
+    ...keys.record(businessId, 'employee_job', job.id),
+    kind: 'employee_job',
+    business_id: businessId,
+    ...job.fields,
+    id: job.id,
+    created_at: job.createdAt,
+    updated_at: job.createdAt,
+    version: 1,
+    ...employeeJob.indexKeys(businessId, employeeId, at),
   }),
 } as const;
