@@ -102,8 +102,11 @@ export async function pumpSubscription(
   deadline: number,
   deps: DispatchDeps = defaultDeps(),
 ): Promise<PumpResult> {
+  // What this run knows: the subscription as its own last write left it (every write is conditioned on the
+  // version, so nobody else moved it meanwhile), and the entries after its cursor already read.
+  let sub = await readSubscription(businessId, id);
+  let page: FeedEntry[] = [];
   for (;;) {
-    const sub = await readSubscription(businessId, id);
     if (!sub) return { state: 'gone' };
     if (sub.status !== 'active') return { state: 'disabled' };
     const now = deps.now();
@@ -111,16 +114,19 @@ export async function pumpSubscription(
     if (sub.nextAttemptAt > now) return { state: 'waiting', dueAt: sub.nextAttemptAt };
     if (now + LEASE_MS > deadline) return { state: 'out-of-time' };
 
-    const { entries } = await changeSource().readAfter(businessId, sub.cursor, PAGE);
-    const next = entries.find((e) => wants(sub.types, e.type));
+    if (page.length === 0) page = (await changeSource().readAfter(businessId, sub.cursor, PAGE)).entries;
+    const at = page.findIndex((e) => wants(sub?.types ?? null, e.type));
+    const next = page[at];
     if (!next) {
-      const last = entries.at(-1);
+      const last = page.at(-1);
       // Nothing wanted in this page: move past it (conditional, like every move) and look again.
       if (!last) return { state: 'idle' };
       if (!(await skipTo(sub, last.cursor))) return { state: 'busy' };
+      sub = { ...sub, cursor: last.cursor, version: sub.version + 1 };
+      page = [];
       continue;
     }
-    const skippedTo = entries[entries.indexOf(next) - 1]?.cursor ?? sub.cursor;
+    const skippedTo = page[at - 1]?.cursor ?? sub.cursor;
     if (!(await claimLease(sub, now + LEASE_MS, skippedTo))) return { state: 'busy' };
     const leased = { ...sub, cursor: skippedTo };
 
@@ -129,6 +135,8 @@ export async function pumpSubscription(
     if (!(await recordAttempt(leased, sub.version + 1, after))) return { state: 'gone' };
     if (after.status === 'disabled') return { state: 'disabled' };
     if (!outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
+    sub = { ...leased, ...after, version: sub.version + 2, leaseUntil: 0 };
+    page = page.slice(at + 1);
   }
 }
 

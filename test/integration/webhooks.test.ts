@@ -430,6 +430,25 @@ describe('concurrent dispatcher runs', () => {
   });
 });
 
+describe('several local processes', () => {
+  it('two dispatchers polling one table (INSTANCES > 1) deliver each entry once, in order', async () => {
+    const second = startLocalDispatcher(20, undefined, (error) => dispatcherErrors.push(error));
+    try {
+      receiver.delayMs.set('/twice', 30);
+      const { body: sub } = await subscribe(`${receiver.base}/twice`);
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) ids.push(await createEmployee(`Twice${i}`));
+      await until(() => receiver.at('/twice').length >= 8, 'eight deliveries');
+      // Both dispatchers have polled past the last entry since: still once each.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(receiver.entriesAt('/twice')).toEqual(await feedAbout(ids));
+      await api.request('DELETE', `${API}/webhook_subscriptions/${sub.id}`, { token });
+    } finally {
+      await second();
+    }
+  });
+});
+
 describe('delete and tenancy', () => {
   it('a deleted subscription receives nothing more and is 404 afterwards', async () => {
     const { body: sub } = await subscribe(`${receiver.base}/deleted`);
