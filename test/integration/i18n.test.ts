@@ -458,7 +458,8 @@ describe('every documented 4xx of every route has a case', () => {
     const doc = buildOpenApiDocument();
     const documented = ROUTES.flatMap((route) =>
       Object.keys(doc.paths[route.path]![route.method.toLowerCase()]!.responses)
-        // 429 is API Gateway's stage throttling, answered before our code (in English only).
+        // 429 rate_limited is the same answer on every route (authMiddleware): its three languages are checked in
+        // test/integration/rate-limits.test.ts; API Gateway's stage throttle answers before our code, in English only.
         .filter((s) => s.startsWith('4') && s !== '429')
         .map((s) => `${route.name} ${s}`),
     );

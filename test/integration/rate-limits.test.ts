@@ -4,6 +4,10 @@ import { dynamoStats } from '../../src/data/client';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
+import { proxyTheApi } from '../support/dynamo-proxy';
+import { getItem } from '../../src/data/table-io';
+import { keys } from '../../src/data/keys';
+import { hashToken } from '../../src/data/token-store';
 
 /**
  * Contract §18 on one instance (the server runs in this process): the fields on
@@ -218,4 +222,34 @@ describe('what counting costs', () => {
       process.env.AUTH_CACHE_SECONDS = '0';
     }
   });
+});
+
+describe('counting when DynamoDB refuses the syncs (fault proxy)', () => {
+  it('answers as usual, keeps the limit on its own counts, and sends them once DynamoDB takes them again', async () => {
+    const token = await api.provision(fixture('faulty', { token_rate_limit: { requests: 4, window_seconds: 3 } }));
+    expect((await get(token)).status).toBe(200);
+    // Every UpdateItem (the syncs: these GETs write nothing else) throttled from here on.
+    const proxy = await proxyTheApi({ throttle: 1, operations: ['UpdateItem'] });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await get(token)).status);
+      expect(statuses).toEqual([200, 200, 200, 429, 429]);
+      await sleep(1200); // the next sync is due: it fails too, beside an answer that does not
+      expect(proxy.stats.faults).toEqual(expect.objectContaining({ throttle: expect.any(Number) }));
+      proxy.setModes({});
+      await sleep(3200);
+      expect((await get(token)).status).toBe(200);
+      await sleep(1200); // the timer sends what the last request left
+    } finally {
+      await proxy.restore();
+    }
+    const item = await getItem(keys.tokenRate('faulty', hashToken(token)));
+    const counted = Object.entries(item ?? {})
+      .filter(([name]) => /^s\d+$/.test(name))
+      .reduce((sum, [, n]) => sum + Number(n), 0);
+    // The three admitted while the syncs failed and the last one, sent together once DynamoDB took them again
+    // (the first one's slice left every window and was removed).
+    expect(counted).toBe(4);
+    expect(item?.expires_at).toEqual(expect.any(Number));
+  }, 30_000);
 });
