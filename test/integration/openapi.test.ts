@@ -174,6 +174,28 @@ describe('the document', () => {
     expect(op.description).toContain('must be less than or equal to 20');
   });
 
+  it('documents the rate limits on every operation with a token: the RateLimit fields on every answer but 401, and 429 rate_limited (contract §18)', () => {
+    const tokenRoutes = ROUTES.filter((r) => r.auth);
+    expect(tokenRoutes.length).toBeGreaterThan(10);
+    for (const route of tokenRoutes) {
+      const op = operationOf(route.method, route.path)!;
+      for (const [status, response] of Object.entries(op.responses)) {
+        const headers = Object.keys((response as { headers?: object }).headers ?? {});
+        const expected = status === '401' ? [] : ['RateLimit-Policy', 'RateLimit'];
+        expect({ route: route.name, status, rate: headers.filter((h) => h.startsWith('RateLimit')) }).toEqual({
+          route: route.name,
+          status,
+          rate: expected,
+        });
+      }
+      const limited = JSON.stringify(op.responses['429']);
+      expect(limited).toContain('rate_limited');
+      expect(limited).toContain('Retry-After');
+    }
+    for (const route of ROUTES.filter((r) => !r.auth))
+      expect(JSON.stringify(operationOf(route.method, route.path)!.responses)).not.toContain('RateLimit');
+  });
+
   it('documents the statuses each kind of route can answer', () => {
     for (const route of ROUTES) {
       const op = operationOf(route.method, route.path)!;
