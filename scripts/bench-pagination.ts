@@ -401,7 +401,7 @@ async function main(): Promise<void> {
       ),
     );
 
-    // Half of a business erased at random (issue 16): a middle page against page 1.
+    // Half of a business erased at random: a middle page against page 1.
     const bounds: Record<string, number> = {
       none: 1.2,
       job_id: 1.2,

@@ -1,5 +1,5 @@
 /**
- * Capacity units per API operation (issue 19, production costs): each
+ * Capacity units per API operation (production costs): each
  * operation is sent once through the local server with
  * ReturnConsumedCapacity INDEXES (DYNAMODB_CAPACITY_DETAIL), and what DynamoDB
  * reports is split into table reads, table writes and index writes. The

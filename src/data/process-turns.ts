@@ -12,7 +12,7 @@
  * Local, which works on one thread, every lost race costs the other writers
  * as much store time as a commit. A Lambda instance serves one request at a
  * time: there a writer never waits, and writers of different instances race
- * through conditions as before.
+ * through conditions (with the pauses of src/data/retry-pause.ts).
  *
  * Nothing is stored: a turn is a promise in this process's memory, released
  * when its operation ends however it ends. Keys are taken in sorted order and

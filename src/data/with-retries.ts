@@ -64,8 +64,7 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number, state:
         }
         writeStats.retries += 1;
         // Within the request's deadline: 503 + Retry-After rather than a function timeout. The re-run reads
-        // again: re-running from the refused items' current values (ALL_OLD) was measured worse
-        // (docs/pagination.md, consistency notes).
+        // again (docs/decisions/003-write-contention.md).
         const pauseStarted = performance.now();
         // Pausing spaces a refused writer from its rivals; one that waited for its turn, or was not refused
         // (it yielded to a holder that has since finished), has none left in this process.

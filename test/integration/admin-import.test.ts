@@ -26,7 +26,8 @@ async function adminWith(
   ...args: string[]
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'scripts/admin.ts', ...args], {
+    // tsx directly, not through npx: the tool is the same, without npm's own start-up for each of ~20 runs.
+    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/admin.ts', ...args], {
       cwd: root,
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
     });
@@ -212,7 +213,8 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
 
   it('refuses a bad --rate-limit with one line and exit code 2, writing nothing', async () => {
     const before = (await admin('token', 'list', 'tok')).stdout;
-    for (const bad of ['0/60', '100001/60', '10/3601', 'fast']) {
+    // Every bad form is a unit case of parseTokenCommand (test/unit/token-commands.test.ts); here the tool's exit.
+    for (const bad of ['100001/60']) {
       const refused = await admin('token', 'create', 'tok', '--rate-limit', bad);
       expect({ bad, code: refused.code }).toEqual({ bad, code: 2 });
       const lines = refused.stderr.split('\n').filter((l) => l !== '' && !l.startsWith('npm warn'));

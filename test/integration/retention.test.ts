@@ -51,7 +51,7 @@ afterAll(() => api.close());
 
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run('npx', ['tsx', 'scripts/admin.ts', ...args], {
+    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/admin.ts', ...args], {
       cwd: root,
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
     });
