@@ -37,11 +37,18 @@ async function provision(fixture: object, id: string, limits: object): Promise<s
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Requests at a steady rate for `seconds`, not waiting for answers (an open loop, as independent clients send). */
-async function steady(perSecond: number, seconds: number, send: (i: number) => Promise<Sample>): Promise<Sample[]> {
+/**
+ * `count` requests at a steady rate, not waiting for answers (an open loop, as independent clients send); also
+ * the multi-instance tests' sender.
+ */
+export async function steadyRequests<T>(
+  count: number,
+  perSecond: number,
+  send: (i: number) => Promise<T>,
+): Promise<T[]> {
   const start = performance.now();
-  const sent: Promise<Sample>[] = [];
-  for (let i = 0; i < perSecond * seconds; i++) {
+  const sent: Promise<T>[] = [];
+  for (let i = 0; i < count; i++) {
     const wait = start + (i * 1000) / perSecond - performance.now();
     if (wait > 0) await sleep(wait);
     sent.push(send(i));
@@ -108,10 +115,10 @@ export async function runIsolation(url: string, fixture: object): Promise<Isolat
     const sorted = samples.map((s) => s.ms).sort((a, b) => a - b);
     return { p50: pct(sorted, 0.5), p99: pct(sorted, 0.99), statuses: statusesOf(samples) };
   };
-  const alone = await steady(QUIET_PER_SECOND, seconds, quietMix);
+  const alone = await steadyRequests(QUIET_PER_SECOND * seconds, QUIET_PER_SECOND, quietMix);
   const [flooded, flooding] = await Promise.all([
-    steady(QUIET_PER_SECOND, seconds, quietMix),
-    steady(FLOOD_PER_SECOND, seconds, floodMix),
+    steadyRequests(QUIET_PER_SECOND * seconds, QUIET_PER_SECOND, quietMix),
+    steadyRequests(FLOOD_PER_SECOND * seconds, FLOOD_PER_SECOND, floodMix),
   ]);
 
   // What a refused request costs: the flood once more, one request at a time, each request's calls counted.

@@ -12,6 +12,8 @@ import { createToken, issueToken, revokeToken } from '../../src/data/token-store
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { withTestRateLimits } from '../support/harness';
+import { mostInAnyWindow } from '../support/rate-windows';
+import { steadyRequests } from '../../scripts/lib/load-isolation';
 
 /**
  * `INSTANCES=4 npm start` (contract §18): four processes, each with its own
@@ -126,32 +128,12 @@ async function provision(id: string, limits: object = {}): Promise<string> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** Sends `count` requests at a steady `perSecond`, each on its own connection, without waiting for answers. */
-async function steady(count: number, perSecond: number, next: (i: number) => Promise<Answer>): Promise<Answer[]> {
-  const start = Date.now();
-  const sent: Promise<Answer>[] = [];
-  for (let i = 0; i < count; i++) {
-    const wait = start + (i * 1000) / perSecond - Date.now();
-    if (wait > 0) await sleep(wait);
-    sent.push(next(i));
-  }
-  return Promise.all(sent);
-}
-
 /** The most answers other than 429 within any interval of `windowMs`. */
-function mostInAnyWindow(answers: readonly Answer[], windowMs: number): number {
-  const times = answers
-    .filter((a) => a.status !== 429)
-    .map((a) => a.sentAt)
-    .sort((a, b) => a - b);
-  let most = 0;
-  let first = 0;
-  for (let last = 0; last < times.length; last++) {
-    while (times[last]! - times[first]! >= windowMs) first++;
-    most = Math.max(most, last - first + 1);
-  }
-  return most;
-}
+const admittedInAnyWindow = (answers: readonly Answer[], windowMs: number): number =>
+  mostInAnyWindow(
+    answers.filter((a) => a.status !== 429).map((a) => a.sentAt),
+    windowMs,
+  );
 
 describe('INSTANCES=4 npm start', () => {
   let token: string;
@@ -212,13 +194,13 @@ describe('INSTANCES=4: rate limits hold across instances (contract §18)', () =>
     const flood = await provision('flood', { token_rate_limit: { requests: 60, window_seconds: 6 } });
     const calm = await provision('calm', { token_rate_limit: { requests: 60, window_seconds: 6 } });
     const [floodAnswers, calmAnswers] = await Promise.all([
-      steady(360, 20, () => send('GET', '/locations/hq', flood)),
-      steady(135, 7.5, () => send('GET', '/locations/hq', calm)),
+      steadyRequests(360, 20, () => send('GET', '/locations/hq', flood)),
+      steadyRequests(135, 7.5, () => send('GET', '/locations/hq', calm)),
     ]);
     expect(new Set(floodAnswers.map((a) => a.instance)).size).toBe(INSTANCES);
     const admitted = floodAnswers.filter((a) => a.status === 200).length;
     expect(floodAnswers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    expect(mostInAnyWindow(floodAnswers, 6000)).toBeLessThanOrEqual(1.1 * 60 + 5);
+    expect(admittedInAnyWindow(floodAnswers, 6000)).toBeLessThanOrEqual(1.1 * 60 + 5);
     expect(admitted / 3).toBeGreaterThanOrEqual(0.9 * 60);
     expect(calmAnswers.map((a) => a.status)).toEqual(Array(135).fill(200));
   }, 90_000);
@@ -227,9 +209,9 @@ describe('INSTANCES=4: rate limits hold across instances (contract §18)', () =>
     // N = 30 per 3 s for the business; three tokens of it send 20 per second together for 6 s.
     const first = await provision('crowd', { rate_limit: { requests: 30, window_seconds: 3 } });
     const tokens = [first, ...(await Promise.all([1, 2].map(async () => (await createToken('crowd')).token)))];
-    const answers = await steady(120, 20, (i) => send('GET', '/locations/hq', tokens[i % 3]!));
+    const answers = await steadyRequests(120, 20, (i) => send('GET', '/locations/hq', tokens[i % 3]!));
     expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    expect(mostInAnyWindow(answers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
+    expect(admittedInAnyWindow(answers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
     expect(answers.filter((a) => a.status === 200).length / 2).toBeGreaterThanOrEqual(0.9 * 30);
     const refused = answers.find((a) => a.status === 429);
     expect(refused?.body.message).toMatch(
