@@ -42,6 +42,8 @@ const JOB = (employee: string) => ({ employee_id: employee, name: 'Cook', from: 
 const REUSED_KEY = 'i18n-reused-key';
 /** The key of a create whose application was erased afterwards (contract §17: 410). */
 const ERASED_KEY = 'i18n-erased-key';
+/** The key of a create whose webhook subscription was deleted afterwards (contract §14: 410). */
+const DELETED_SUBSCRIPTION_KEY = 'i18n-deleted-subscription-key';
 /** Local mode allows loopback http targets; nothing is delivered here (no dispatcher runs). */
 const HOOK = { url: 'http://127.0.0.1:9/hook' };
 
@@ -346,6 +348,19 @@ function casesOf(): Case[] {
       expected: { message: key('application_erased', noParams) },
     },
     {
+      route: 'create-webhook-subscription',
+      status: 410,
+      code: 'subscription_deleted',
+      request: () =>
+        withToken({
+          method: 'POST',
+          path: path('create-webhook-subscription'),
+          body: HOOK,
+          headers: { 'idempotency-key': DELETED_SUBSCRIPTION_KEY },
+        }),
+      expected: { message: key('subscription_deleted', noParams) },
+    },
+    {
       route: 'create-employee-job',
       status: 404,
       code: 'not_found',
@@ -419,6 +434,13 @@ beforeAll(async () => {
   expect(
     (await api.request('DELETE', `${path('create-application')}/${erased.body.id as string}`, { token })).status,
   ).toBe(204);
+  const deleted = await api.request('POST', path('create-webhook-subscription'), {
+    token,
+    body: HOOK,
+    headers: { 'idempotency-key': DELETED_SUBSCRIPTION_KEY },
+  });
+  const deletedPath = `${path('create-webhook-subscription')}/${deleted.body.id as string}`;
+  expect((await api.request('DELETE', deletedPath, { token })).status).toBe(204);
 });
 afterAll(() => api?.close());
 
