@@ -2,6 +2,7 @@ import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
 import { SCOPES, type Scope } from '../../src/domain/scopes';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { businessItems } from '../support/table-scan';
 import {
   TOKEN_ROUTES,
   createSampleRecords,
@@ -41,19 +42,8 @@ const send = (route: (typeof TOKEN_ROUTES)[number], token: string): Promise<ApiR
   return api.request(sample.method, sample.path, { token, body: sample.body });
 };
 
-/** What a client could observe of the business: list totals and every sample record's ETag. */
-async function state(): Promise<unknown> {
-  const get = (path: string) => api.request('GET', `${API}${path}`, { token: full });
-  const total = async (path: string) => (await get(path)).body.total_entries as number;
-  return {
-    employees: await total('/employees'),
-    jobs: await total('/employee_jobs'),
-    applications: await total('/applications'),
-    employee: (await get(`/employees/${ids.employee}`)).headers.get('etag'),
-    job: (await get(`/employee_jobs/${ids.job}`)).headers.get('etag'),
-    application: (await get(`/applications/${ids.application}`)).headers.get('etag'),
-  };
-}
+/** Every stored item of the business but its tokens: one Scan, stricter than what its lists and records show. */
+const state = (): Promise<unknown> => businessItems(OURS);
 
 const expectInsufficientScope = (res: ApiResponse, scope: Scope): void => {
   expect({ status: res.status, body: res.body }).toEqual({
@@ -115,19 +105,23 @@ describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%
     });
   }
 
-  it('a revoked token gets 401 invalid_token', async () => {
+  it('a revoked token gets 401 invalid_token after one DynamoDB call (its token); nothing changes', async () => {
     const token = await tokenWith([route.scope]);
     expect(await revokeToken(token)).toBe(true);
-    const res = await send(route, token);
+    const before = await state();
+    const { result: res, calls } = await countCalls(() => send(route, token));
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('unauthorized');
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
+    expect(calls).toBe(1);
+    expect(await state()).toEqual(before);
   });
 
   it('an expired token gets 401 invalid_token, saying it expired; nothing changes', async () => {
     const { token } = await createToken(OURS, { scopes: [route.scope], expiresInDays: -1 });
     const before = await state();
-    const res = await send(route, token);
+    const { result: res, calls } = await countCalls(() => send(route, token));
+    expect(calls).toBe(1);
     expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
       status: 401,
       error: 'unauthorized',
