@@ -3,8 +3,15 @@ const transform = {
   // Type checking happens once in `npm run typecheck`; jest only strips types (fast on 2 cores).
   '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, isolatedModules: true } }],
 };
-// @middy/* and request-filtering-agent ship ES modules only; jest's CommonJS runtime needs them transformed.
-const transformIgnorePatterns = ['node_modules/(?!(@middy|request-filtering-agent)/)'];
+// @middy/*, request-filtering-agent and file-type (with its tokenizer packages) ship ES modules only; jest's
+// CommonJS runtime needs them transformed.
+const transformIgnorePatterns = [
+  'node_modules/(?!(@middy|request-filtering-agent|file-type|strtok3|token-types|@tokenizer|@borewit|uint8array-extras)/)',
+];
+
+// file-type's package exports offer `import` and `module-sync` only, conditions jest's CommonJS resolver does not
+// ask for: name its entry file (transformed like the other ES modules above).
+const moduleNameMapper = { '^file-type$': '<rootDir>/node_modules/file-type/index.js' };
 
 module.exports = {
   testEnvironment: 'node',
@@ -16,18 +23,20 @@ module.exports = {
   maxWorkers: '100%',
   transform,
   transformIgnorePatterns,
+  moduleNameMapper,
   projects: [
-    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns },
+    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
       testEnvironment: 'node',
       transform,
       transformIgnorePatterns,
+      moduleNameMapper,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
       setupFilesAfterEnv: ['<rootDir>/test/support/record-calls.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
-    { displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns },
+    { displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper },
   ],
 };

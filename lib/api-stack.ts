@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CfnOutput, Duration, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -13,6 +13,8 @@ import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -20,7 +22,10 @@ import type { Construct, IConstruct } from 'constructs';
 import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
+import { STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
+import { METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
 import {
+  BUCKET_GRANTS,
   FALLBACK_ROUTE,
   ROUTES,
   TABLE_GRANTS,
@@ -89,6 +94,24 @@ export const RETENTION_JOB = {
   /** Daily at 03:15 UTC, outside European office hours. */
   schedule: { minute: '15', hour: '3' },
 } as const;
+
+/**
+ * The post-upload check (contract §19): not a route, its own function, run by
+ * the attachments bucket's object-created events under the upload prefix.
+ */
+export const CHECK_JOB = {
+  name: 'check-attachment',
+  grant: WORKER_GRANTS['check-attachment'] satisfies TableGrant,
+  /** A few S3 and DynamoDB calls per object (text files up to 20 MiB read whole). */
+  timeout: Duration.seconds(60),
+  /** Rejected uploads in ALARM_PERIOD that raise the alarm: one is a client's mistake, a run of them is not. */
+  rejectedThreshold: 10,
+  alarmPeriod: Duration.minutes(15),
+} as const;
+
+/** How cdk-nag spells the attachments bucket's ARN (built from its name, below) in a finding's id. */
+export const attachmentsArnInFindings = (stage: string): string =>
+  `arn:<AWS::Partition>:s3:::${SERVICE_NAME}-${stage.toLowerCase()}-attachments-<AWS::AccountId>-<AWS::Region>`;
 
 /** Routes that seal (create) or open (idempotent replay) webhook secrets. */
 const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
@@ -256,6 +279,8 @@ export class ApiStack extends Stack {
   readonly alarmTopic: sns.Topic;
   readonly dashboard: cloudwatch.Dashboard;
   readonly webhooks: { key: kms.Key; retryQueue: sqs.Queue; deadLetters: sqs.Queue; alarms: cloudwatch.Alarm[] };
+  /** The attachments bucket, its access-log bucket and the alarm on rejected uploads (contract §19). */
+  readonly attachments: { bucket: s3.Bucket; accessLogs: s3.Bucket; rejectedAlarm: cloudwatch.Alarm };
   /** The daily rule that invokes the retention job. */
   readonly retentionSchedule: events.Rule;
   /** By route name, plus FALLBACK_ROUTE.name, DISPATCHER.name and RETENTION_JOB.name. */
@@ -267,7 +292,13 @@ export class ApiStack extends Stack {
     Tags.of(this).add('stage', props.stage);
 
     const functionsDir = props.functionsDir ?? DEFAULT_FUNCTIONS_DIR;
-    const allNames = [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name, RETENTION_JOB.name];
+    const allNames = [
+      ...ROUTES.map((r) => r.name),
+      FALLBACK_ROUTE.name,
+      DISPATCHER.name,
+      RETENTION_JOB.name,
+      CHECK_JOB.name,
+    ];
     const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
       throw new ContextError(`Missing handler files (one per route in src/http/routes.ts):\n  ${missing.join('\n  ')}`);
@@ -341,6 +372,7 @@ export class ApiStack extends Stack {
     }
     this.webhooks = this.addWebhookDispatcher(props, alarmAction, functions);
     this.retentionSchedule = this.addRetentionJob(props, alarmAction, functions);
+    this.attachments = this.addAttachments(props, alarmAction, functions);
     this.functions = functions;
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
@@ -372,6 +404,10 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'TableName', {
       value: this.table.tableName,
       description: 'DynamoDB table; TABLE_NAME for `npm run admin`',
+    });
+    new CfnOutput(this, 'AttachmentsBucket', {
+      value: this.attachments.bucket.bucketName,
+      description: 'S3 bucket of application attachments; ATTACHMENTS_BUCKET for `npm run admin -- retention run`',
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarmTopic.topicArn, description: 'SNS topic of all alarms' });
     new CfnOutput(this, 'DashboardName', {
@@ -500,6 +536,142 @@ export class ApiStack extends Stack {
       // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat.
       targets: [new eventsTargets.LambdaFunction(job.function)],
     });
+  }
+
+  /**
+   * Attachments (contract §19): a private bucket (public access blocked,
+   * encrypted, TLS only, owner-enforced objects), uploads that were never
+   * checked expire after a day and unfinished multipart uploads are cleaned,
+   * server access logs in a bucket of their own. Each function that touches
+   * it gets exactly the actions of BUCKET_GRANTS on the prefix it uses; the
+   * check function runs on object-created events under the upload prefix.
+   */
+  private addAttachments(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+  ): ApiStack['attachments'] {
+    const accessLogs = new s3.Bucket(this, 'AttachmentsAccessLogs', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ id: 'expire-access-logs', expiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    // Named up front, so the check's invoke permission can name the bucket without referring to it (S3 checks the
+    // permission when the notification is created: the bucket depends on the permission, not the other way round).
+    const bucketName = `${SERVICE_NAME}-${props.stage.toLowerCase()}-attachments-${Aws.ACCOUNT_ID}-${Aws.REGION}`;
+    const bucketArn = `arn:${Aws.PARTITION}:s3:::${bucketName}`;
+    const bucket = new s3.Bucket(this, 'Attachments', {
+      bucketName,
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'attachments/',
+      // Career sites upload from the browser: the presigned POST is their only way in (the policy is the guard).
+      cors: [
+        {
+          allowedMethods: [s3.HttpMethods.POST],
+          allowedOrigins: ['*'],
+          allowedHeaders: ['*'],
+          maxAge: 3600,
+        },
+      ],
+      lifecycleRules: [
+        { id: 'expire-unchecked-uploads', prefix: UPLOAD_PREFIX, expiration: Duration.days(1) },
+        { id: 'abort-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+      // Applicants' files: never deleted with the stack.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    const check = new ApiFunction(this, `Fn-${CHECK_JOB.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, CHECK_JOB.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${CHECK_JOB.name}: checks uploaded attachments (size, type by signature)`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: CHECK_JOB.timeout,
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
+    });
+    const statement = tableStatement(this.table.tableArn, CHECK_JOB.grant);
+    if (statement) check.role.addToPrincipalPolicy(statement);
+    functions[CHECK_JOB.name] = check;
+    // The notification as the bucket's own property: CDK's addEventNotification would add a helper function
+    // (a custom resource with a managed policy) to set it.
+    const invoke = new lambda.CfnPermission(this, 'CheckInvokedByBucket', {
+      action: 'lambda:InvokeFunction',
+      functionName: check.function.functionArn,
+      principal: 's3.amazonaws.com',
+      sourceAccount: Aws.ACCOUNT_ID,
+      sourceArn: bucketArn,
+    });
+    const cfnBucket = bucket.node.defaultChild as s3.CfnBucket;
+    cfnBucket.notificationConfiguration = {
+      lambdaConfigurations: [
+        {
+          event: 's3:ObjectCreated:*',
+          function: check.function.functionArn,
+          filter: { s3Key: { rules: [{ name: 'prefix', value: UPLOAD_PREFIX }] } },
+        },
+      ],
+    };
+    cfnBucket.addResourceDependency(invoke);
+
+    for (const [name, grant] of Object.entries(BUCKET_GRANTS)) {
+      const fn = functions[name];
+      if (!fn) throw new ContextError(`BUCKET_GRANTS names ${name}, which is no function of the stack`);
+      fn.function.addEnvironment('ATTACHMENTS_BUCKET', bucketName);
+      for (const [prefix, actions] of [
+        [UPLOAD_PREFIX, grant.uploads ?? []],
+        [STORED_PREFIX, grant.attachments ?? []],
+      ] as const) {
+        if (actions.length === 0) continue;
+        fn.role.addToPrincipalPolicy(
+          // By name, not by reference: the bucket depends on the check function (its notification), whose role is here.
+          new iam.PolicyStatement({ actions: [...actions], resources: [`${bucketArn}/${prefix}*`] }),
+        );
+      }
+    }
+
+    const rejectedAlarm = new cloudwatch.Alarm(this, 'RejectedUploadsAlarm', {
+      alarmDescription: `${CHECK_JOB.rejectedThreshold} or more uploaded attachments rejected (size or type mismatch) within ${CHECK_JOB.alarmPeriod.toMinutes()} minutes: a broken client, or someone probing the upload`,
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: REJECTED_UPLOADS_METRIC,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Sum',
+        period: CHECK_JOB.alarmPeriod,
+      }),
+      threshold: CHECK_JOB.rejectedThreshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    rejectedAlarm.addAlarmAction(alarmAction);
+
+    for (const name of Object.keys(BUCKET_GRANTS)) {
+      const grant = BUCKET_GRANTS[name as keyof typeof BUCKET_GRANTS]!;
+      const fn = functions[name]!;
+      for (const [prefix, actions] of [
+        [UPLOAD_PREFIX, grant.uploads ?? []],
+        [STORED_PREFIX, grant.attachments ?? []],
+      ] as const)
+        if (actions.length > 0)
+          Validations.of(fn).acknowledge({
+            id: `AwsSolutions-IAM5[Resource::${attachmentsArnInFindings(props.stage)}/${prefix}*]`,
+            reason: `Objects are keyed per attachment (${prefix}<business>/<application>/<id>): the grant is the actions this function performs (BUCKET_GRANTS) on that prefix only, never the bucket.`,
+          });
+    }
+    Validations.of(accessLogs).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This bucket receives the server access logs of the attachments bucket; logging it again would loop.',
+    });
+    return { bucket, accessLogs, rejectedAlarm };
   }
 
   /**

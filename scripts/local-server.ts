@@ -27,6 +27,7 @@ import { createLocalServer } from './lib/server';
 import { instanceCount, isInstance, serveInstance, startInstances } from './lib/instances';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
+import { handler as checkAttachment } from '../functions/check-attachment';
 
 const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
@@ -65,6 +66,12 @@ async function main(): Promise<void> {
   if (embedded && endpoint) announceEndpoint(endpoint);
   const s3 = await connectS3({ allowAws: false });
   if (s3.embedded && s3.endpoint) announceS3Endpoint(s3.endpoint);
+  // Contract §19: the deployed check function, run on the local S3 server's object-created events.
+  s3.embedded?.onEvent((event) => {
+    checkAttachment(event).catch((error: unknown) =>
+      console.error(`attachment check failed: ${describeFailure(error)}`),
+    );
+  });
   const { businessId, token } = await demoToken();
   // Contract §14: the local server also delivers to loopback http receivers.
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';

@@ -43,6 +43,18 @@ export function applicationRedactions(
   };
 }
 
+/**
+ * Redacts the entries `refs` name in the application's lane one by one (an
+ * erased application's attachments: their records go before its delete
+ * transaction, so their entries cannot wait for it). An entry already gone needs nothing.
+ */
+export const redactApplicationEntries = (businessId: string, id: string, refs: readonly FeedRef[]): Promise<void> =>
+  redactEach(
+    businessId,
+    laneOf('application', id),
+    refs.map(([seq]) => seq),
+  );
+
 const PARALLEL = 8;
 
 /** One conditional UpdateItem per entry, a few at a time; an entry already gone needs nothing. */

@@ -32,6 +32,8 @@ export const FEED_SEQ_DIGITS = 12;
 export const FEED_COUNTER_SK = 'SEQ';
 
 const BUSINESS_CONFIG_SK = 'CONFIG';
+/** Sorts before every attachment id (`att_...`). */
+const ATTACHMENT_COUNT_SK = 'COUNT';
 
 /** The partition prefix of the rate counters: the only items a function of a GET route writes. */
 export const RATE_PREFIX = 'RATE#';
@@ -66,6 +68,17 @@ export const keys = {
   }),
   /** How many subscriptions the business has (`n`): what caps them at 20 (see webhook-store). */
   webhookSubscriptionCount: (businessId: string): Key => ({ PK: `${biz(businessId)}#webhook-count`, SK: 'N' }),
+  /** An application's attachments share one partition (ids sort by creation), with its count at ATTACHMENT_COUNT_SK. */
+  attachments: (businessId: string, applicationId: string): string =>
+    `${biz(businessId)}#application#${applicationId}#attachments`,
+  attachment: (businessId: string, applicationId: string, id: string): Key => ({
+    PK: `${biz(businessId)}#application#${applicationId}#attachments`,
+    SK: id,
+  }),
+  attachmentCount: (businessId: string, applicationId: string): Key => ({
+    PK: `${biz(businessId)}#application#${applicationId}#attachments`,
+    SK: ATTACHMENT_COUNT_SK,
+  }),
   /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
   listMap: (businessId: string, list: string, superblock: number): Key => ({
     PK: `${biz(businessId)}#map#${list}`,

@@ -5,10 +5,14 @@
  * changed.
  */
 
+/** The jobs that write on their own: retention (contract §17) and the check of uploaded attachments (§19). */
+export const SYSTEM_JOBS = ['retention', 'attachment_check'] as const;
+export type SystemJob = (typeof SYSTEM_JOBS)[number];
+
 /** Who made a write: an API token, a system job, or the admin tool. */
 export type Actor =
   | { readonly type: 'token'; readonly token_id: string; readonly token_name: string }
-  | { readonly type: 'system'; readonly name: 'retention' }
+  | { readonly type: 'system'; readonly name: SystemJob }
   | { readonly type: 'admin' };
 
 /** Who made a write and the request it answered (null outside an API request). */
@@ -19,6 +23,10 @@ export interface WriteOrigin {
 
 export const ADMIN_ORIGIN: WriteOrigin = { actor: { type: 'admin' }, request_id: null };
 export const RETENTION_ORIGIN: WriteOrigin = { actor: { type: 'system', name: 'retention' }, request_id: null };
+export const ATTACHMENT_CHECK_ORIGIN: WriteOrigin = {
+  actor: { type: 'system', name: 'attachment_check' },
+  request_id: null,
+};
 
 /**
  * The stored form of an actor: `t<token id>:<name>` (the token id is the fixed-length hex hash prefix, so
@@ -33,7 +41,8 @@ export function encodeActor(actor: Actor): string {
 /** The actor of a stored form; entries written before audit fields existed (undefined) read as the admin tool. */
 export function decodeActor(stored: unknown): Actor {
   if (typeof stored !== 'string' || stored === 'a') return { type: 'admin' };
-  if (stored.startsWith('s')) return { type: 'system', name: 'retention' };
+  if (stored.startsWith('s'))
+    return { type: 'system', name: stored === 'sattachment_check' ? 'attachment_check' : 'retention' };
   const colon = stored.indexOf(':');
   if (!stored.startsWith('t') || colon < 0) return { type: 'admin' };
   return { type: 'token', token_id: stored.slice(1, colon), token_name: stored.slice(colon + 1) };

@@ -20,6 +20,9 @@ export const CHANGE_TYPES = [
   'application.created',
   'application.updated',
   'application.deleted',
+  'attachment.available',
+  'attachment.rejected',
+  'attachment.deleted',
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 

@@ -26,7 +26,8 @@ export type RecordName =
   | 'employee_field'
   | 'employee_job_field'
   | 'application_field'
-  | 'webhook_subscription';
+  | 'webhook_subscription'
+  | 'attachment';
 
 /** Every `message` of an error body, by key, with the parameters its text needs. */
 export interface ErrorMessageParams {

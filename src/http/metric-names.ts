@@ -9,3 +9,6 @@ export const UNMATCHED_ROUTE_GROUP = 'Unmatched';
  * top talkers) and for the whole service (the alarm).
  */
 export const RATE_LIMITED_METRIC = 'RateLimited';
+
+/** Uploads the post-upload check rejected (functions/check-attachment.ts); the alarm on rejected uploads watches it. */
+export const REJECTED_UPLOADS_METRIC = 'RejectedUploads';

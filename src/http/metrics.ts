@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
-import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, UNMATCHED_ROUTE_GROUP } from './metric-names';
+import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, REJECTED_UPLOADS_METRIC, UNMATCHED_ROUTE_GROUP } from './metric-names';
 import { ROUTES } from './routes';
 
 /**
@@ -39,4 +39,12 @@ export function recordRequest(route: string, status: number, startedAt: number):
   m.addDimensions({ route_group: groupOf(route) });
   m.addMetric('Latency', MetricUnit.Milliseconds, latency);
   m.publishStoredMetrics();
+}
+
+/** One checked upload that was rejected (contract §19): the alarm on rejected uploads counts these (the log says why). */
+export function recordRejectedUpload(): void {
+  if (!metricsEnabled()) return;
+  metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
+  metrics.addMetric(REJECTED_UPLOADS_METRIC, MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
 }

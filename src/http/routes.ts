@@ -309,6 +309,54 @@ export const ROUTES = [
     summary: 'Erase an application',
   },
   {
+    name: 'create-attachment',
+    method: 'POST',
+    path: p('/applications/{id}/attachments'),
+    access: 'write',
+    auth: true,
+    scope: 'applications:write',
+    tag: 'Attachments',
+    summary: 'Add an attachment (CV, document) to an application: answers the presigned upload',
+    request: 'AttachmentCreate',
+    response: 'AttachmentCreated',
+    extraStatuses: [404],
+  },
+  {
+    name: 'list-attachments',
+    method: 'GET',
+    path: p('/applications/{id}/attachments'),
+    access: 'read',
+    auth: true,
+    scope: 'applications:read',
+    tag: 'Attachments',
+    summary: 'List the attachments of an application',
+    response: 'Attachment',
+    list: true,
+    query: 'PageQuery',
+    extraStatuses: [404],
+  },
+  {
+    name: 'get-attachment',
+    method: 'GET',
+    path: p('/applications/{id}/attachments/{attachment_id}'),
+    access: 'read',
+    auth: true,
+    scope: 'applications:read',
+    tag: 'Attachments',
+    summary: 'Show an attachment (with a short-lived download URL when available)',
+    response: 'Attachment',
+  },
+  {
+    name: 'delete-attachment',
+    method: 'DELETE',
+    path: p('/applications/{id}/attachments/{attachment_id}'),
+    access: 'write',
+    auth: true,
+    scope: 'applications:write',
+    tag: 'Attachments',
+    summary: 'Delete an attachment and its bytes',
+  },
+  {
     name: 'create-webhook-subscription',
     method: 'POST',
     path: p('/webhook_subscriptions'),
@@ -469,7 +517,31 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-changes': READ_ONE,
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,
   // the feed's application.deleted entry Put and lane counter Update
-  'delete-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
+  // + its attachments (src/services/attachments.ts eraseAttachments): their partition's Query, the records' and
+  // count's BatchWriteItem, and the transaction's ConditionCheck that none came meanwhile
+  'delete-application': {
+    actions: [
+      'GetItem',
+      'BatchGetItem',
+      'Query',
+      'PutItem',
+      'DeleteItem',
+      'UpdateItem',
+      'ConditionCheckItem',
+      'BatchWriteItem',
+    ],
+    indexes: [],
+  },
+  // application + idempotency BatchGet, one transaction: count Update, record Put, application ConditionCheck
+  'create-attachment': {
+    actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    indexes: [],
+  },
+  // the application's attachment partition (Query) beside the application (BatchGetItem)
+  'list-attachments': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },
+  'get-attachment': READ_ONE,
+  // record + feed lane BatchGet, one transaction: record Delete, count Update, feed entry Put and lane Update
+  'delete-attachment': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   // the change feed's end (lane counters BatchGet), then subscription + idempotency Put and count Update in one
   // transaction; at the cap, the idempotency record (GetItem) for a replay
   'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
@@ -507,11 +579,50 @@ export const WORKER_GRANTS = {
   // `updatedlist-keys`, keys only), then per application exactly what DELETE /applications/{id} sends: BatchGetItem,
   // one transaction (record Delete, counter/map/idempotency/feed Updates, feed entry Put), redactions (UpdateItem),
   // the witness GetItem of an ambiguous write
+  // (and, as DELETE does, the attachments' Query, BatchWriteItem and ConditionCheck)
   'apply-retention': {
-    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'DeleteItem', 'UpdateItem'],
+    actions: [
+      'GetItem',
+      'BatchGetItem',
+      'Query',
+      'PutItem',
+      'DeleteItem',
+      'UpdateItem',
+      'ConditionCheckItem',
+      'BatchWriteItem',
+    ],
     indexes: indexesOf(application.patterns.updatedSince),
   },
+  // the attachment and its application's feed lane (BatchGetItem), one transaction: record Put, feed entry Put and
+  // lane Update
+  'check-attachment': { actions: ['BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
 } as const satisfies Record<string, TableGrant>;
+
+/**
+ * The S3 actions each function needs on the attachments bucket (contract
+ * §19), each on the object prefix it uses (src/domain/attachments.ts:
+ * `uploads/` receives presigned POSTs, `attachments/` holds checked files);
+ * CDK grants exactly these. A presigned URL needs the action it performs.
+ */
+export type BucketAction = 's3:PutObject' | 's3:GetObject' | 's3:DeleteObject';
+export interface BucketGrant {
+  readonly uploads?: readonly BucketAction[];
+  readonly attachments?: readonly BucketAction[];
+}
+export const BUCKET_GRANTS: Partial<Record<RouteName | keyof typeof WORKER_GRANTS, BucketGrant>> = {
+  // the presigned POST
+  'create-attachment': { uploads: ['s3:PutObject'] },
+  // the presigned GET of each available attachment
+  'list-attachments': { attachments: ['s3:GetObject'] },
+  'get-attachment': { attachments: ['s3:GetObject'] },
+  // its bytes wherever they are (DeleteObjects is authorised per object as DeleteObject)
+  'delete-attachment': { uploads: ['s3:DeleteObject'], attachments: ['s3:DeleteObject'] },
+  // erasure deletes the application's attachments' bytes
+  'delete-application': { uploads: ['s3:DeleteObject'], attachments: ['s3:DeleteObject'] },
+  'apply-retention': { uploads: ['s3:DeleteObject'], attachments: ['s3:DeleteObject'] },
+  // HeadObject and GetObject of the upload, its deletion; the copy of a good one (read upload, write attachments/)
+  'check-attachment': { uploads: ['s3:GetObject', 's3:DeleteObject'], attachments: ['s3:PutObject'] },
+};
 
 export interface RouteMatch {
   readonly route: RouteDefinition;

@@ -77,6 +77,19 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Change feed':
     'Every committed change, exactly once, per record in commit order: sync by following `next_cursor` instead of polling `updated_at_since`.',
   Meta: 'This document and its HTML rendering; no token needed.',
+  Attachments: `CVs and documents of an application (PDF, Word, OpenDocument text, plain text, PNG, JPEG; up to 20 MiB, at most 20 per application). Three steps:
+
+1. \`POST /applications/{id}/attachments\` with \`{"file_name": "cv.pdf", "content_type": "application/pdf", "size": 48213}\` answers \`201\` with the record (\`status: "pending"\`) and \`upload\`.
+2. Upload the file straight to storage (no API token): \`POST\` \`multipart/form-data\` to \`upload.url\` with every pair of \`upload.fields\`, then the file as the part \`file\`; storage answers \`204\`. The form admits exactly the declared size and type, until \`upload.expires_at\` (at most 15 minutes).
+
+\`\`\`sh
+curl -F Content-Type=application/pdf -F bucket=... -F X-Amz-Algorithm=AWS4-HMAC-SHA256 -F X-Amz-Credential=... \\
+     -F X-Amz-Date=... -F key=attachments/... -F Policy=... -F X-Amz-Signature=... -F file=@cv.pdf "$UPLOAD_URL"
+\`\`\`
+
+3. Within seconds the stored bytes are checked (their size, and their type by the file's signature; plain text must be UTF-8 without NUL): the record becomes \`available\` (the change feed and webhooks get \`attachment.available\`), or \`rejected\` with \`rejection_reason\` \`size_mismatch\` or \`type_mismatch\` and the bytes deleted (\`attachment.rejected\`). An \`available\` record's GET carries \`download_url\`, valid for 5 minutes, which answers the bytes with the declared type and \`Content-Disposition: attachment\`.
+
+Deleting an attachment deletes its bytes; erasing the application (DELETE or retention) erases its attachments first.`,
   Webhooks:
     'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
 };
@@ -257,6 +270,14 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error` (`HTTP <status>`, `timeout` or `connection failed`, nothing more); never the secret.',
   'delete-webhook-subscription':
     'Deletes a webhook subscription; once this has answered, nothing more is delivered to it.',
+  'create-attachment':
+    'Declares a file for the application and answers the presigned upload (`upload`): POST the form to `upload.url` with every pair of `upload.fields` and then the file as the part `file`, before `upload.expires_at`. The record starts `pending`; the upload is checked within seconds. At most 20 attachments per application (the 21st: 422 `{"attachments": ["must be less than or equal to 20"]}`).',
+  'list-attachments':
+    'A page of the attachments of an application, oldest first; `available` ones carry a fresh `download_url` (5 minutes).',
+  'get-attachment':
+    'One attachment. When `available` it carries `download_url`: a presigned GET valid for 5 minutes that answers the exact bytes with the declared type and `Content-Disposition: attachment`; read the record again for a new one.',
+  'delete-attachment':
+    'Deletes the attachment and its bytes (an earlier `download_url` stops working); the change feed gets `attachment.deleted`.',
   'get-openapi':
     'This document (OpenAPI 3.1), generated from the route table and the JSON Schemas the server validates with; no token needed.',
   'get-docs': 'An HTML rendering of this document (Redoc), self-contained; no token needed.',

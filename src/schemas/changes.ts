@@ -1,4 +1,5 @@
 import { datetime } from './common';
+import { SYSTEM_JOBS } from '../domain/audit';
 import { CHANGE_TYPES, DEFAULT_LIMIT, MAX_LIMIT } from '../domain/change-feed';
 
 /** The change feed (contract §13). */
@@ -58,7 +59,12 @@ export const ChangeActor = {
       required: ['type', 'name'],
       properties: {
         type: { const: 'system' },
-        name: { const: 'retention', description: 'The retention job (contract §17)' },
+        name: {
+          type: 'string',
+          enum: SYSTEM_JOBS,
+          description:
+            'The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)',
+        },
       },
     },
     {
@@ -93,7 +99,7 @@ export const ChangeEntry = {
     data: {
       type: ['object', 'null'],
       description:
-        'The record exactly as its GET answered right after this change (Employee, EmployeeJob or Application); null for application.deleted',
+        'The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted',
     },
   },
 } as const;

@@ -11,6 +11,7 @@ import {
   EmployeeUpdate,
 } from './employees';
 import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
+import { Attachment, AttachmentCreate, AttachmentCreated } from './attachments';
 
 /**
  * Every named schema of the API. Handlers validate with these objects and the
@@ -39,6 +40,9 @@ export const SCHEMAS: Record<string, object> = {
   WebhookSubscriptionCreate,
   WebhookSubscriptionCreated,
   WebhookSubscription,
+  AttachmentCreate,
+  AttachmentCreated,
+  Attachment,
   // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
   ChangeEntry,
 };

@@ -23,6 +23,8 @@ import {
 } from '../data/application-store';
 import { application } from '../data/entities/application';
 import { feedAppendWrites } from '../data/feed-store';
+import { noAttachmentsLeft } from '../data/attachment-store';
+import { eraseAttachments } from './attachments';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
@@ -216,10 +218,12 @@ export async function eraseApplication(
     const app = storedOf(item);
     const at = positionsOf(item);
     if (keep?.(app)) return { kind: 'kept', updatePosition: at.updatePosition };
+    await eraseAttachments(businessId, id);
     const redactions = applicationRedactions(businessId, id, at.feedRefs ?? []);
     await redactions.before();
     await transactWrite([
       ...deleteWrites(businessId, config, app, at),
+      noAttachmentsLeft(businessId, id),
       ...feedAppendWrites(businessId, feed, [
         { type: 'application.deleted', id, occurred_at: new Date().toISOString(), data: null },
       ]),

@@ -14,6 +14,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import {
   ApiStack,
+  CHECK_JOB,
+  attachmentsArnInFindings,
   DEFAULT_FUNCTIONS_DIR,
   DISPATCHER,
   REPO_ROOT,
@@ -21,7 +23,7 @@ import {
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
-import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS } from '../../src/http/routes';
+import { BUCKET_GRANTS, FALLBACK_ROUTE, ROUTES, TABLE_GRANTS } from '../../src/http/routes';
 import { THRESHOLDS } from '../../lib/constructs/monitoring';
 import { TABLE, projectionOf } from '../../src/data/table-definition';
 
@@ -51,9 +53,11 @@ const ALL_FUNCTIONS = [
   FALLBACK_ROUTE,
   { name: DISPATCHER.name, access: 'dispatcher' },
   { name: RETENTION_JOB.name, access: 'retention' },
+  { name: CHECK_JOB.name, access: 'check' },
 ];
 /** Timeout in seconds per function: 10 for routes. */
-const timeoutOf = (name: string): number => (name === DISPATCHER.name ? 120 : name === RETENTION_JOB.name ? 900 : 10);
+const timeoutOf = (name: string): number =>
+  name === DISPATCHER.name ? 120 : name === RETENTION_JOB.name ? 900 : name === CHECK_JOB.name ? 60 : 10;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -116,7 +120,7 @@ afterAll(() => {
 
 describe('functions', () => {
   test('one Lambda function per route row plus the fallback, the webhook dispatcher and the retention job, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 3);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 4);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -295,7 +299,9 @@ describe('IAM least privilege', () => {
           ? DISPATCHER.grant
           : name === RETENTION_JOB.name
             ? RETENTION_JOB.grant
-            : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+            : name === CHECK_JOB.name
+              ? CHECK_JOB.grant
+              : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -331,7 +337,20 @@ describe('IAM least privilege', () => {
     ['create-application', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['update-application', ['BatchGetItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['list-changes', ['BatchGetItem', 'GetItem'], []],
-    ['delete-application', ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
+    [
+      'delete-application',
+      [
+        'BatchGetItem',
+        'BatchWriteItem',
+        'ConditionCheckItem',
+        'DeleteItem',
+        'GetItem',
+        'PutItem',
+        'Query',
+        'UpdateItem',
+      ],
+      [],
+    ],
   ])('%s may call %j on the table and the indexes %j', (name, actions, indexes) => {
     const [statement] = dynamoStatements(name);
     expect(asArray(statement!.Action).sort()).toEqual(actions.map((a) => `dynamodb:${a}`));
@@ -366,6 +385,7 @@ describe('IAM least privilege', () => {
     expect(deleters.map((f) => f.name).sort()).toEqual([
       RETENTION_JOB.name,
       'delete-application',
+      'delete-attachment',
       'delete-webhook-subscription',
       'update-employee',
     ]);
@@ -483,8 +503,8 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 7 for the service + 2 for webhook queues, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2);
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -596,8 +616,19 @@ describe('cdk-nag AwsSolutions', () => {
       node.node.children.forEach(visit);
     };
     visit(stack);
+    const bucket = attachmentsArnInFindings('prod');
     expect([...acknowledged.keys()].sort()).toEqual(
-      ['AwsSolutions-APIG4', 'AwsSolutions-IAM5[Resource::*]', 'AwsSolutions-L1', 'AwsSolutions-SQS3'].sort(),
+      [
+        'AwsSolutions-APIG4',
+        'AwsSolutions-IAM5[Resource::*]',
+        `AwsSolutions-IAM5[Resource::${bucket}/uploads/*]`,
+        `AwsSolutions-IAM5[Resource::${bucket}/attachments/*]`,
+        'AwsSolutions-L1',
+        'AwsSolutions-S1',
+        'AwsSolutions-SQS3',
+        // CDK's own, on the access-log bucket's policy for the S3 logging service
+        'CloudFormation-Validate::W3045',
+      ].sort(),
     );
     for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(20);
   });
@@ -669,18 +700,29 @@ describe('webhook dispatcher', () => {
 });
 
 describe('retention job', () => {
-  test('may read, erase and update applications (no Scan, no BatchWrite) and Query only the order-of-writes index', () => {
+  test('may read, erase and update applications (no Scan) and Query only the order-of-writes index', () => {
     expect(dynamoActionsOf(RETENTION_JOB.name).sort()).toEqual(
-      ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`).sort(),
+      [
+        'BatchGetItem',
+        'BatchWriteItem',
+        'ConditionCheckItem',
+        'DeleteItem',
+        'GetItem',
+        'PutItem',
+        'Query',
+        'UpdateItem',
+      ]
+        .map((a) => `dynamodb:${a}`)
+        .sort(),
     );
     const resourcesOf = statementsOf(RETENTION_JOB.name).flatMap((s) => asArray(s.Resource));
     expect(JSON.stringify(resourcesOf)).toContain('/index/updatedlist-keys');
     expect(JSON.stringify(resourcesOf)).not.toContain('/index/*');
-    // Nothing but DynamoDB (and its own log group, granted by ApiFunction).
+    // Nothing but DynamoDB, the deletion of erased attachments' bytes (and its own log group, granted by ApiFunction).
     const other = statementsOf(RETENTION_JOB.name)
       .flatMap((s) => asArray(s.Action))
       .filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'));
-    expect(other).toEqual([]);
+    expect(other).toEqual(['s3:DeleteObject', 's3:DeleteObject']);
   });
 
   test('runs once a day on its own rule, and its errors alarm the topic', () => {
@@ -707,5 +749,95 @@ describe('retention job', () => {
       { Name: 'FunctionName', Value: { Ref: functionId(RETENTION_JOB.name) } },
     ]);
     expect(resources[functionId(RETENTION_JOB.name)]!.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
+  });
+});
+
+describe('attachments bucket (contract §19)', () => {
+  const bucketProps = (): Json =>
+    resources[stack.getLogicalId(stack.attachments.bucket.node.defaultChild as CfnResource)]!.Properties;
+
+  test('private: public access blocked, encrypted, objects owned by the bucket owner, retained', () => {
+    const props = bucketProps();
+    expect(props.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(props.BucketEncryption.ServerSideEncryptionConfiguration[0].ServerSideEncryptionByDefault).toEqual({
+      SSEAlgorithm: 'AES256',
+    });
+    expect(props.OwnershipControls.Rules).toEqual([{ ObjectOwnership: 'BucketOwnerEnforced' }]);
+    expect(props.LoggingConfiguration.DestinationBucketName).toBeDefined();
+    const id = stack.getLogicalId(stack.attachments.bucket.node.defaultChild as CfnResource);
+    expect(resources[id]!.DeletionPolicy).toBe('Retain');
+  });
+
+  test('denies every request without TLS', () => {
+    const [, policy] = ofType('AWS::S3::BucketPolicy').find(
+      ([, p]) =>
+        p.Properties.Bucket.Ref === stack.getLogicalId(stack.attachments.bucket.node.defaultChild as CfnResource),
+    )!;
+    expect(policy.Properties.PolicyDocument.Statement).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          Effect: 'Deny',
+          Action: 's3:*',
+          Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+        }),
+      ]),
+    );
+  });
+
+  test('unchecked uploads expire after a day, unfinished multipart uploads are aborted after a day', () => {
+    expect(bucketProps().LifecycleConfiguration.Rules).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ Prefix: 'uploads/', ExpirationInDays: 1, Status: 'Enabled' }),
+        expect.objectContaining({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }),
+      ]),
+    );
+  });
+
+  test('objects created under uploads/ invoke the check function, which S3 may invoke for this bucket only', () => {
+    expect(bucketProps().NotificationConfiguration.LambdaConfigurations).toEqual([
+      {
+        Event: 's3:ObjectCreated:*',
+        Function: { 'Fn::GetAtt': [functionId(CHECK_JOB.name), 'Arn'] },
+        Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'uploads/' }] } },
+      },
+    ]);
+    const [[, permission]] = ofType('AWS::Lambda::Permission').filter(
+      ([, p]) => p.Properties.Principal === 's3.amazonaws.com',
+    ) as [[string, Resource]];
+    expect(permission.Properties.SourceAccount).toEqual({ Ref: 'AWS::AccountId' });
+    expect(JSON.stringify(permission.Properties.SourceArn)).toContain('-attachments-');
+  });
+
+  test('each function gets exactly its S3 actions of BUCKET_GRANTS, on its prefix only; nobody else any', () => {
+    const s3Grants = (name: string): string[] =>
+      statementsOf(name)
+        .filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')))
+        .flatMap((s) =>
+          asArray(s.Action).map((a) => `${a} ${/\/(uploads|attachments)\/\*/.exec(JSON.stringify(s.Resource))?.[1]}`),
+        )
+        .sort();
+    for (const { name } of ALL_FUNCTIONS) {
+      const grant = BUCKET_GRANTS[name as keyof typeof BUCKET_GRANTS];
+      const expected = [
+        ...(grant?.uploads ?? []).map((a) => `${a} uploads`),
+        ...(grant?.attachments ?? []).map((a) => `${a} attachments`),
+      ].sort();
+      expect({ name, grants: s3Grants(name) }).toEqual({ name, grants: expected });
+    }
+  });
+
+  test('an alarm on rejected uploads notifies the topic', () => {
+    const alarm = resources[stack.getLogicalId(stack.attachments.rejectedAlarm.node.defaultChild as CfnResource)]!;
+    expect(alarm.Properties).toMatchObject({
+      MetricName: 'RejectedUploads',
+      Namespace: 'HrApi',
+      Statistic: 'Sum',
+      AlarmActions: [{ Ref: expect.stringMatching(/^AlarmTopic/) }],
+    });
   });
 });

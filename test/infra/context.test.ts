@@ -12,6 +12,7 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import {
   ApiStack,
   CONTEXT_DEFAULTS,
+  CHECK_JOB,
   DISPATCHER,
   RETENTION_JOB,
   REPO_ROOT,
@@ -112,7 +113,13 @@ describe('the default stage (dev), synthesized with tracing off', () => {
   beforeAll(() => {
     fs.mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
     stubDir = fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'infra-test-handlers-'));
-    for (const name of [...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name, DISPATCHER.name, RETENTION_JOB.name]) {
+    for (const name of [
+      ...ROUTES.map((r) => r.name),
+      FALLBACK_ROUTE.name,
+      DISPATCHER.name,
+      RETENTION_JOB.name,
+      CHECK_JOB.name,
+    ]) {
       fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
     }
     const app = new App({
@@ -149,7 +156,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
 
   test('the same alarms on the topic, but nobody subscribed', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(3 * (ROUTES.length + 3) + 6 + 2);
+    expect(alarms).toHaveLength(3 * (ROUTES.length + 4) + 7 + 2 + 1);
     const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     template.resourceCountIs('AWS::SNS::Subscription', 0);

@@ -13,6 +13,8 @@ import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../
 import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
+import { CHECK_JOB_NAME } from '../../src/services/attachments';
+import { objectCreatedEvent, uploadAs } from '../support/attachment-upload';
 import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf } from '../../src/data/business-store';
 import { keys } from '../../src/data/keys';
@@ -114,6 +116,8 @@ function runNode22(args: string[], env: Record<string, string | undefined> = {},
         PATH: process.env.PATH,
         DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT,
         TABLE_NAME: process.env.TABLE_NAME,
+        S3_ENDPOINT: process.env.S3_ENDPOINT,
+        ATTACHMENTS_BUCKET: process.env.ATTACHMENTS_BUCKET,
         AWS_REGION: 'eu-central-1',
         POWERTOOLS_LOG_LEVEL: 'SILENT',
         POWERTOOLS_METRICS_DISABLED: 'true',
@@ -187,6 +191,9 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   const hook = { url: 'http://127.0.0.1:9/hook' };
   const subscription = await post('/webhook_subscriptions', hook);
   const doomed = await post('/webhook_subscriptions', hook);
+  const cv = { file_name: 'cv.pdf', content_type: 'application/pdf', size: 1234 };
+  const attachment = await post(`/applications/${application}/attachments`, cv);
+  const doomedAttachment = await post(`/applications/${application}/attachments`, cv);
 
   const requests: { name: string; event: APIGatewayProxyEventV2; expect: number; sameAsSources?: boolean }[] = [];
   const add = (name: string, expect: number, options: Parameters<typeof event>[2] = {}, sameAsSources = true) => {
@@ -216,6 +223,10 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('get-webhook-subscription', 200, { params: { id: subscription } });
   add('delete-webhook-subscription', 204, { params: { id: doomed } }, false);
   add('list-webhook-subscriptions', 200);
+  add('create-attachment', 201, { params: { id: application }, body: cv }, false);
+  add('list-attachments', 200, { params: { id: application } }, false);
+  add('get-attachment', 200, { params: { id: application, attachment_id: attachment } });
+  add('delete-attachment', 204, { params: { id: application, attachment_id: doomedAttachment } }, false);
   add('list-changes', 200, { query: { limit: '5' } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
@@ -382,4 +393,44 @@ handler(event, context).then(
   for (const app of apps) expect(await getItem(keys.record(bid, 'application', app.id))).toBeUndefined();
   // The demo business keeps its applications for 365 days: nothing of it was due.
   expect((await api.request('GET', `${API}/applications`, { token })).body.total_entries).toBe(demoTotal);
+}, 120_000);
+
+it('Node 22 runs the upload check bundle: an object-created event makes an uploaded PDF available', async () => {
+  const app = await api.request('POST', `${API}/applications`, {
+    token,
+    body: { accept_terms_and_conditions: true, first_name: 'Cy', last_name: 'Bundle', email: 'cy@example.com' },
+  });
+  const pdf = Buffer.from('%PDF-1.4\n%%EOF\n');
+  const created = await api.request('POST', `${API}/applications/${app.body.id}/attachments`, {
+    token,
+    body: { file_name: 'cv.pdf', content_type: 'application/pdf', size: pdf.length },
+  });
+  expect(created.status).toBe(201);
+  expect(await uploadAs(created.body.upload, pdf)).toBe(204);
+
+  const bundle = join(OUT_DIR, CHECK_JOB_NAME, 'index.js');
+  await build({
+    ...esbuildOptionsOf(BUNDLING),
+    entryPoints: [join(ROOT, 'functions', `${CHECK_JOB_NAME}.ts`)],
+    outfile: bundle,
+    write: true,
+  });
+  const probe = `
+const { handler } = require(process.argv[1]);
+handler(JSON.parse(process.argv[2])).then(
+  () => process.stdout.write(process.version.split('.')[0]),
+  (e) => { process.stderr.write(String((e && e.stack) || e)); process.exit(1); },
+);`;
+  const s3Event = JSON.stringify(objectCreatedEvent(created.body.upload.fields.key as string, pdf.length));
+  const run = await runNode22(['-e', probe, bundle, s3Event]);
+  expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({
+    status: 0,
+    stderr: '',
+    stdout: 'v22',
+  });
+  const shown = await api.request('GET', `${API}/applications/${app.body.id}/attachments/${created.body.id}`, {
+    token,
+  });
+  expect(shown.body.status).toBe('available');
+  expect(Buffer.from(await (await fetch(shown.body.download_url as string)).arrayBuffer())).toEqual(pdf);
 }, 120_000);

@@ -14,14 +14,19 @@ export interface SampleIds {
   /** An application the DELETE sample erases (the first DELETE answers 204, later ones 404). */
   readonly erasable: string;
   readonly subscription: string;
+  /** An attachment of `application`, and the application that takes the create sample's attachments (20 at most). */
+  readonly attachment: string;
+  readonly attachable: string;
 }
 
+/** Attachments of `application` the DELETE sample removes, one per request. */
+const doomedAttachments: string[] = [];
 /** Subscriptions the DELETE sample removes, one per request (a deleted one is 404 the next time). */
 const doomedSubscriptions: string[] = [];
 const allDoomed: string[] = [];
 
 /** Every id of the sample business a sample request may name: the sample records and the DELETE sample's subscriptions. */
-export const sampleRecordIds = (ids: SampleIds): string[] => [...Object.values(ids), ...allDoomed];
+export const sampleRecordIds = (ids: SampleIds): string[] => [...Object.values(ids).flat(), ...allDoomed];
 
 /** A webhook target on the loopback discard port: allowed locally, nothing is ever delivered in these tests. */
 const HOOK_URL = 'http://127.0.0.1:9/hook';
@@ -85,6 +90,21 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     body: { phone: `+39 ${Math.floor(Math.random() * 1e9)}` },
   }),
   'delete-application': (ids) => ({ method: 'DELETE', path: `${API}/applications/${ids.erasable}` }),
+  'create-attachment': (ids) => ({
+    method: 'POST',
+    path: `${API}/applications/${ids.attachable}/attachments`,
+    body: { file_name: 'cv.pdf', content_type: 'application/pdf', size: 1000 },
+  }),
+  'list-attachments': (ids) => ({ method: 'GET', path: `${API}/applications/${ids.application}/attachments` }),
+  'get-attachment': (ids) => ({
+    method: 'GET',
+    path: `${API}/applications/${ids.application}/attachments/${ids.attachment}`,
+  }),
+  'delete-attachment': (ids) => {
+    const id = doomedAttachments.pop();
+    if (!id) throw new Error('createSampleRecords made too few attachments for the DELETE sample');
+    return { method: 'DELETE', path: `${API}/applications/${ids.application}/attachments/${id}` };
+  },
   'create-webhook-subscription': () => ({
     method: 'POST',
     path: `${API}/webhook_subscriptions`,
@@ -134,7 +154,17 @@ export async function createSampleRecords(api: TestApi, token: string): Promise<
   const subscription = await post('/webhook_subscriptions', hook);
   for (let i = 0; i < 16; i++) doomedSubscriptions.push(await post('/webhook_subscriptions', hook));
   allDoomed.push(...doomedSubscriptions);
-  return { employee, job, application, erasable, subscription };
+  const cv = { file_name: 'cv.txt', content_type: 'text/plain', size: 10 };
+  const attachment = await post(`/applications/${application}/attachments`, cv);
+  for (let i = 0; i < 16; i++) doomedAttachments.push(await post(`/applications/${application}/attachments`, cv));
+  allDoomed.push(...doomedAttachments);
+  const attachable = await post('/applications', {
+    first_name: 'At',
+    last_name: 'Tachable',
+    email: 'at@example.com',
+    accept_terms_and_conditions: true,
+  });
+  return { employee, job, application, erasable, subscription, attachment, attachable };
 }
 
 /** The status a sample answers when admitted: 201 for a create, 204 for a delete, else 200. */

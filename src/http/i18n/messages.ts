@@ -50,6 +50,7 @@ const en: Catalogue = {
     employee_job_field: (id) => `Employee job field ${q(id)} not found`,
     application_field: (id) => `Application field ${q(id)} not found`,
     webhook_subscription: (id) => `Webhook subscription ${q(id)} not found`,
+    attachment: (id) => `Attachment ${q(id)} not found`,
   },
   errors: {
     invalid_json: () => 'Request body is not valid JSON',
@@ -112,6 +113,7 @@ const de: Catalogue = {
     employee_job_field: (id) => `Anstellungsfeld ${q(id)} wurde nicht gefunden`,
     application_field: (id) => `Bewerbungsfeld ${q(id)} wurde nicht gefunden`,
     webhook_subscription: (id) => `Webhook-Abonnement ${q(id)} wurde nicht gefunden`,
+    attachment: (id) => `Anhang ${q(id)} wurde nicht gefunden`,
   },
   errors: {
     invalid_json: () => 'Der Request-Body ist kein gültiges JSON',
@@ -175,6 +177,7 @@ const it: Catalogue = {
     employee_job_field: (id) => `Campo del rapporto di lavoro ${q(id)} non trovato`,
     application_field: (id) => `Campo della candidatura ${q(id)} non trovato`,
     webhook_subscription: (id) => `Sottoscrizione webhook ${q(id)} non trovata`,
+    attachment: (id) => `Allegato ${q(id)} non trovato`,
   },
   errors: {
     invalid_json: () => 'Il corpo della richiesta non è un JSON valido',
