@@ -250,6 +250,8 @@ function syncWhenDue(counts: Counts, policy: () => RatePolicy, learn: (item: Rec
   }
   counts.syncing = besideRequest(() => send(counts, policy(), learn)).finally(() => {
     counts.syncing = undefined;
+    // What was admitted while this sync was out, or what it failed to send, goes with the next (a second on).
+    syncWhenDue(counts, policy, learn);
   });
 }
 
