@@ -12,74 +12,22 @@
  * whole history, and its entries are found the same way for erasure.
  */
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import type { AttachmentContentType, AttachmentStatus, RejectionReason } from '../domain/attachments';
 import { MAX_ATTACHMENTS_PER_APPLICATION } from '../domain/attachments';
-import { feedRefsOf, type FeedRef } from '../domain/feed-refs';
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
 import { applicationKey } from './application-store';
 import { db } from './client';
 import { tableName } from './config';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
-import { keys, type Key } from './keys';
+import { attachment, type StoredAttachment } from './entities/attachment';
+import type { Key } from './keys';
 import { batchGet, query, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
 
-export interface StoredAttachment {
-  readonly businessId: string;
-  readonly applicationId: string;
-  readonly id: string;
-  readonly fileName: string;
-  readonly contentType: AttachmentContentType;
-  readonly size: number;
-  readonly status: AttachmentStatus;
-  readonly rejectionReason: RejectionReason | null;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-  readonly version: number;
-  readonly feedRefs: readonly FeedRef[];
-  readonly idempotencyPk: string | null;
-}
+export type { StoredAttachment } from './entities/attachment';
 
-export const attachmentKey = (a: Pick<StoredAttachment, 'businessId' | 'applicationId' | 'id'>): Key =>
-  keys.attachment(a.businessId, a.applicationId, a.id);
-
-function attachmentOf(item: Item | undefined): StoredAttachment | undefined {
-  if (!item || item.SK === keys.attachmentCount('', '').SK) return undefined;
-  return {
-    businessId: String(item.business_id),
-    applicationId: String(item.application_id),
-    id: String(item.id),
-    fileName: String(item.file_name),
-    contentType: String(item.content_type) as AttachmentContentType,
-    size: Number(item.size),
-    status: String(item.status) as AttachmentStatus,
-    rejectionReason: typeof item.rejection_reason === 'string' ? (item.rejection_reason as RejectionReason) : null,
-    createdAt: String(item.created_at),
-    updatedAt: String(item.updated_at),
-    version: Number(item.version ?? 1),
-    feedRefs: feedRefsOf(item.feed_refs),
-    idempotencyPk: typeof item.idempotency_pk === 'string' ? item.idempotency_pk : null,
-  };
-}
-
-function itemOf(a: StoredAttachment): Item {
-  return {
-    ...attachmentKey(a),
-    business_id: a.businessId,
-    application_id: a.applicationId,
-    id: a.id,
-    file_name: a.fileName,
-    content_type: a.contentType,
-    size: a.size,
-    status: a.status,
-    rejection_reason: a.rejectionReason,
-    created_at: a.createdAt,
-    updated_at: a.updatedAt,
-    version: a.version,
-    feed_refs: a.feedRefs,
-    ...(a.idempotencyPk ? { idempotency_pk: a.idempotencyPk } : {}),
-  };
-}
+export const attachmentKey = attachment.key;
+const attachmentOf = attachment.fromItem;
+const itemOf = attachment.item;
 
 /** 422 for the 21st attachment (contract §19: at most 20 per application). */
 export const tooManyAttachments = (): FieldError => new FieldError(422, { attachments: [MESSAGES.atMostTwenty] });
@@ -107,7 +55,7 @@ export function createWrites(a: StoredAttachment): TxWrite[] {
     {
       item: {
         Update: {
-          Key: keys.attachmentCount(a.businessId, a.applicationId),
+          Key: attachment.countKey(a.businessId, a.applicationId),
           UpdateExpression: 'ADD n :one',
           ConditionExpression: 'attribute_not_exists(n) OR n < :max',
           ExpressionAttributeValues: { ':one': 1, ':max': MAX_ATTACHMENTS_PER_APPLICATION },
@@ -138,7 +86,7 @@ export async function readAttachment(
   applicationId: string,
   id: string,
 ): Promise<StoredAttachment | undefined> {
-  const [item] = await batchGet([keys.attachment(businessId, applicationId, id)]);
+  const [item] = await batchGet([attachment.key({ businessId, applicationId, id })]);
   return attachmentOf(item);
 }
 
@@ -149,7 +97,7 @@ export async function readForChange(
   id: string,
 ): Promise<{ attachment: StoredAttachment | undefined; feed: FeedLaneState }> {
   const [item, counter] = await batchGet([
-    keys.attachment(businessId, applicationId, id),
+    attachment.key({ businessId, applicationId, id }),
     feedCounterKey(businessId, 'application', applicationId),
   ]);
   return { attachment: attachmentOf(item), feed: feedLaneStateOf('application', applicationId, counter) };
@@ -169,7 +117,7 @@ export async function readAttachments(
   const [items, [application]] = await Promise.all([
     query({
       KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.attachments(businessId, applicationId) },
+      ExpressionAttributeValues: { ':pk': attachment.patterns.ofApplication.partition({ businessId, applicationId }) },
       ConsistentRead: true,
     }),
     app,
@@ -214,7 +162,7 @@ export function deleteWrites(a: StoredAttachment): TxWrite[] {
     {
       item: {
         Update: {
-          Key: keys.attachmentCount(a.businessId, a.applicationId),
+          Key: attachment.countKey(a.businessId, a.applicationId),
           UpdateExpression: 'ADD n :minus',
           ExpressionAttributeValues: { ':minus': -1 },
         },
@@ -231,8 +179,8 @@ export function deleteWrites(a: StoredAttachment): TxWrite[] {
  */
 export async function deleteAllItems(businessId: string, applicationId: string, ids: readonly string[]): Promise<void> {
   const all = [
-    ...ids.map((id) => keys.attachment(businessId, applicationId, id)),
-    keys.attachmentCount(businessId, applicationId),
+    ...ids.map((id) => attachment.key({ businessId, applicationId, id })),
+    attachment.countKey(businessId, applicationId),
   ];
   for (let i = 0; i < all.length; i += 25) {
     let pending = all.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
@@ -250,7 +198,7 @@ export function noAttachmentsLeft(businessId: string, applicationId: string): Tx
   return {
     item: {
       ConditionCheck: {
-        Key: keys.attachmentCount(businessId, applicationId),
+        Key: attachment.countKey(businessId, applicationId),
         ConditionExpression: 'attribute_not_exists(PK)',
       },
     },

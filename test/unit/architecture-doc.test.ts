@@ -34,6 +34,7 @@ const built: Record<string, Key> = {
   // The superblock number is zero-padded so maps sort numerically; the doc names it <superblock>.
   'list map': { ...keys.listMap('<bid>', '<list>', 0), SK: '<superblock>' },
   'webhook subscription': keys.webhookSubscription('<bid>', '<id>'),
+  'webhook subscription count': keys.webhookSubscriptionCount('<bid>'),
   // Sequences are zero-padded; the doc names them <seq>.
   'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
   'feed counter': keys.feedCounter('<bid>', '<lane>'),

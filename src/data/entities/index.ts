@@ -4,6 +4,7 @@
  * against these declarations).
  */
 import { application } from './application';
+import { attachment } from './attachment';
 import { employee, employeeJob } from './employee';
 import { feedLane } from './feed-lane';
 import { reference } from './reference';
@@ -14,6 +15,7 @@ import type { Entity } from './entity';
 
 export const ENTITIES: readonly Entity[] = [
   application,
+  attachment,
   employee,
   employeeJob,
   reference,
