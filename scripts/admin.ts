@@ -13,7 +13,8 @@ import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './lib/token-comman
 import { parseRetentionCommand, retentionCommand, RETENTION_USAGE } from './lib/retention-command';
 import { revokeToken } from '../src/data/token-store';
 import type { RunningDynamo } from './lib/dynamodb-local';
-import { connect, describeFailure, describeTarget } from './lib/environment';
+import { connect, connectS3, describeFailure, describeTarget } from './lib/environment';
+import type { RunningS3 } from './lib/s3-local';
 import { FixtureRejected, provisionFromFile } from './lib/provision';
 
 const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}`;
@@ -35,8 +36,11 @@ async function main(argv: string[]): Promise<number> {
   }
   const value = arg ?? '';
   let embedded: RunningDynamo | undefined;
+  let embeddedS3: RunningS3 | undefined;
   try {
     ({ embedded } = await connect({ allowAws: true }));
+    // Retention erases attachments' bytes too (contract §19): the same S3 as npm start's, or AWS (ATTACHMENTS_BUCKET).
+    if (retention) ({ embedded: embeddedS3 } = await connectS3({ allowAws: true }));
     // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
     console.error(await describeTarget());
     if (token && typeof token !== 'string') return await tokenCommand(token);
@@ -57,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
     console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${describeFailure(error)}`);
     return 1;
   } finally {
+    await embeddedS3?.stop();
     await embedded?.stop();
   }
 }

@@ -11,6 +11,7 @@ import { s3 } from '../../src/data/s3-client';
 import { createToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { scanAll } from '../support/table-scan';
+import { asRetentionJob, runRetention } from '../../src/services/retention';
 import { uploadAndCheck, uploadAs } from '../support/attachment-upload';
 
 const fixture = (id: string) => ({
@@ -344,6 +345,38 @@ describe('delete and erasure', () => {
       ['attachment.rejected', null],
     ]);
   });
+});
+
+it("retention erases an application's attachments with it: bytes and records", async () => {
+  const retained = await api.provision({
+    ...fixture('retainco'),
+    business: { ...fixture('retainco').business, application_retention_days: 1 },
+  });
+  const res = await call(
+    'POST',
+    '/applications',
+    { first_name: 'Rita', last_name: 'Retained', email: 'rita@example.com', accept_terms_and_conditions: true },
+    retained,
+  );
+  const app = res.body.id as string;
+  const created = await call(
+    'POST',
+    `/applications/${app}/attachments`,
+    { file_name: 'Rita-Retained-CV.pdf', content_type: 'application/pdf', size: PDF.length },
+    retained,
+  );
+  await uploadAndCheck(created.body.upload, PDF);
+  const result = await asRetentionJob(() =>
+    runRetention({ nowMs: Date.now() + 3 * 86_400_000, businessId: 'retainco' }),
+  );
+  expect(result).toEqual({ erased: 1, complete: true });
+  for (const prefix of ['uploads', 'attachments']) {
+    const listed = await s3().send(
+      new ListObjectsV2Command({ Bucket: process.env.ATTACHMENTS_BUCKET!, Prefix: `${prefix}/retainco/` }),
+    );
+    expect(listed.Contents ?? []).toEqual([]);
+  }
+  expect((await scanAll()).filter((item) => JSON.stringify(item).includes('Rita-Retained'))).toEqual([]);
 });
 
 describe('cost', () => {

@@ -192,3 +192,44 @@ test('a write through the API reaches a loopback webhook receiver, signed, from 
     await receiver.close();
   }
 }, 60_000);
+
+test('an attachment uploaded to the printed S3 endpoint is checked by the local server itself (contract §19)', async () => {
+  const base = (/Base URL: (\S+)/.exec(output)?.[1] ?? '').replace('localhost', LOOPBACK);
+  const token = /Token:\s+(\S+)/.exec(output)?.[1] ?? '';
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const app = await fetch(`${base}/applications`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      first_name: 'Cv',
+      last_name: 'Local',
+      email: 'cv@example.com',
+      accept_terms_and_conditions: true,
+    }),
+  });
+  const { id } = (await app.json()) as { id: string };
+  const pdf = Buffer.from('%PDF-1.4\n%%EOF\n');
+  const created = await fetch(`${base}/applications/${id}/attachments`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ file_name: 'cv.pdf', content_type: 'application/pdf', size: pdf.length }),
+  });
+  expect(created.status).toBe(201);
+  const attachment = (await created.json()) as { id: string; upload: { url: string; fields: Record<string, string> } };
+  const s3Port = /S3: +http:\/\/127\.0\.0\.1:(\d+)/.exec(output)?.[1];
+  expect(new URL(attachment.upload.url).port).toBe(s3Port);
+  const form = new FormData();
+  for (const [name, value] of Object.entries(attachment.upload.fields)) form.append(name, value);
+  form.append('file', new Blob([pdf]), 'cv.pdf');
+  expect((await fetch(attachment.upload.url, { method: 'POST', body: form })).status).toBe(204);
+  // Contract §19 says within 5 s; the wait here only bounds a broken run (no wall-clock claims in tests).
+  let shown: { status?: string; download_url?: string } = {};
+  for (let i = 0; i < 600 && shown.status !== 'available'; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    shown = (await (
+      await fetch(`${base}/applications/${id}/attachments/${attachment.id}`, { headers })
+    ).json()) as typeof shown;
+  }
+  expect(shown.status).toBe('available');
+  expect(Buffer.from(await (await fetch(shown.download_url!)).arrayBuffer())).toEqual(pdf);
+}, 60_000);
