@@ -322,7 +322,7 @@ describe('IAM least privilege', () => {
   // What the code paths call (read from src/data and src/services), written out so a grant change is a test change.
   test.each([
     ['get-employee', ['BatchGetItem', 'GetItem'], []],
-    ['get-location', ['BatchGetItem', 'GetItem'], []],
+    ['get-location', ['GetItem'], []],
     ['list-locations', ['BatchGetItem', 'GetItem', 'Query'], ['list-keys']],
     ['list-employees', ['BatchGetItem', 'GetItem', 'Query'], ['list-keys']],
     ['list-employee-jobs', ['BatchGetItem', 'GetItem', 'Query'], ['list-keys', 'sublist-keys']],
