@@ -16,55 +16,24 @@
  * in the same transaction as every create (only below the cap) and delete.
  */
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
-import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState, type SubscriptionStatus } from '../domain/webhooks';
+import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState } from '../domain/webhooks';
 import { idempotencyTombstoneWrite, IDEMPOTENCY_TTL_SECONDS } from './idempotency';
-import { keys, type Key } from './keys';
-import { webhookSubscription } from './entities/webhook-subscription';
+import type { Key } from './keys';
+import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
+import { webhookSubscription, type StoredSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, getItem, isStorableKey, queryAll, type Item } from './table-io';
+import { batchGet, getItem, isStorableKey, queryAll } from './table-io';
 import { exists, transactWrite, type TxWrite } from './transact-write';
 import { withRetries } from './with-retries';
 
-export interface StoredSubscription extends DeliveryState {
-  readonly businessId: string;
-  readonly id: string;
-  readonly url: string;
-  readonly types: readonly string[] | null;
-  readonly createdAt: string;
-  readonly secretSealed: string;
-  readonly version: number;
-  readonly leaseUntil: number;
-  /** The PK of the idempotency record its create stored, if it was sent with a key. */
-  readonly idempotencyPk?: string;
-}
+export type { StoredSubscription } from './entities/webhook-subscription';
 
-/** The string a sealed secret is bound to (its item's key). */
-export const sealingContext = (businessId: string, id: string): string => {
-  const key = keys.webhookSubscription(businessId, id);
-  return `${key.PK}/${key.SK}`;
-};
+export const sealingContext = webhookSubscription.sealingContext;
+const subscriptionOf = webhookSubscription.fromItem;
 
-export function subscriptionOf(item: Item | undefined): StoredSubscription | undefined {
-  if (!item) return undefined;
-  return {
-    businessId: String(item.business_id),
-    id: String(item.id),
-    url: String(item.url),
-    types: Array.isArray(item.types) ? (item.types as string[]) : null,
-    createdAt: String(item.created_at),
-    secretSealed: String(item.secret_sealed),
-    status: item.status === 'disabled' ? 'disabled' : 'active',
-    cursor: typeof item.cursor === 'string' ? item.cursor : null,
-    attempts: Number(item.attempts ?? 0),
-    nextAttemptAt: Number(item.next_attempt_at ?? 0),
-    lastDeliveryError: typeof item.last_delivery_error === 'string' ? item.last_delivery_error : null,
-    version: Number(item.version ?? 0),
-    leaseUntil: Number(item.lease_until ?? 0),
-    ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
-  };
-}
+const COUNT = webhookSubscription.countAttribute;
 
 /** 422 for the create beyond the cap (contract §14). */
 export const tooManySubscriptions = (): FieldError =>
@@ -80,33 +49,17 @@ export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'lease
     confirms: exists,
     item: {
       Put: {
-        Item: {
-          ...keys.webhookSubscription(sub.businessId, sub.id),
-          business_id: sub.businessId,
-          id: sub.id,
-          url: sub.url,
-          types: sub.types,
-          created_at: sub.createdAt,
-          secret_sealed: sub.secretSealed,
-          status: sub.status,
-          cursor: sub.cursor,
-          attempts: 0,
-          next_attempt_at: 0,
-          last_delivery_error: null,
-          version: 1,
-          ...(sub.idempotencyPk !== undefined ? { idempotency_pk: sub.idempotencyPk } : {}),
-          ...webhookSubscription.dueAt(0),
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        Item: webhookSubscription.newItem(sub),
+        ConditionExpression: IF_ABSENT,
       },
     },
   };
   const count: TxWrite = {
     item: {
       Update: {
-        Key: keys.webhookSubscriptionCount(sub.businessId),
-        UpdateExpression: 'ADD n :one',
-        ConditionExpression: 'attribute_not_exists(n) OR n < :cap',
+        Key: webhookSubscription.countKey(sub.businessId),
+        UpdateExpression: `ADD ${COUNT} :one`,
+        ConditionExpression: `attribute_not_exists(${COUNT}) OR ${COUNT} < :cap`,
         ExpressionAttributeValues: { ':one': 1, ':cap': MAX_SUBSCRIPTIONS_PER_BUSINESS },
       },
     },
@@ -116,7 +69,7 @@ export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'lease
 }
 
 export async function readSubscription(businessId: string, id: string): Promise<StoredSubscription | undefined> {
-  return subscriptionOf(await getItem(keys.webhookSubscription(businessId, id)));
+  return subscriptionOf(await getItem(webhookSubscription.key(businessId, id)));
 }
 
 /** Some subscriptions of one business by id: one consistent BatchGetItem (a business has at most 20). */
@@ -124,15 +77,14 @@ export async function readSubscriptionsById(
   businessId: string,
   ids: readonly string[],
 ): Promise<(StoredSubscription | undefined)[]> {
-  const items = await batchGet(ids.map((id) => keys.webhookSubscription(businessId, id)));
+  const items = await batchGet(ids.map((id) => webhookSubscription.key(businessId, id)));
   return items.map(subscriptionOf);
 }
 
 /** Every subscription of a business, in creation order (one partition, consistent). */
 export async function readSubscriptions(businessId: string): Promise<StoredSubscription[]> {
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk',
-    ExpressionAttributeValues: { ':pk': keys.webhookSubscriptions(businessId) },
+    ...partitionQuery(webhookSubscription.patterns.ofBusiness, { businessId }),
     ConsistentRead: true,
   });
   return items.map((i) => subscriptionOf(i) as StoredSubscription);
@@ -149,7 +101,7 @@ const stillReplayable = (sub: StoredSubscription, now: number): boolean =>
  * (src/data/idempotency.ts) instead of the stored answer with its secret.
  */
 export async function deleteSubscription(businessId: string, id: string, now = Date.now()): Promise<void> {
-  const key = keys.webhookSubscription(businessId, id);
+  const key = webhookSubscription.key(businessId, id);
   const gone = notFound('webhook_subscription', id);
   if (!isStorableKey(key)) throw gone;
   await withRetries(async () => {
@@ -157,15 +109,15 @@ export async function deleteSubscription(businessId: string, id: string, now = D
     if (!sub) throw gone;
     const writes: TxWrite[] = [
       {
-        item: { Delete: { Key: key, ConditionExpression: 'attribute_exists(PK)' } },
+        item: { Delete: { Key: key, ConditionExpression: IF_PRESENT } },
         onConditionFailed: () => gone,
         confirms: (stored) => stored === undefined,
       },
       {
         item: {
           Update: {
-            Key: keys.webhookSubscriptionCount(businessId),
-            UpdateExpression: 'ADD n :minus',
+            Key: webhookSubscription.countKey(businessId),
+            UpdateExpression: `ADD ${COUNT} :minus`,
             ExpressionAttributeValues: { ':minus': -1 },
           },
         },
@@ -177,12 +129,6 @@ export async function deleteSubscription(businessId: string, id: string, now = D
   });
 }
 
-/** The business id and subscription id in a subscription's key: keys.webhookSubscription read backwards. */
-function subscriptionOfKey(key: Key): { businessId: string; id: string } {
-  const [prefix, suffix] = keys.webhookSubscriptions('\u0000').split('\u0000') as [string, string];
-  return { businessId: key.PK.slice(prefix.length, key.PK.length - suffix.length), id: key.SK };
-}
-
 /**
  * Every active subscription whose next attempt is due at `now` (all pages:
  * caught-up ones all sort at 0, so a cut-off page would starve the rest).
@@ -190,8 +136,8 @@ function subscriptionOfKey(key: Key): { businessId: string; id: string } {
  * dispatcher re-reads each item consistently.
  */
 export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
-  const items = await queryAll({ ...webhookSubscription.dueQuery(now), ProjectionExpression: 'PK, SK' });
-  return items.map((i) => subscriptionOfKey({ PK: String(i.PK), SK: String(i.SK) }));
+  const items = await queryAll(webhookSubscription.dueQuery(now));
+  return items.map(webhookSubscription.idOfKey);
 }
 
 const isConditionFailure = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
@@ -200,7 +146,7 @@ async function conditionalUpdate(
   key: Key,
   input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#version': 'version' };
+  const names: Record<string, string> = { '#version': webhookSubscription.versionAttribute };
   const values: Record<string, unknown> = { ':expected': input.expectedVersion, ':next': input.expectedVersion + 1 };
   const sets = ['#version = :next'];
   Object.entries(input.set).forEach(([name, value], i) => {
@@ -218,7 +164,7 @@ async function conditionalUpdate(
         TableName: tableName(),
         Key: key,
         UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: 'attribute_exists(PK) AND #version = :expected',
+        ConditionExpression: `${IF_PRESENT} AND #version = :expected`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
@@ -236,15 +182,15 @@ async function conditionalUpdate(
  * dispatcher run moved it, or it was deleted — this run stops.
  */
 export const claimLease = (sub: StoredSubscription, leaseUntil: number, cursor: string | null): Promise<boolean> =>
-  conditionalUpdate(keys.webhookSubscription(sub.businessId, sub.id), {
-    set: { lease_until: leaseUntil, cursor },
+  conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
+    set: webhookSubscription.leaseSet(leaseUntil, cursor),
     expectedVersion: sub.version,
   });
 
 /** Moves the cursor past entries the subscription does not want, without a delivery. */
 export const skipTo = (sub: StoredSubscription, cursor: string): Promise<boolean> =>
-  conditionalUpdate(keys.webhookSubscription(sub.businessId, sub.id), {
-    set: { cursor },
+  conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
+    set: webhookSubscription.cursorSet(cursor),
     expectedVersion: sub.version,
   });
 
@@ -253,17 +199,8 @@ export const skipTo = (sub: StoredSubscription, cursor: string): Promise<boolean
  * version the lease was taken at, so no other run can have moved it meanwhile.
  */
 export function recordAttempt(sub: StoredSubscription, leasedVersion: number, next: DeliveryState): Promise<boolean> {
-  const status: SubscriptionStatus = next.status;
-  return conditionalUpdate(keys.webhookSubscription(sub.businessId, sub.id), {
-    set: {
-      status,
-      cursor: next.cursor,
-      attempts: next.attempts,
-      next_attempt_at: next.nextAttemptAt,
-      last_delivery_error: next.lastDeliveryError,
-      ...(status === 'active' ? webhookSubscription.dueAt(next.nextAttemptAt) : {}),
-    },
-    remove: status === 'active' ? ['lease_until'] : ['lease_until', ...webhookSubscription.dueAttributes],
+  return conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
+    ...webhookSubscription.attemptUpdate(next),
     expectedVersion: leasedVersion,
   });
 }

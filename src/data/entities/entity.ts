@@ -82,6 +82,28 @@ export const attributesOf = (p: AccessPattern<never>): string[] => {
   return [pk, sk];
 };
 
+/** Conditions on an item's existence, on the table's partition key (a Put that must create, an update of an item that must exist). */
+export const IF_ABSENT = `attribute_not_exists(${TABLE.partitionKey})`;
+export const IF_PRESENT = `attribute_exists(${TABLE.partitionKey})`;
+
+/** The Query of one pattern's whole partition, or of its sort keys that begin with `sortPrefix`. */
+export function partitionQuery<P>(
+  p: AccessPattern<P>,
+  params: P,
+  sortPrefix?: string,
+): {
+  IndexName?: string;
+  KeyConditionExpression: string;
+  ExpressionAttributeValues: Record<string, unknown>;
+} {
+  const { pk, sk } = keyNames(p.index);
+  return {
+    ...(p.index === 'table' ? {} : { IndexName: p.index }),
+    KeyConditionExpression: sortPrefix === undefined ? `${pk} = :p` : `${pk} = :p AND begins_with(${sk}, :s)`,
+    ExpressionAttributeValues: { ':p': p.partition(params), ...(sortPrefix === undefined ? {} : { ':s': sortPrefix }) },
+  };
+}
+
 /** One entity: its name, and its access patterns by name (the key table lists them in this order). */
 export interface Entity {
   readonly entity: string;
