@@ -4,8 +4,8 @@ import { retentionDaysOf } from '../domain/retention';
 import { keys } from './keys';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
-import { RATE_ATTRIBUTES, rateCounter } from './entities/rate-counter';
-import { ratePolicyOf, storeBusinessRateLimits } from './rate-counts';
+import { RATE_ATTRIBUTES, rateCounter, ratePolicyOf } from './entities/rate-counter';
+import { storeBusinessRateLimits } from './rate-counts';
 import { batchGet, batchPut, queryAll, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [

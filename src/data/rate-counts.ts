@@ -4,7 +4,6 @@ import {
   DEFAULT_BUSINESS_RATE_LIMIT,
   DEFAULT_TOKEN_RATE_LIMIT,
   instanceStanding,
-  isValidRatePolicy,
   mergeSlices,
   sliceMsOf,
   sliceStartOf,
@@ -12,10 +11,9 @@ import {
   type PolicyState,
   type RatePolicy,
 } from '../domain/rate-window';
-import type { StoredRatePolicy } from '../domain/business';
 import { besideRequest, db } from './client';
 import { tableName } from './config';
-import { RATE_ATTRIBUTES, rateCounter } from './entities/rate-counter';
+import { RATE_ATTRIBUTES, rateCounter, storedRatePolicy } from './entities/rate-counter';
 import type { Key } from './keys';
 
 /**
@@ -132,31 +130,6 @@ const businessCounts = (businessId: string): BusinessCounts =>
   businesses.get(businessId) ??
   remember(businesses, businessId, new BusinessCounts(rateCounter.businessKey(businessId), false));
 
-/** A stored `{requests, window_seconds}`, or undefined for none or one out of range. */
-export function ratePolicyOf(value: unknown): RatePolicy | undefined {
-  const v = value as { requests?: unknown; window_seconds?: unknown } | undefined;
-  if (typeof v?.requests !== 'number' || typeof v.window_seconds !== 'number') return undefined;
-  const policy = { requests: v.requests, windowSeconds: v.window_seconds };
-  return isValidRatePolicy(policy) ? policy : undefined;
-}
-
-/** How a policy is stored (fixture, token item, counter item). */
-export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
-  requests: p.requests,
-  window_seconds: p.windowSeconds,
-});
-
-const SLICE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.slicePrefix}(\\d+)$`);
-
-function slicesOf(item: Record<string, unknown> | undefined): Map<number, number> {
-  const slices = new Map<number, number>();
-  for (const [name, value] of Object.entries(item ?? {})) {
-    const start = SLICE_ATTRIBUTE.exec(name)?.[1];
-    if (start !== undefined && typeof value === 'number') slices.set(Number(start), value);
-  }
-  return slices;
-}
-
 function subtract(from: Map<number, number>, sent: Map<number, number>): void {
   for (const [start, n] of sent) {
     const left = (from.get(start) ?? 0) - n;
@@ -194,14 +167,14 @@ async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<str
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const add = [...sent].map(([start, n], i) => {
-    names[`#a${i}`] = `${RATE_ATTRIBUTES.slicePrefix}${start}`;
+    names[`#a${i}`] = rateCounter.sliceAttribute(start);
     values[`:a${i}`] = n;
     return `#a${i} :a${i}`;
   });
   const remove = staleSlices(counts.synced, policy, now)
     .filter((start) => !sent.has(start))
     .map((start, i) => {
-      names[`#r${i}`] = `${RATE_ATTRIBUTES.slicePrefix}${start}`;
+      names[`#r${i}`] = rateCounter.sliceAttribute(start);
       return `#r${i}`;
     });
   let expression = `ADD ${add.join(', ')}`;
@@ -224,7 +197,7 @@ async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<str
       { abortSignal: AbortSignal.timeout(SYNC_TIMEOUT_MS) },
     );
     subtract(counts.sending, sent);
-    counts.synced = slicesOf(out.Attributes);
+    counts.synced = rateCounter.slicesOf(out.Attributes);
     for (const [start, n] of sent) counts.ownSynced.set(start, (counts.ownSynced.get(start) ?? 0) + n);
     for (const start of staleSlices(counts.ownSynced, policy, now)) counts.ownSynced.delete(start);
     counts.othersRate = othersRate(counts.synced, counts.ownSynced, policy, now);
@@ -258,8 +231,7 @@ function syncWhenDue(counts: Counts, policy: () => RatePolicy, learn: (item: Rec
 const learnBusinessLimits =
   (business: BusinessCounts) =>
   (item: Record<string, unknown>): void => {
-    business.limit = ratePolicyOf(item[RATE_ATTRIBUTES.limit]);
-    business.tokenLimit = ratePolicyOf(item[RATE_ATTRIBUTES.tokenLimit]);
+    ({ limit: business.limit, tokenLimit: business.tokenLimit } = rateCounter.limitsOf(item));
     business.learned = true;
   };
 

@@ -3,7 +3,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { SCOPES, type Scope } from '../domain/scopes';
 import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
 import { DEFAULT_TOKEN_RATE_LIMIT, type RatePolicy } from '../domain/rate-window';
-import { ratePolicyOf, storedRatePolicy } from './rate-counts';
+import { ratePolicyOf, storedRatePolicy } from './entities/rate-counter';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';

@@ -2,8 +2,12 @@
  * Rate counters (contract §18, src/data/rate-counts.ts): one item per business
  * (its limits as import wrote them, and its request counts per time slice) and
  * one per token (its counts), in one partition per business; read and written
- * by key only, each with one UpdateItem per instance and second at most.
+ * by key only, each with one UpdateItem per instance and second at most. How a
+ * limit is stored (`{requests, window_seconds}`) is shared by these items, the
+ * token items and the business config.
  */
+import type { StoredRatePolicy } from '../../domain/business';
+import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
 import { keys, type Key } from '../keys';
 
 /** Attribute names of the counts (`s<slice start, epoch ms>`) and of the business's limits. */
@@ -14,10 +18,44 @@ export const RATE_ATTRIBUTES = {
   expiresAt: 'expires_at',
 } as const;
 
+/** A stored `{requests, window_seconds}`, or undefined for none or one out of range. */
+export function ratePolicyOf(value: unknown): RatePolicy | undefined {
+  const v = value as { requests?: unknown; window_seconds?: unknown } | undefined;
+  if (typeof v?.requests !== 'number' || typeof v.window_seconds !== 'number') return undefined;
+  const policy = { requests: v.requests, windowSeconds: v.window_seconds };
+  return isValidRatePolicy(policy) ? policy : undefined;
+}
+
+/** How a policy is stored (fixture, token item, counter item). */
+export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
+  requests: p.requests,
+  window_seconds: p.windowSeconds,
+});
+
+const SLICE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.slicePrefix}(\\d+)$`);
+
 export const rateCounter = {
   entity: 'rate counter',
   businessKey: (businessId: string): Key => keys.businessRate(businessId),
   tokenKey: (businessId: string, tokenHash: string): Key => keys.tokenRate(businessId, tokenHash),
   // Read and written by key only: no access pattern.
   patterns: {},
+  /** The attribute of the count of the slice starting at `start` (epoch ms). */
+  sliceAttribute: (start: number): string => `${RATE_ATTRIBUTES.slicePrefix}${start}`,
+  /** The counts per slice start an item holds. */
+  slicesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<number, number> => {
+    const slices = new Map<number, number>();
+    for (const [name, value] of Object.entries(item ?? {})) {
+      const start = SLICE_ATTRIBUTE.exec(name)?.[1];
+      if (start !== undefined && typeof value === 'number') slices.set(Number(start), value);
+    }
+    return slices;
+  },
+  /** The business's limits as import stored them on its counter item (undefined = the default applies). */
+  limitsOf: (
+    item: Readonly<Record<string, unknown>> | undefined,
+  ): { limit: RatePolicy | undefined; tokenLimit: RatePolicy | undefined } => ({
+    limit: ratePolicyOf(item?.[RATE_ATTRIBUTES.limit]),
+    tokenLimit: ratePolicyOf(item?.[RATE_ATTRIBUTES.tokenLimit]),
+  }),
 } as const;
