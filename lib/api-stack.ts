@@ -1,6 +1,16 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, Tags, Validations, type StackProps } from 'aws-cdk-lib';
+import {
+  Aws,
+  CfnOutput,
+  type CfnResource,
+  Duration,
+  RemovalPolicy,
+  Stack,
+  Tags,
+  Validations,
+  type StackProps,
+} from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -112,6 +122,19 @@ export const CHECK_JOB = {
 /** How cdk-nag spells the attachments bucket's ARN (built from its name, below) in a finding's id. */
 export const attachmentsArnInFindings = (stage: string): string =>
   `arn:<AWS::Partition>:s3:::${SERVICE_NAME}-${stage.toLowerCase()}-attachments-<AWS::AccountId>-<AWS::Region>`;
+
+/**
+ * The export worker (contract §20): one run per queue message, resumed by the
+ * next message when a run reaches its time limit (functions/run-export.ts).
+ */
+export const EXPORT_WORKER = {
+  name: 'run-export',
+  grant: WORKER_GRANTS['run-export'] satisfies TableGrant,
+  /** 100,000 applications take about 2 minutes locally: most exports finish in one run. */
+  timeout: Duration.minutes(15),
+  /** Its 8 MiB part and a batch of records, with room (peak RSS measured by npm run bench: README). */
+  memorySize: 512,
+} as const;
 
 /** Routes that seal (create) or open (idempotent replay) webhook secrets. */
 const SEALS_WEBHOOK_SECRETS = new Set(['create-webhook-subscription']);
@@ -283,6 +306,8 @@ export class ApiStack extends Stack {
   readonly attachments: { bucket: s3.Bucket; accessLogs: s3.Bucket; rejectedAlarm: cloudwatch.Alarm };
   /** The daily rule that invokes the retention job. */
   readonly retentionSchedule: events.Rule;
+  /** Exports: their bucket, the queue of worker runs and its dead letters. */
+  readonly exports: { bucket: s3.Bucket; queue: sqs.Queue; deadLetters: sqs.Queue };
   /** By route name, plus FALLBACK_ROUTE.name, DISPATCHER.name and RETENTION_JOB.name. */
   readonly functions: Readonly<Record<string, ApiFunction>>;
 
@@ -298,6 +323,7 @@ export class ApiStack extends Stack {
       DISPATCHER.name,
       RETENTION_JOB.name,
       CHECK_JOB.name,
+      EXPORT_WORKER.name,
     ];
     const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
@@ -373,6 +399,7 @@ export class ApiStack extends Stack {
     this.webhooks = this.addWebhookDispatcher(props, alarmAction, functions);
     this.retentionSchedule = this.addRetentionJob(props, alarmAction, functions);
     this.attachments = this.addAttachments(props, alarmAction, functions);
+    this.exports = this.addExports(props, alarmAction, functions);
     this.functions = functions;
 
     const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
@@ -675,6 +702,85 @@ export class ApiStack extends Stack {
   }
 
   /**
+   * Exports (contract §20): a private bucket whose files expire after a day,
+   * the queue of worker runs (dead letters after 5 failed receives, alarmed),
+   * the worker, and exactly the S3/SQS actions each export function uses on
+   * the `exports/` prefix.
+   */
+  private addExports(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+  ): ApiStack['exports'] {
+    const bucket = new s3.Bucket(this, 'Exports', {
+      blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+      encryption: s3.BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      lifecycleRules: [
+        { id: 'expire-exports', expiration: Duration.days(1) },
+        { id: 'abort-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+      ],
+    });
+    const deadLetters = new sqs.Queue(this, 'ExportRunDeadLetters', {
+      retentionPeriod: Duration.days(14),
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+    const queue = new sqs.Queue(this, 'ExportRuns', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(EXPORT_WORKER.timeout.toSeconds() * 6),
+      deadLetterQueue: { queue: deadLetters, maxReceiveCount: 5 },
+    });
+    const worker = new ApiFunction(this, `Fn-${EXPORT_WORKER.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, EXPORT_WORKER.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${EXPORT_WORKER.name}: writes export files (contract §20)`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: EXPORT_WORKER.timeout,
+      memorySize: EXPORT_WORKER.memorySize,
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
+    });
+    const statement = tableStatement(this.table.tableArn, EXPORT_WORKER.grant);
+    if (statement) worker.role.addToPrincipalPolicy(statement);
+    worker.function.addEventSource(new SqsEventSource(queue, { batchSize: 1 }));
+    functions[EXPORT_WORKER.name] = worker;
+
+    const files = bucket.arnForObjects('exports/*');
+    const grants: Record<string, { s3: string[]; send: boolean }> = {
+      // multipart upload: create/upload/complete are s3:PutObject; an export that failed aborts its upload
+      [EXPORT_WORKER.name]: { s3: ['s3:PutObject', 's3:AbortMultipartUpload'], send: true },
+      'create-export': { s3: [], send: true },
+      // the presigned download URL is signed with this function's role; a stale export gets a new run
+      'get-export': { s3: ['s3:GetObject'], send: true },
+    };
+    for (const [name, grant] of Object.entries(grants)) {
+      const fn = functions[name];
+      if (!fn) throw new ContextError(`exports grant names ${name}, which is no function of the stack`);
+      fn.function.addEnvironment('EXPORTS_BUCKET', bucket.bucketName);
+      fn.function.addEnvironment('EXPORT_QUEUE_URL', queue.queueUrl);
+      if (grant.s3.length)
+        fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: grant.s3, resources: [files] }));
+      if (grant.send) queue.grantSendMessages(fn.function);
+    }
+    new cloudwatch.Alarm(this, 'ExportDeadLettersAlarm', {
+      alarmDescription: 'Export worker runs that failed 5 times (dead-letter queue): those exports stay running',
+      metric: deadLetters.metricApproximateNumberOfMessagesVisible({
+        period: Duration.minutes(5),
+        statistic: 'Maximum',
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(alarmAction);
+    return { bucket, queue, deadLetters };
+  }
+
+  /**
    * cdk-nag (v3) AwsSolutions findings that are decisions, not oversights,
    * acknowledged with CDK's native Validations API. Findings of rules with
    * several findings per resource are acknowledged one by one (`Rule[finding]`).
@@ -693,6 +799,18 @@ export class ApiStack extends Stack {
         },
       );
     }
+    const exportFiles = `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.exports.bucket.node.defaultChild as CfnResource)}.Arn>/exports/*]`;
+    for (const name of [EXPORT_WORKER.name, 'get-export'])
+      Validations.of(this.functions[name]!).acknowledge({
+        id: exportFiles,
+        reason:
+          'Export files are named by business and export id at run time: the grant is the exports/ prefix of their own bucket.',
+      });
+    Validations.of(this.exports.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Export files live at most a day and are only read through presigned URLs the API hands to the token holder; the API logs every export request and download URL it issues.',
+    });
     Validations.of(this.webhooks.deadLetters).acknowledge({
       id: 'AwsSolutions-SQS3',
       reason: 'This queue is the dead-letter queue of the webhook retry queue.',

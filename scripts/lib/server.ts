@@ -8,6 +8,7 @@ import { errorResponse } from '../../src/http/middleware';
 import { languageOf } from '../../src/http/i18n/language';
 import { headersTooLarge, internalError, malformedRequest, payloadTooLarge } from '../../src/domain/errors';
 import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
+import { inProcessLauncher, useExportLauncher } from '../../src/services/exports';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -152,6 +153,8 @@ function rawAnswer(result: APIGatewayProxyStructuredResultV2): string {
 
 /** `timeoutMs` stands in for the deployed function timeout (tests use a short one). */
 export function createLocalServer(options: { timeoutMs?: number } = {}): Server {
+  // Exports run in this process, outside the request that started them (contract §20; deployed: a queue and a worker).
+  useExportLauncher(inProcessLauncher());
   const server = createServer((req, res) => {
     dispatch(req, res, options.timeoutMs).catch((error: unknown) => {
       console.error(error);

@@ -25,6 +25,13 @@ export const awsRegion = (): string | undefined => process.env.AWS_REGION;
 export const s3Endpoint = (): string | undefined => process.env.S3_ENDPOINT || undefined;
 /** Per call: the bucket of application attachments (contract §19); set by CDK, by the test harness per test file. */
 export const attachmentsBucket = (): string => requireEnv('ATTACHMENTS_BUCKET');
+/**
+ * The bucket of export files (contract §20), under `exports/`: deployed its own (set by CDK; a lifecycle rule
+ * removes files after a day); locally the local S3 server's bucket.
+ */
+export const exportsBucket = (): string => process.env.EXPORTS_BUCKET || attachmentsBucket();
+/** Deployed (set by CDK): the queue the export worker reads; unset locally, where exports run in-process. */
+export const exportQueueUrl = (): string | undefined => process.env.EXPORT_QUEUE_URL || undefined;
 
 /**
  * Per call: DYNAMODB_CAPACITY_DETAIL=INDEXES makes every DynamoDB call report

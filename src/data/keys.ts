@@ -89,6 +89,8 @@ export const keys = {
     PK: `${biz(businessId)}#feed#${lane}`,
     SK: typeof seq === 'number' ? String(seq).padStart(FEED_SEQ_DIGITS, '0') : seq,
   }),
+  /** An export job (contract §20): the business's exports share one partition, by id. */
+  exportJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#exports`, SK: id }),
   feedCounter: (businessId: string, lane: number | string): Key => ({
     PK: `${biz(businessId)}#feed#${lane}`,
     SK: FEED_COUNTER_SK,

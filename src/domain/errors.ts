@@ -27,7 +27,8 @@ export type RecordName =
   | 'employee_job_field'
   | 'application_field'
   | 'webhook_subscription'
-  | 'attachment';
+  | 'attachment'
+  | 'export';
 
 /** Every `message` of an error body, by key, with the parameters its text needs. */
 export interface ErrorMessageParams {

@@ -14,6 +14,8 @@ import { setAnswerHeaders } from './middleware';
 export interface AuthContext {
   /** The verified token's business. */
   readonly businessId: string;
+  /** The scopes the token grants, for routes whose body decides what else they need (POST /exports, contract §20). */
+  readonly scopes?: readonly Scope[];
 }
 
 /**
@@ -125,7 +127,7 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     }
     const grant = await grantOfToken(token);
     admit(grant, scope, who, request);
-    (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId };
+    (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId, scopes: grant.scopes };
   },
   after: async (request) => {
     await rateFields(request);

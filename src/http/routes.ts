@@ -44,6 +44,8 @@ interface RouteFields {
   readonly responseMediaType?: string;
   /** false: the success body is not one record (no ETag). */
   readonly etag?: false;
+  /** A POST that starts work and answers 202 with its Location (no record, no ETag). */
+  readonly accepted?: true;
   /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
   readonly bundleFiles?: readonly string[];
 }
@@ -405,6 +407,32 @@ export const ROUTES = [
     summary: 'Delete a webhook subscription; nothing more is delivered to it once this answers',
   },
   {
+    name: 'create-export',
+    method: 'POST',
+    path: p('/exports'),
+    access: 'write',
+    auth: true,
+    // Plus the read scope of every type named in the body (contract §20), checked by the service.
+    scope: 'changes:read',
+    tag: 'Exports',
+    summary: 'Start an export of every record of some types, with the change-feed cursor to follow after it',
+    request: 'ExportCreate',
+    response: 'ExportCreated',
+    accepted: true,
+  },
+  {
+    name: 'get-export',
+    method: 'GET',
+    path: p('/exports/{id}'),
+    access: 'read',
+    auth: true,
+    scope: 'changes:read',
+    tag: 'Exports',
+    summary: 'Show an export: status, counts, feed cursor, download URL once completed',
+    response: 'Export',
+    etag: false,
+  },
+  {
     name: 'get-openapi',
     method: 'GET',
     path: p('/openapi.json'),
@@ -550,6 +578,10 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-webhook-subscription': REFERENCE_ONE,
   // the subscription, then one transaction: its Delete, the count and its create's idempotency record Updates
   'delete-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
+  // lane counters (the feed cursor) and the idempotency record BatchGet, then the job Put (the worker: WORKER_GRANTS)
+  'create-export': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
+  // the job BatchGet (a job whose worker died gets a new worker run)
+  'get-export': READ_ONE,
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,
@@ -596,6 +628,12 @@ export const WORKER_GRANTS = {
   // the attachment and its application's feed lane (BatchGetItem), one transaction: record Put, feed entry Put and
   // lane Update
   'check-attachment': { actions: ['BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // the job (conditional UpdateItem under its lease), the config and records (BatchGetItem), each type's business
+  // list (Query of `list-keys`, keys only)
+  'run-export': {
+    actions: ['BatchGetItem', 'Query', 'UpdateItem'],
+    indexes: indexesOf(application.patterns.byPosition, employee.patterns.byPosition, employeeJob.patterns.byPosition),
+  },
 } as const satisfies Record<string, TableGrant>;
 
 /**

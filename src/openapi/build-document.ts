@@ -90,6 +90,8 @@ curl -F Content-Type=application/pdf -F bucket=... -F X-Amz-Algorithm=AWS4-HMAC-
 3. Within seconds the stored bytes are checked (their size, and their type by the file's signature; plain text must be UTF-8 without NUL): the record becomes \`available\` (the change feed and webhooks get \`attachment.available\`), or \`rejected\` with \`rejection_reason\` \`size_mismatch\` or \`type_mismatch\` and the bytes deleted (\`attachment.rejected\`). An \`available\` record's GET carries \`download_url\`, valid for 5 minutes, which answers the bytes with the declared type and \`Content-Disposition: attachment\`.
 
 Deleting an attachment deletes its bytes; erasing the application (DELETE or retention) erases its attachments first.`,
+  Exports:
+    'A full copy of the records in one JSON Lines file, with the change-feed cursor to follow from: the first full sync of an integration, then the feed.',
   Webhooks:
     'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
 };
@@ -262,6 +264,10 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Changes the keys sent and leaves the others alone; `job_id` and `accept_terms_and_conditions` are fixed at creation. Send `If-Match` to update only the version you read.',
   'list-changes':
     'The change feed (contract §13): every committed create, update and delete of employees, employee jobs and applications, each exactly once, in the order the writes to each record were committed, with the record as its GET answered right after the change. Start without `after` (the oldest retained change, 30 days), then pass back `next_cursor` forever; a cursor past retention answers 410. Reads the table with consistent reads, never an index, so it misses nothing while indexes lag. Every entry names who made the change (`actor`: the token, the retention job or the admin tool) and the `request_id` answered to that request; `*.updated` entries list the `changed_fields` (contract §20). `token_id` keeps only one token’s changes.',
+  'create-export':
+    'Starts an export (contract §20): every record of the types named, as its GET answers it, in one JSON Lines file (`{"type", "data"}` per line), and `feed_cursor`, the change feed’s position taken before the first record was read. Needs `changes:read` and the read scope of every type named (`employees:read` for `employees` and `employee_jobs`, `applications:read`). Answers 202 at once; poll the `Location` until `completed`. For a first full sync, load the file, then follow `GET /changes?after=<feed_cursor>` applying every entry: the result is exactly what the API serves, whatever was written while the export ran.',
+  'get-export':
+    'An export: `running`, `completed` or `failed`; records per type; `feed_cursor`; once completed a `download_url` valid 5 minutes (ask again for a fresh one). The file and the export are gone 24 hours after creation (404).',
   'create-webhook-subscription':
     'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address, in any spelling (IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo forms included; 422 `is not allowed`). A business has at most 20 subscriptions: the 21st answers 422 `{"webhook_subscriptions": ["must be less than or equal to 20"]}` (delete one first). A replay of this create (same Idempotency-Key) after the subscription was deleted answers 410 `subscription_deleted`, without the secret.',
   'list-webhook-subscriptions':
@@ -480,6 +486,14 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
       '200',
       response('A page of records (an empty `entries` past the last page)', json(schemaRef(`${response_}Page`)), {
         Link: headerRef('Link'),
+      }),
+    ];
+  }
+  if (route.accepted) {
+    return [
+      '202',
+      response('Accepted: the work runs on; poll the Location', json(schemaRef(response_)), {
+        Location: headerRef('Location'),
       }),
     ];
   }

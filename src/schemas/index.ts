@@ -10,6 +10,7 @@ import {
   EmployeeJobQuery,
   EmployeeUpdate,
 } from './employees';
+import { Export, ExportCreate, ExportCreated } from './exports';
 import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
 import { Attachment, AttachmentCreate, AttachmentCreated } from './attachments';
 
@@ -43,6 +44,9 @@ export const SCHEMAS: Record<string, object> = {
   AttachmentCreate,
   AttachmentCreated,
   Attachment,
+  ExportCreate,
+  ExportCreated,
+  Export,
   // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
   ChangeEntry,
 };

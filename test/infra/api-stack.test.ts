@@ -20,6 +20,7 @@ import {
   DISPATCHER,
   REPO_ROOT,
   RETENTION_JOB,
+  EXPORT_WORKER,
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
@@ -54,10 +55,17 @@ const ALL_FUNCTIONS = [
   { name: DISPATCHER.name, access: 'dispatcher' },
   { name: RETENTION_JOB.name, access: 'retention' },
   { name: CHECK_JOB.name, access: 'check' },
+  { name: EXPORT_WORKER.name, access: 'export-worker' },
 ];
 /** Timeout in seconds per function: 10 for routes. */
 const timeoutOf = (name: string): number =>
-  name === DISPATCHER.name ? 120 : name === RETENTION_JOB.name ? 900 : name === CHECK_JOB.name ? 60 : 10;
+  name === DISPATCHER.name
+    ? 120
+    : name === RETENTION_JOB.name || name === EXPORT_WORKER.name
+      ? 900
+      : name === CHECK_JOB.name
+        ? 60
+        : 10;
 const WRITE_ACTIONS = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
@@ -120,7 +128,7 @@ afterAll(() => {
 
 describe('functions', () => {
   test('one Lambda function per route row plus the fallback, the webhook dispatcher and the retention job, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 4);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 5);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -301,7 +309,9 @@ describe('IAM least privilege', () => {
             ? RETENTION_JOB.grant
             : name === CHECK_JOB.name
               ? CHECK_JOB.grant
-              : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+              : name === EXPORT_WORKER.name
+                ? EXPORT_WORKER.grant
+                : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -503,8 +513,8 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1);
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + export dead letters, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -617,6 +627,7 @@ describe('cdk-nag AwsSolutions', () => {
     };
     visit(stack);
     const bucket = attachmentsArnInFindings('prod');
+    const exportFiles = `AwsSolutions-IAM5[Resource::<${stack.getLogicalId(stack.exports.bucket.node.defaultChild as CfnResource)}.Arn>/exports/*]`;
     expect([...acknowledged.keys()].sort()).toEqual(
       [
         'AwsSolutions-APIG4',
@@ -628,6 +639,7 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-SQS3',
         // CDK's own, on the access-log bucket's policy for the S3 logging service
         'CloudFormation-Validate::W3045',
+        exportFiles,
       ].sort(),
     );
     for (const reason of acknowledged.values()) expect(reason.length).toBeGreaterThan(20);
@@ -696,6 +708,32 @@ describe('webhook dispatcher', () => {
     expect(
       resources[stack.getLogicalId(stack.webhooks.alarms[0]!.node.defaultChild as CfnResource)]!.Properties.Dimensions,
     ).toEqual([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }]);
+  });
+});
+
+describe('export worker (contract §20)', () => {
+  const s3Of = (name: string) => statementsOf(name).filter((st) => asArray(st.Action).some((a) => a.startsWith('s3:')));
+  test('reads the business lists and records, updates its job, writes files only under exports/ of its bucket', () => {
+    expect(dynamoActionsOf(EXPORT_WORKER.name).sort()).toEqual(
+      ['BatchGetItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`).sort(),
+    );
+    const files = s3Of(EXPORT_WORKER.name);
+    expect(files.flatMap((st) => asArray(st.Action)).sort()).toEqual(['s3:AbortMultipartUpload', 's3:PutObject']);
+    expect(JSON.stringify(files.map((st) => st.Resource))).toContain('/exports/*');
+    expect(s3Of('get-export').flatMap((st) => asArray(st.Action))).toEqual(['s3:GetObject']);
+    expect(s3Of('create-export')).toEqual([]);
+  });
+
+  test('runs from its queue, one message at a time; files expire after a day', () => {
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+      FunctionName: { Ref: functionId(EXPORT_WORKER.name) },
+      BatchSize: 1,
+    });
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ ExpirationInDays: 1, Status: 'Enabled' })]),
+      },
+    });
   });
 });
 
@@ -817,6 +855,8 @@ describe('attachments bucket (contract §19)', () => {
     const s3Grants = (name: string): string[] =>
       statementsOf(name)
         .filter((s) => asArray(s.Action).some((a) => a.startsWith('s3:')))
+        // The export files' own bucket is checked in 'export worker' below.
+        .filter((s) => !JSON.stringify(s.Resource).includes('/exports/*'))
         .flatMap((s) =>
           asArray(s.Action).map((a) => `${a} ${/\/(uploads|attachments)\/\*/.exec(JSON.stringify(s.Resource))?.[1]}`),
         )

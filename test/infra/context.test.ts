@@ -15,6 +15,7 @@ import {
   CHECK_JOB,
   DISPATCHER,
   RETENTION_JOB,
+  EXPORT_WORKER,
   REPO_ROOT,
   apiStackPropsFromContext,
   handlerEntry,
@@ -119,6 +120,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
       DISPATCHER.name,
       RETENTION_JOB.name,
       CHECK_JOB.name,
+      EXPORT_WORKER.name,
     ]) {
       fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
     }
@@ -156,7 +158,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
 
   test('the same alarms on the topic, but nobody subscribed', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(3 * (ROUTES.length + 4) + 7 + 2 + 1);
+    expect(alarms).toHaveLength(3 * (ROUTES.length + 5) + 7 + 2 + 1 + 1);
     const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     template.resourceCountIs('AWS::SNS::Subscription', 0);

@@ -172,6 +172,7 @@ function casesOf(): Case[] {
         'get-employee-payout-field': 'payout_field',
         'get-webhook-subscription': 'webhook_subscription',
         'delete-webhook-subscription': 'webhook_subscription',
+        'get-export': 'export',
       } as const;
       cases.push({
         route: name,
@@ -285,6 +286,10 @@ function casesOf(): Case[] {
         body: { url: 'http://10.0.0.7/hook' },
         fields: { url: [MESSAGES.notAllowed] },
       },
+      'create-export': {
+        body: { types: ['payroll'] },
+        fields: { types: [MESSAGES.inclusion] },
+      },
     };
     const bad = invalid[name];
     if (!bad) throw new Error(`no 422 case for ${name}`);
@@ -393,13 +398,17 @@ const firstBody = (route: RouteName): object =>
       ? APPLICANT
       : route === 'create-webhook-subscription'
         ? HOOK
-        : JOB(employeeId);
+        : route === 'create-export'
+          ? { types: ['employees'] }
+          : JOB(employeeId);
 const secondBody = (route: RouteName): object =>
   route === 'create-employee-job'
     ? { ...JOB(employeeId), name: 'Other' }
     : route === 'create-webhook-subscription'
       ? { ...HOOK, types: ['employee.created'] }
-      : { ...firstBody(route), first_name: 'Other' };
+      : route === 'create-export'
+        ? { types: ['applications'] }
+        : { ...firstBody(route), first_name: 'Other' };
 
 const CASES = casesOf();
 
@@ -418,13 +427,14 @@ beforeAll(async () => {
     'create-application',
     'create-employee-job',
     'create-webhook-subscription',
+    'create-export',
   ] as const) {
     const first = await api.request('POST', path(route), {
       token,
       body: firstBody(route),
       headers: { 'idempotency-key': `${REUSED_KEY}-${route}` },
     });
-    expect(first.status).toBe(201);
+    expect(first.status).toBe(route === 'create-export' ? 202 : 201);
   }
   const erased = await api.request('POST', path('create-application'), {
     token,

@@ -5,6 +5,7 @@
  */
 import { ROUTES, type RouteDefinition, type RouteName } from '../../src/http/routes';
 import { API, type TestApi } from './harness';
+import type { Scope } from '../../src/domain/scopes';
 
 /** Ids of records a sample may refer to, created by `createSampleRecords`. */
 export interface SampleIds {
@@ -17,6 +18,7 @@ export interface SampleIds {
   /** An attachment of `application`, and the application that takes the create sample's attachments (20 at most). */
   readonly attachment: string;
   readonly attachable: string;
+  readonly export: string;
 }
 
 /** Attachments of `application` the DELETE sample removes, one per request. */
@@ -35,6 +37,8 @@ export interface SampleRequest {
   readonly method: string;
   readonly path: string;
   readonly body?: unknown;
+  /** Scopes the body asks for besides the route's own (POST /exports: the read scope of each type, contract §20). */
+  readonly alsoNeeds?: readonly Scope[];
 }
 
 type TokenRoute = Extract<(typeof ROUTES)[number], { auth: true }>;
@@ -112,6 +116,13 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
   }),
   'list-webhook-subscriptions': () => ({ method: 'GET', path: `${API}/webhook_subscriptions?per_page=5` }),
   'get-webhook-subscription': (ids) => ({ method: 'GET', path: `${API}/webhook_subscriptions/${ids.subscription}` }),
+  'create-export': () => ({
+    method: 'POST',
+    path: `${API}/exports`,
+    body: { types: ['applications'] },
+    alsoNeeds: ['applications:read'],
+  }),
+  'get-export': (ids) => ({ method: 'GET', path: `${API}/exports/${ids.export}` }),
   'delete-webhook-subscription': () => {
     const id = doomedSubscriptions.pop();
     if (!id) throw new Error('createSampleRecords made too few subscriptions for the DELETE sample');
@@ -164,9 +175,32 @@ export async function createSampleRecords(api: TestApi, token: string): Promise<
     email: 'at@example.com',
     accept_terms_and_conditions: true,
   });
-  return { employee, job, application, erasable, subscription, attachment, attachable };
+  const started = await api.request('POST', `${API}/exports`, { token, body: { types: ['employees'] } });
+  if (started.status !== 202) throw new Error(`setup POST /exports: ${started.status} ${started.text}`);
+  // Done before any test compares the table or counts calls (its worker runs beside the requests).
+  await exportDone(api, token, started.body.id as string);
+  return {
+    employee,
+    job,
+    application,
+    erasable,
+    subscription,
+    attachment,
+    attachable,
+    export: started.body.id as string,
+  };
 }
 
-/** The status a sample answers when admitted: 201 for a create, 204 for a delete, else 200. */
+/** Waits until an export started by a sample is no longer running (its worker runs beside the requests). */
+export async function exportDone(api: TestApi, token: string, id: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const shown = await api.request('GET', `${API}/exports/${id}`, { token });
+    if (shown.body.status !== 'running') return;
+    if (i > 200) throw new Error(`export ${id} did not finish`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The status a sample answers when admitted: 201 for a create (202 for one that starts work), 204 for a delete, else 200. */
 export const successStatus = (route: RouteDefinition): number =>
-  route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;
+  route.accepted ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;

@@ -40,6 +40,7 @@ const built: Record<string, Key> = {
   'feed counter': keys.feedCounter('<bid>', '<lane>'),
   'business rate counter': keys.businessRate('<bid>'),
   'token rate counter': keys.tokenRate('<bid>', '<sha256>'),
+  'export job': keys.exportJob('<bid>', '<id>'),
 };
 
 describe('docs/architecture.md matches the key design', () => {

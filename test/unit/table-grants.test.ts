@@ -2,6 +2,7 @@ import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS, WORKER_GRANTS } from '../../src/h
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
+import { EXPORT_WORKER_NAME } from '../../src/services/exports';
 import { TABLE } from '../../src/data/table-definition';
 import { iamActionsOf } from '../../src/data/call-scope';
 import { checkGrants, parseCall } from '../support/dynamo-calls';
@@ -13,11 +14,17 @@ describe('TABLE_GRANTS (src/http/routes.ts)', () => {
     expect(Object.keys(TABLE_GRANTS).sort()).toEqual([...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name].sort());
   });
 
-  test('one worker grant per function that is not a route: the webhook dispatcher, the retention job, the upload check', () => {
-    expect(Object.keys(WORKER_GRANTS)).toEqual([DISPATCHER_NAME, RETENTION_JOB_NAME, CHECK_JOB_NAME]);
+  test('one worker grant per function that is not a route: the webhook dispatcher, the retention job, the upload check, the export worker', () => {
+    expect(Object.keys(WORKER_GRANTS)).toEqual([
+      DISPATCHER_NAME,
+      RETENTION_JOB_NAME,
+      CHECK_JOB_NAME,
+      EXPORT_WORKER_NAME,
+    ]);
     expect(ROUTES.map((r) => r.name)).not.toContain(CHECK_JOB_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(DISPATCHER_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(RETENTION_JOB_NAME);
+    expect(ROUTES.map((r) => r.name)).not.toContain(EXPORT_WORKER_NAME);
   });
 
   test('agree with each route access level: none = no table, GET routes write nothing, writers write', () => {

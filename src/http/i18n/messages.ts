@@ -51,6 +51,7 @@ const en: Catalogue = {
     application_field: (id) => `Application field ${q(id)} not found`,
     webhook_subscription: (id) => `Webhook subscription ${q(id)} not found`,
     attachment: (id) => `Attachment ${q(id)} not found`,
+    export: (id) => `Export ${q(id)} not found`,
   },
   errors: {
     invalid_json: () => 'Request body is not valid JSON',
@@ -114,6 +115,7 @@ const de: Catalogue = {
     application_field: (id) => `Bewerbungsfeld ${q(id)} wurde nicht gefunden`,
     webhook_subscription: (id) => `Webhook-Abonnement ${q(id)} wurde nicht gefunden`,
     attachment: (id) => `Anhang ${q(id)} wurde nicht gefunden`,
+    export: (id) => `Export ${q(id)} wurde nicht gefunden`,
   },
   errors: {
     invalid_json: () => 'Der Request-Body ist kein gültiges JSON',
@@ -178,6 +180,7 @@ const it: Catalogue = {
     application_field: (id) => `Campo della candidatura ${q(id)} non trovato`,
     webhook_subscription: (id) => `Sottoscrizione webhook ${q(id)} non trovata`,
     attachment: (id) => `Allegato ${q(id)} non trovato`,
+    export: (id) => `Esportazione ${q(id)} non trovata`,
   },
   errors: {
     invalid_json: () => 'Il corpo della richiesta non è un JSON valido',

@@ -1,0 +1,113 @@
+/**
+ * Exports (contract §20): a JSON Lines file of every record of the types
+ * asked for, and the change-feed cursor a client follows from to stay exact.
+ * Pure rules: the types and their scopes, the file's lines, the job's public
+ * view, where a worker resumes.
+ *
+ * Consistency: the feed cursor is taken before the first record is read, so
+ * every change committed while the export pages through the records is in the
+ * feed after it. A record in the file is as its GET answered at some moment
+ * after the cursor; replaying the feed from the cursor (each entry's `data` is
+ * the whole record after that change, a delete removes it) ends at each
+ * record's last change: file + feed = what the API serves. Replay is
+ * idempotent (upserts of whole records, deletes of absent ones are no-ops).
+ */
+import type { Scope } from './scopes';
+
+export const EXPORT_TYPES = ['employees', 'employee_jobs', 'applications'] as const;
+export type ExportType = (typeof EXPORT_TYPES)[number];
+
+/** The `type` of a line of the file: the record's type as the feed names it. */
+export const RECORD_TYPE: Readonly<Record<ExportType, string>> = {
+  employees: 'employee',
+  employee_jobs: 'employee_job',
+  applications: 'application',
+};
+
+/** Contract §20: the read scope of every type named, and changes:read. */
+export const SCOPE_OF: Readonly<Record<ExportType, Scope>> = {
+  employees: 'employees:read',
+  employee_jobs: 'employees:read',
+  applications: 'applications:read',
+};
+
+/** The scopes an export of `types` needs, in a fixed order; the route itself needs changes:read. */
+export const scopesFor = (types: readonly ExportType[]): Scope[] => [
+  ...new Set<Scope>([...types.map((t) => SCOPE_OF[t]), 'changes:read']),
+];
+
+/** Types in file order (the order of EXPORT_TYPES), each once. */
+export const orderedTypes = (types: readonly ExportType[]): ExportType[] =>
+  EXPORT_TYPES.filter((t) => types.includes(t));
+
+/** Files (and the job) are kept this long. */
+export const EXPORT_TTL_MS = 24 * 60 * 60 * 1000;
+/** A download URL is valid this long (contract: at most 5 minutes). */
+export const DOWNLOAD_URL_SECONDS = 300;
+
+/**
+ * A part of the file's multipart upload: S3 takes parts of at least 5 MiB
+ * (the last one excepted), at most 10,000 of them. 8 MiB parts hold ~8,000
+ * applications; the worker keeps at most one part (plus one batch) in memory.
+ */
+export const PART_BYTES = 8 * 1024 * 1024;
+
+export type ExportStatus = 'running' | 'completed' | 'failed';
+
+/** Where a worker resumes: every record before it is in the parts uploaded. */
+export interface ExportCheckpoint {
+  /** Index into the job's ordered types. */
+  readonly typeIndex: number;
+  /** The next list position to read of that type (1-based). */
+  readonly position: number;
+  /** Records of each type in the uploaded parts. */
+  readonly counts: Readonly<Partial<Record<ExportType, number>>>;
+  /** Uploaded parts, in order. */
+  readonly parts: readonly { readonly PartNumber: number; readonly ETag: string }[];
+}
+
+export const START: ExportCheckpoint = { typeIndex: 0, position: 1, counts: {}, parts: [] };
+
+export interface ExportJob {
+  readonly id: string;
+  readonly businessId: string;
+  readonly types: readonly ExportType[];
+  readonly status: ExportStatus;
+  readonly createdAt: string;
+  readonly completedAt?: string;
+  readonly expiresAt: string;
+  /** The change feed's cursor taken before the first record was read. */
+  readonly feedCursor: string;
+  readonly uploadId?: string;
+  readonly checkpoint: ExportCheckpoint;
+  /** Until when a worker run holds the job (ms; 0: nobody). */
+  readonly leaseUntilMs?: number;
+}
+
+/** A running job nobody has held for this long lost its worker (a crash): whoever reads it starts another run. */
+export const STALE_AFTER_MS = 60_000;
+
+export const isStale = (job: ExportJob, nowMs: number): boolean =>
+  job.status === 'running' &&
+  (job.leaseUntilMs ?? 0) + STALE_AFTER_MS < nowMs &&
+  Date.parse(job.createdAt) + STALE_AFTER_MS < nowMs;
+
+/** One line of the file: the record as its GET answers it. */
+export const exportLine = (type: ExportType, data: unknown): string =>
+  `${JSON.stringify({ type: RECORD_TYPE[type], data })}\n`;
+
+/** What GET /exports/{id} answers (contract §20); `downloadUrl` only once completed. */
+export function exportView(job: ExportJob, downloadUrl?: string): Record<string, unknown> {
+  const counts = Object.fromEntries(job.types.map((t) => [t, job.checkpoint.counts[t] ?? 0]));
+  return {
+    id: job.id,
+    status: job.status,
+    types: job.types,
+    counts,
+    feed_cursor: job.feedCursor,
+    created_at: job.createdAt,
+    ...(job.completedAt ? { completed_at: job.completedAt } : {}),
+    ...(job.status === 'completed' && downloadUrl ? { download_url: downloadUrl } : {}),
+    expires_at: job.expiresAt,
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Exports (contract §20): POST /exports starts one, GET /exports/{id} shows
+ * it, and the worker (runExport) writes the file. Consistency rules:
+ * src/domain/exports.ts.
+ *
+ * The worker pages through each type's business list by position (key-only
+ * index entries, then the records by key), renders each record as its GET
+ * does, and streams the lines into one S3 multipart upload, a part per
+ * PART_BYTES: it holds at most one part and one batch in memory. After each
+ * part it stores a checkpoint (type, next position, counts, parts) under its
+ * lease, so a run that stops (its time limit, a crash) is resumed by the next
+ * one from the last part uploaded; the lines of an unfinished part are read
+ * again. Deployed, a queue message starts each run and a run that reaches its
+ * time limit queues the next (functions/run-export.ts); locally the same code
+ * runs in-process.
+ */
+import { AsyncResource } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import {
+  EXPORT_TTL_MS,
+  PART_BYTES,
+  START,
+  exportLine,
+  exportView,
+  isStale,
+  orderedTypes,
+  type ExportCheckpoint,
+  type ExportJob,
+  type ExportType,
+} from '../domain/exports';
+import { encodeCursor } from '../domain/change-feed';
+import type { BusinessConfig } from '../domain/business';
+import { todayIn } from '../domain/job-dates';
+import { renderApplication } from '../domain/application-record';
+import { notFound } from '../domain/errors';
+import type { ApiResult } from '../domain/result';
+import { ok } from '../domain/result';
+import { API_PREFIX } from '../domain/api-paths';
+import { readLaneCounters } from '../data/feed-store';
+import { inCallScope } from '../data/call-scope';
+import { runInBackground } from '../data/client';
+import { storedOf } from '../data/application-store';
+import { batchGet, type Item } from '../data/table-io';
+import { idempotentCreate, type Idempotency } from '../data/idempotency';
+import {
+  LeaseLost,
+  abortUpload,
+  completeUpload,
+  downloadUrl,
+  finishExportJob,
+  leaseExportJob,
+  exportJobWrite,
+  newExportId,
+  readExportConfig,
+  readExportJob,
+  readRecordBatch,
+  releaseExportJob,
+  saveCheckpoint,
+  saveUploadId,
+  startUpload,
+  uploadPart,
+} from '../data/export-store';
+import { employeeView } from './employees';
+import { employeeJobView } from './employee-jobs';
+
+/** Starts a worker run of an export (deployed: a queue message; locally: in-process). */
+export type ExportLauncher = (businessId: string, id: string) => Promise<void>;
+
+export const exportLocation = (id: string): string => `${API_PREFIX}/exports/${encodeURIComponent(id)}`;
+
+/**
+ * Runs exports in this process until done, outside the request that started
+ * them (bound to the context of whoever calls this, e.g. the local server at
+ * its start: no request's deadline, token check or origin applies). A run
+ * that fails is tried again a few times, then the export is marked failed.
+ */
+export function inProcessLauncher(options: RunOptions = {}): ExportLauncher {
+  const detached = AsyncResource.bind((task: () => Promise<void>) => void task());
+  return (businessId, id) => {
+    detached(() => runInBackground(() => runToEnd(businessId, id, options)));
+    return Promise.resolve();
+  };
+}
+
+/** The worker's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+export const EXPORT_WORKER_NAME = 'run-export';
+
+/** Runs `run` with its DynamoDB calls attributed to the export worker (Lambda, in-process runs, tests). */
+export const asExportWorker = <T>(run: () => Promise<T>): Promise<T> => inCallScope(EXPORT_WORKER_NAME, run);
+
+const runToEnd = (businessId: string, id: string, options: RunOptions): Promise<void> =>
+  asExportWorker(() => retrying(businessId, id, options));
+
+async function retrying(businessId: string, id: string, options: RunOptions): Promise<void> {
+  for (let failures = 0; ;) {
+    try {
+      const outcome = await runExport(businessId, id, options);
+      if (outcome !== 'paused') return;
+    } catch (error) {
+      if (++failures >= 3) {
+        console.error(`export ${id} failed`, error);
+        await failExport(businessId, id).catch(() => undefined);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500 * failures));
+    }
+  }
+}
+
+let launcher: ExportLauncher = inProcessLauncher();
+
+/** The deployed functions plug in the queue; the local server an in-process launcher bound at its start. */
+export const useExportLauncher = (next: ExportLauncher): void => {
+  launcher = next;
+};
+
+/**
+ * POST /exports: the feed's cursor first (every lane's counter: before any
+ * record is read) with the idempotency record, then `authorize` (the scopes
+ * the types need, checked once the token is verified, before any replay),
+ * the job in one transaction, then a worker run. 202.
+ */
+export async function startExport(
+  businessId: string,
+  types: readonly ExportType[],
+  idem: Idempotency | undefined,
+  authorize: () => Promise<void>,
+): Promise<ApiResult> {
+  const result = await idempotentCreate(
+    idem,
+    async (idemKey) => {
+      const [counters, [idempotency]] = await Promise.all([
+        readLaneCounters(businessId),
+        idemKey ? batchGet([idemKey]) : Promise.resolve([undefined]),
+      ]);
+      await authorize();
+      return { counters, ...(idempotency ? { idempotency } : {}) };
+    },
+    ({ counters }) => {
+      const now = Date.now();
+      const job: ExportJob = {
+        id: newExportId(),
+        businessId,
+        types: orderedTypes(types),
+        status: 'running',
+        createdAt: new Date(now).toISOString(),
+        expiresAt: new Date(now + EXPORT_TTL_MS).toISOString(),
+        feedCursor: encodeCursor(
+          businessId,
+          counters.map((c) => c.n),
+        ),
+        checkpoint: START,
+      };
+      const result: ApiResult = {
+        status: 202,
+        body: { id: job.id, status: job.status, created_at: job.createdAt },
+        headers: { Location: exportLocation(job.id) },
+      };
+      return { result, writes: [exportJobWrite(job)] };
+    },
+  );
+  // A replay starts a run too: one that finds the export done or held by another run ends at once.
+  await launcher(businessId, String((result.body as { id: string }).id));
+  return result;
+}
+
+/** GET /exports/{id}: the job (one read); a download URL once completed; a job whose worker died is resumed. */
+export async function showExport(businessId: string, id: string): Promise<ApiResult> {
+  const job = await readExportJob(businessId, id);
+  if (!job) throw notFound('export', id);
+  if (isStale(job, Date.now())) await launcher(businessId, id);
+  const url = job.status === 'completed' ? await downloadUrl(businessId, id) : undefined;
+  return ok(exportView(job, url));
+}
+
+async function failExport(businessId: string, id: string): Promise<void> {
+  const lease = randomUUID();
+  const job = await leaseExportJob(businessId, id, lease, 10_000);
+  if (!job) return;
+  await finishExportJob(job, lease, { status: 'failed' });
+  if (job.uploadId) await abortUpload(businessId, id, job.uploadId);
+}
+
+export interface RunOptions {
+  /** Asked before each batch: true stops the run there (a Lambda near its time limit); the next run resumes. */
+  readonly outOfTime?: () => boolean;
+  /** Bytes per uploaded part (at least S3's 5 MiB deployed; tests use less against the local S3). */
+  readonly partBytes?: number;
+  /** Index entries per Query. */
+  readonly batchSize?: number;
+}
+
+/** How long a run's lease lasts without a checkpoint renewing it. */
+const LEASE_MS = 60_000;
+const BATCH_SIZE = 400;
+
+function renderer(config: BusinessConfig): (type: ExportType, item: Item) => unknown {
+  const today = todayIn(config.timezone);
+  return (type, item) =>
+    type === 'applications'
+      ? renderApplication(config, storedOf(item))
+      : type === 'employees'
+        ? employeeView(item, config, today)
+        : employeeJobView(item, config);
+}
+
+/**
+ * One worker run: takes the lease ('busy' when another run holds it, or the
+ * export is no longer running), resumes at the checkpoint, and ends
+ * 'completed', or 'paused' at the deadline (the next run resumes).
+ */
+export async function runExport(
+  businessId: string,
+  id: string,
+  options: RunOptions = {},
+): Promise<'completed' | 'paused' | 'busy'> {
+  const lease = randomUUID();
+  const job = await leaseExportJob(businessId, id, lease, LEASE_MS);
+  if (!job) return 'busy';
+  try {
+    const render = renderer(await readExportConfig(businessId));
+    let uploadId = job.uploadId;
+    if (uploadId === undefined) {
+      uploadId = await startUpload(businessId, id);
+      await saveUploadId(job, lease, LEASE_MS, uploadId);
+    }
+    const types = job.types;
+    const partBytes = options.partBytes ?? PART_BYTES;
+    let saved: ExportCheckpoint = job.checkpoint;
+    const counts: Partial<Record<ExportType, number>> = { ...saved.counts };
+    let at = { typeIndex: saved.typeIndex, position: saved.position };
+    let lines: Buffer[] = [];
+    let bytes = 0;
+
+    const flush = async (): Promise<void> => {
+      const part = await uploadPart(businessId, id, uploadId, saved.parts.length + 1, Buffer.concat(lines, bytes));
+      lines = [];
+      bytes = 0;
+      saved = { ...at, counts: { ...counts }, parts: [...saved.parts, part] };
+      await saveCheckpoint(job, lease, LEASE_MS, saved);
+    };
+
+    while (at.typeIndex < types.length) {
+      if (options.outOfTime?.()) {
+        // What is not in an uploaded part yet is read again by the next run.
+        await releaseExportJob(job, lease);
+        return 'paused';
+      }
+      const type = types[at.typeIndex] as ExportType;
+      const batch = await readRecordBatch(businessId, type, at.position, options.batchSize ?? BATCH_SIZE);
+      for (const item of batch.items) {
+        const line = Buffer.from(exportLine(type, render(type, item)));
+        lines.push(line);
+        bytes += line.length;
+        counts[type] = (counts[type] ?? 0) + 1;
+      }
+      at = batch.done
+        ? { typeIndex: at.typeIndex + 1, position: 1 }
+        : { typeIndex: at.typeIndex, position: batch.next };
+      if (bytes >= partBytes) await flush();
+    }
+    // The last part may be small (or empty, for an export of nothing).
+    if (bytes > 0 || saved.parts.length === 0) await flush();
+    await completeUpload(businessId, id, uploadId, saved.parts);
+    await finishExportJob(job, lease, { status: 'completed', checkpoint: saved });
+    return 'completed';
+  } catch (error) {
+    if (error instanceof LeaseLost) return 'busy';
+    throw error;
+  }
+}
