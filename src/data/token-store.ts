@@ -7,7 +7,8 @@ import { ratePolicyOf, storedRatePolicy } from './entities/rate-counter';
 import { db } from './client';
 import { tableName } from './config';
 import { keys } from './keys';
-import { token as tokenEntity } from './entities/token';
+import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
+import { token as tokenEntity, type StoredToken } from './entities/token';
 import { getItem, queryAll, type Item } from './table-io';
 import { transactWrite } from './transact-write';
 
@@ -84,17 +85,6 @@ export class UnknownBusiness extends Error {
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Stored scopes in the order of SCOPES. */
-const scopesOf = (item: Item): Scope[] => {
-  if (!Array.isArray(item.scopes)) return [];
-  const stored = new Set(item.scopes.filter((s): s is string => typeof s === 'string'));
-  return SCOPES.filter((s) => stored.has(s));
-};
-
-/** `expires_at` is the table's TTL attribute (epoch seconds): DynamoDB deletes expired tokens eventually. */
-const expiresAtOf = (item: Item): number | undefined =>
-  typeof item.expires_at === 'number' ? item.expires_at * 1000 : undefined;
-
 /**
  * Creates a token for an existing business; only its hash is stored, the token
  * is returned once. Two items in one transaction: the token by its hash (what a
@@ -121,24 +111,24 @@ export async function storeToken(
   // Whole seconds (the TTL attribute's unit), so what is stored is exactly what list and lookup report.
   const expiresAt =
     options.expiresInDays === undefined ? undefined : Math.floor((now + options.expiresInDays * DAY_MS) / 1000);
-  const metadata: Item = {
-    business_id: businessId,
+  const stored: StoredToken = {
+    businessId,
     name: options.name ?? 'admin',
     scopes,
-    created_at: new Date(now).toISOString(),
-    ...(expiresAt === undefined ? {} : { expires_at: expiresAt }),
-    ...(options.rateLimit ? { rate_limit: storedRatePolicy(options.rateLimit) } : {}),
+    createdAt: new Date(now).toISOString(),
+    expiresAt,
+    rateLimit: options.rateLimit,
   };
   await transactWrite([
     {
-      item: { ConditionCheck: { Key: keys.business(businessId), ConditionExpression: 'attribute_exists(PK)' } },
+      item: { ConditionCheck: { Key: keys.business(businessId), ConditionExpression: IF_PRESENT } },
       onConditionFailed: () => new UnknownBusiness(businessId),
     },
     {
-      item: { Put: { Item: { ...keys.token(hash), ...metadata }, ConditionExpression: 'attribute_not_exists(PK)' } },
+      item: { Put: { Item: tokenEntity.item(hash, stored), ConditionExpression: IF_ABSENT } },
       confirms: (stored) => stored !== undefined,
     },
-    { item: { Put: { Item: { ...keys.tokenListing(businessId, hash), ...metadata } } } },
+    { item: { Put: { Item: tokenEntity.listingItem(hash, stored) } } },
   ]);
   return { token, scopes, expires_at: expiresAt === undefined ? null : new Date(expiresAt * 1000).toISOString() };
 }
@@ -157,7 +147,7 @@ export async function issueToken(businessId: string, name = 'admin'): Promise<st
 export async function lookupToken(token: string): Promise<TokenGrant | undefined> {
   const claimed = claimedBusinessOf(token);
   if (claimed === undefined) return undefined;
-  return grantOfItem(await getItem(keys.token(hashToken(token))), claimed);
+  return grantOfItem(await getItem(tokenEntity.key(hashToken(token))), claimed);
 }
 
 /**
@@ -165,38 +155,37 @@ export async function lookupToken(token: string): Promise<TokenGrant | undefined
  * names a business (`claimed`) other than the one it was issued for.
  */
 export function grantOfItem(item: Item | undefined, claimed: string | undefined): TokenGrant | undefined {
-  if (typeof item?.business_id !== 'string') return undefined;
-  if (claimed !== undefined && item.business_id !== claimed) return undefined;
+  const stored = tokenEntity.fromItem(item);
+  if (!stored) return undefined;
+  if (claimed !== undefined && stored.businessId !== claimed) return undefined;
   return {
-    businessId: item.business_id,
-    scopes: scopesOf(item),
-    expiresAt: expiresAtOf(item),
-    name: String(item.name ?? ''),
-    rateLimit: ratePolicyOf(item.rate_limit),
+    businessId: stored.businessId,
+    scopes: stored.scopes,
+    expiresAt: stored.expiresAt === undefined ? undefined : stored.expiresAt * 1000,
+    name: stored.name,
+    rateLimit: stored.rateLimit,
   };
 }
 
 /** The tokens of a business (never the token itself), oldest first. */
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
   const [items, config] = await Promise.all([
-    queryAll({
-      KeyConditionExpression: 'PK = :p',
-      ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }) },
-    }),
+    queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId })),
     getItem(keys.business(businessId)),
   ]);
   const businessDefault =
     ratePolicyOf((config?.config as BusinessConfig | undefined)?.token_rate_limit) ?? DEFAULT_TOKEN_RATE_LIMIT;
   return items
-    .map((item) => {
-      const expiresAt = expiresAtOf(item);
+    .flatMap((item) => {
+      const stored = tokenEntity.fromItem(item);
+      if (!stored) return [];
       return {
-        name: String(item.name ?? ''),
-        scopes: scopesOf(item),
-        created_at: String(item.created_at ?? ''),
-        expires_at: expiresAt === undefined ? null : new Date(expiresAt).toISOString(),
-        hash_prefix: String(item.SK).slice(0, HASH_PREFIX_LENGTH),
-        rate_limit: storedRatePolicy(ratePolicyOf(item.rate_limit) ?? businessDefault),
+        name: stored.name,
+        scopes: [...stored.scopes],
+        created_at: stored.createdAt,
+        expires_at: stored.expiresAt === undefined ? null : new Date(stored.expiresAt * 1000).toISOString(),
+        hash_prefix: tokenEntity.hashOfListing(item).slice(0, HASH_PREFIX_LENGTH),
+        rate_limit: storedRatePolicy(stored.rateLimit ?? businessDefault),
       };
     })
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.hash_prefix.localeCompare(b.hash_prefix));
@@ -205,11 +194,11 @@ export async function listTokens(businessId: string): Promise<TokenInfo[]> {
 async function revokeHash(hash: string): Promise<boolean> {
   // The token first: once it is gone the token is refused; the listing only tells operators it exists.
   const out = await db().send(
-    new DeleteCommand({ TableName: tableName(), Key: keys.token(hash), ReturnValues: 'ALL_OLD' }),
+    new DeleteCommand({ TableName: tableName(), Key: tokenEntity.key(hash), ReturnValues: 'ALL_OLD' }),
   );
   const businessId = out.Attributes?.business_id;
   if (typeof businessId === 'string')
-    await db().send(new DeleteCommand({ TableName: tableName(), Key: keys.tokenListing(businessId, hash) }));
+    await db().send(new DeleteCommand({ TableName: tableName(), Key: tokenEntity.listingKey(businessId, hash) }));
   return out.Attributes !== undefined;
 }
 
@@ -230,11 +219,8 @@ export async function revokeTokenByHashPrefix(
   const p = prefix.toLowerCase();
   if (!/^[0-9a-f]{6,64}$/.test(p)) return 'unknown';
   const matches = (
-    await queryAll({
-      KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)',
-      ExpressionAttributeValues: { ':p': tokenEntity.patterns.ofBusiness.partition({ businessId }), ':s': p },
-    })
-  ).map((item) => String(item.SK));
+    await queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId }, p))
+  ).map(tokenEntity.hashOfListing);
   if (matches.length > 1) return 'ambiguous';
   const [hash] = matches;
   if (!hash) return 'unknown';
