@@ -228,6 +228,11 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('get-attachment', 200, { params: { id: application, attachment_id: attachment } });
   add('delete-attachment', 204, { params: { id: application, attachment_id: doomedAttachment } }, false);
   add('list-changes', 200, { query: { limit: '5' } }, false);
+  const started = await api.request('POST', `${API}/exports`, { token, body: { types: ['employees'] } });
+  expect(started.status).toBe(202);
+  add('create-export', 202, { body: { types: ['applications'] } }, false);
+  // Its download URL is signed anew on every answer.
+  add('get-export', 200, { params: { id: started.body.id as string } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
   requests.push({ name: 'route-not-found', event: event('GET', `${API}/no_such_thing`), expect: 404 });
