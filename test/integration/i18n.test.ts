@@ -69,7 +69,8 @@ interface Case {
 }
 
 const path = (route: RouteName): string => ROUTES.find((r) => r.name === route)!.path;
-const idPath = (route: RouteName, id: string): string => path(route).replace('{id}', encodeURIComponent(id));
+const idPath = (route: RouteName, id: string): string =>
+  path(route).replace('{id}', encodeURIComponent(id)).replace('{attachment_id}', encodeURIComponent(id));
 const withToken = (r: ReturnType<Case['request']>) => ({ token, ...r });
 
 /** Per route, one request per documented 4xx. */
@@ -173,13 +174,21 @@ function casesOf(): Case[] {
         'get-webhook-subscription': 'webhook_subscription',
         'delete-webhook-subscription': 'webhook_subscription',
         'get-export': 'export',
+        'create-attachment': 'application',
+        'list-attachments': 'application',
+        'get-attachment': 'attachment',
+        'delete-attachment': 'attachment',
       } as const;
       cases.push({
         route: name,
         status: 404,
         code: 'not_found',
         request: () =>
-          withToken({ method: route.method, path: target(), ...(route.method === 'PUT' ? { body: {} } : {}) }),
+          withToken({
+            method: route.method,
+            path: target(),
+            ...(route.method === 'PUT' || route.method === 'POST' ? { body: {} } : {}),
+          }),
         expected: {
           message: key('record_not_found', { record: record[name as keyof typeof record], id: 'no-such-id' }),
         },
@@ -290,6 +299,10 @@ function casesOf(): Case[] {
         body: { types: ['payroll'] },
         fields: { types: [MESSAGES.inclusion] },
       },
+      'create-attachment': {
+        body: { file_name: 'a/b.pdf', content_type: 'text/html', size: 0 },
+        fields: { file_name: [MESSAGES.invalid], content_type: [MESSAGES.inclusion], size: [MESSAGES.invalid] },
+      },
     };
     const bad = invalid[name];
     if (!bad) throw new Error(`no 422 case for ${name}`);
@@ -307,7 +320,7 @@ function casesOf(): Case[] {
         request: () =>
           withToken({
             method: 'POST',
-            path: route.path,
+            path: bodyPath(),
             body: secondBody(name),
             headers: { 'idempotency-key': `${REUSED_KEY}-${name}` },
           }),
@@ -320,7 +333,7 @@ function casesOf(): Case[] {
         request: () =>
           withToken({
             method: 'POST',
-            path: route.path,
+            path: bodyPath(),
             body: firstBody(name),
             headers: { 'idempotency-key': 'not\tprintable' },
           }),
@@ -400,7 +413,9 @@ const firstBody = (route: RouteName): object =>
         ? HOOK
         : route === 'create-export'
           ? { types: ['employees'] }
-          : JOB(employeeId);
+          : route === 'create-attachment'
+            ? CV
+            : JOB(employeeId);
 const secondBody = (route: RouteName): object =>
   route === 'create-employee-job'
     ? { ...JOB(employeeId), name: 'Other' }
@@ -408,7 +423,10 @@ const secondBody = (route: RouteName): object =>
       ? { ...HOOK, types: ['employee.created'] }
       : route === 'create-export'
         ? { types: ['applications'] }
-        : { ...firstBody(route), first_name: 'Other' };
+        : route === 'create-attachment'
+          ? { ...CV, size: 11 }
+          : { ...firstBody(route), first_name: 'Other' };
+const CV = { file_name: 'cv.pdf', content_type: 'application/pdf', size: 10 };
 
 const CASES = casesOf();
 
@@ -436,6 +454,12 @@ beforeAll(async () => {
     });
     expect(first.status).toBe(route === 'create-export' ? 202 : 201);
   }
+  const attachment = await api.request('POST', idPath('create-attachment', applicationId), {
+    token,
+    body: CV,
+    headers: { 'idempotency-key': `${REUSED_KEY}-create-attachment` },
+  });
+  expect(attachment.status).toBe(201);
   const erased = await api.request('POST', path('create-application'), {
     token,
     body: APPLICANT,
