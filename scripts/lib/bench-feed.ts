@@ -13,7 +13,7 @@ import { batchPut } from '../../src/data/table-io';
 import { importBusiness } from '../../src/data/business-store';
 import { dynamoStats } from '../../src/data/client';
 import { entryItem } from '../../src/data/feed-store';
-import { keys } from '../../src/data/keys';
+import { feedLane } from '../../src/data/entities/feed-lane';
 import { issueToken } from '../../src/data/token-store';
 import { LANE_COUNT, dayMarkOf, encodeCursor } from '../../src/domain/change-feed';
 import { buildBusiness } from '../../src/domain/fixture';
@@ -114,7 +114,7 @@ async function run(base: string, fixture: object): Promise<void> {
     }
     const day = dayMarkOf(new Date(start).toISOString());
     for (let lane = 0; lane < LANE_COUNT; lane++)
-      items.push({ ...keys.feedCounter(BUSINESS, lane), n: seqs[lane], [day]: 1 });
+      items.push({ ...feedLane.counterKey(BUSINESS, lane), [feedLane.counterAttributes.last]: seqs[lane], [day]: 1 });
     await batchPut(items);
   };
 

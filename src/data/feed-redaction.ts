@@ -9,14 +9,15 @@ import { laneOf } from '../domain/change-feed';
 import { redactionPlan, type FeedRef } from '../domain/feed-refs';
 import { db } from './client';
 import { tableName } from './config';
-import { keys } from './keys';
+import { IF_PRESENT } from './entities/entity';
+import { feedLane } from './entities/feed-lane';
 import type { TxWrite } from './transact-write';
 
 const REDACT = {
   UpdateExpression: 'SET #d = :null',
   // Never creates an entry: one TTL removed stays removed.
-  ConditionExpression: 'attribute_exists(PK)',
-  ExpressionAttributeNames: { '#d': 'data' },
+  ConditionExpression: IF_PRESENT,
+  ExpressionAttributeNames: { '#d': feedLane.dataAttribute },
   ExpressionAttributeValues: { ':null': null },
 } as const;
 
@@ -37,7 +38,7 @@ export function applicationRedactions(
   return {
     before: () => redactEach(businessId, lane, plan.before),
     writes: plan.inTransaction.map((seq) => ({
-      item: { Update: { Key: keys.feedEntry(businessId, lane, seq), ...REDACT } },
+      item: { Update: { Key: feedLane.entryKey(businessId, lane, seq), ...REDACT } },
       onConditionFailed: () => 'retry',
     })),
   };
@@ -64,7 +65,7 @@ async function redactEach(businessId: string, lane: number, seqs: readonly numbe
       seqs.slice(i, i + PARALLEL).map(async (seq) => {
         try {
           await db().send(
-            new UpdateCommand({ TableName: tableName(), Key: keys.feedEntry(businessId, lane, seq), ...REDACT }),
+            new UpdateCommand({ TableName: tableName(), Key: feedLane.entryKey(businessId, lane, seq), ...REDACT }),
           );
         } catch (error) {
           if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
