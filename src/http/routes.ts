@@ -577,7 +577,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
   'get-webhook-subscription': REFERENCE_ONE,
   // the subscription, then one transaction: its Delete, the count and its create's idempotency record Updates
-  'delete-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
+  'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   // lane counters (the feed cursor) and the idempotency record BatchGet, then the job Put (the worker: WORKER_GRANTS)
   'create-export': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
   // the job BatchGet (a job whose worker died gets a new worker run)
