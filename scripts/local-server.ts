@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
-import { keys } from '../src/data/keys';
+import { business } from '../src/data/entities/business';
 import { getItem } from '../src/data/table-io';
 import { issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
@@ -42,7 +42,7 @@ function webhookSecretKey(): string {
 
 async function demoToken(): Promise<{ businessId: string; token: string }> {
   const businessId = loadFixture(DEMO_FIXTURE).business.id;
-  if (!configOf(await getItem(keys.business(businessId)))) {
+  if (!configOf(await getItem(business.configKey(businessId)))) {
     const { token } = await provisionFromFile(DEMO_FIXTURE);
     saveToken(token);
     console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);

@@ -29,6 +29,7 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, type Key } from './keys';
+import { business } from './entities/business';
 import {
   application,
   type ApplicationPositions,
@@ -194,7 +195,7 @@ export async function readCreateState(
 ): Promise<CreateState> {
   const lists = application.createdIn(fields).map(({ list }) => list);
   const [config, updated, feed, ...rest] = await batchGet([
-    keys.business(businessId),
+    business.configKey(businessId),
     updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
     ...lists.map((list) => keys.counter(businessId, list)),
@@ -202,12 +203,12 @@ export async function readCreateState(
   ]);
   const counters = rest.slice(0, lists.length);
   const idem = rest[lists.length];
-  const business = counters[0];
+  const businessList = counters[0];
   return {
     feed: feedLaneStateOf('application', id, feed),
     config: requireConfig(configOf(config), businessId),
     lengths: new Map(lists.map((list, i) => [list, Number(counters[i]?.n ?? 0)])),
-    lastCreatedAt: typeof business?.last_created_at === 'string' ? business.last_created_at : null,
+    lastCreatedAt: typeof businessList?.last_created_at === 'string' ? businessList.last_created_at : null,
     writeOrder: writeOrderOf(updated),
     idempotency: idempotencyKey ? idem : undefined,
   };
@@ -340,7 +341,7 @@ export async function readApplication(
   businessId: string,
   id: string,
 ): Promise<{ config: BusinessConfig; item: Item | undefined }> {
-  const [config, item] = await batchGet([keys.business(businessId), applicationKey(businessId, id)]);
+  const [config, item] = await batchGet([business.configKey(businessId), applicationKey(businessId, id)]);
   return { config: requireConfig(configOf(config), businessId), item };
 }
 
@@ -355,7 +356,7 @@ export async function readForWrite(
   feed: FeedLaneState;
 }> {
   const [config, item, updated, feed] = await batchGet([
-    keys.business(businessId),
+    business.configKey(businessId),
     applicationKey(businessId, id),
     updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
@@ -414,7 +415,7 @@ async function readMappedPage(businessId: string, list: MappedList, page: PageRe
   const hint = pageHintOf(counterKey.PK);
   const guessed = hint ? mapsForPage(hint.summary, ask(hint.config)) : [];
   const [configItem, counter, ...mapItems] = await batchGet([
-    keys.business(businessId),
+    business.configKey(businessId),
     counterKey,
     ...guessed.map((sb) => keys.listMap(businessId, list.list, sb)),
   ]);
@@ -464,7 +465,7 @@ async function readFilteredWriteOrder(
   list: FilteredWriteOrder,
   page: PageRequest,
 ): Promise<ApplicationPage> {
-  const [configItem, counter] = await batchGet([keys.business(businessId), keys.counter(businessId, list.list)]);
+  const [configItem, counter] = await batchGet([business.configKey(businessId), keys.counter(businessId, list.list)]);
   const straddling = straddlingSuperblock(summaryOf(counter), Date.parse(list.since));
   const from = positionOf(Math.max(0, straddling), 0);
   const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));

@@ -1,7 +1,7 @@
 import type { BusinessConfig } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
-import { retentionDaysOf } from '../domain/retention';
-import { keys } from './keys';
+import { business, type RegisteredBusiness } from './entities/business';
+import { partitionQuery } from './entities/entity';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
 import { RATE_ATTRIBUTES, rateCounter, ratePolicyOf } from './entities/rate-counter';
@@ -25,11 +25,9 @@ const canonical = (value: unknown): string =>
   );
 
 /** The rendered public form of a reference record. */
-export const referenceRecordOf = (item: Item): Record<string, unknown> =>
-  typeof item.record === 'string' ? (JSON.parse(item.record) as Record<string, unknown>) : {};
+export const referenceRecordOf = reference.recordOf;
 
-export const configOf = (item: Item | undefined): BusinessConfig | undefined =>
-  item?.config as BusinessConfig | undefined;
+export const configOf = business.configOf;
 
 /**
  * The config of an authenticated business. Tokens are issued only after an
@@ -42,43 +40,23 @@ export function requireConfig(config: BusinessConfig | undefined, businessId: st
 }
 
 /**
- * The business's entry in the registry partition (keys.businessRegistry):
- * the retention job Queries that one partition instead of scanning the whole
- * table for config items, so finding businesses costs O(businesses), not
- * O(table). It carries the retention setting so the job skips businesses
- * without one for free; import writes it with the config (same setting).
+ * The business's entry in the registry partition: the retention job Queries
+ * that one partition instead of scanning the whole table for config items, so
+ * finding businesses costs O(businesses), not O(table). Import writes it with
+ * the config (same setting).
  */
-export function registryEntry(config: BusinessConfig): Item {
-  const days = retentionDaysOf(config.application_retention_days);
-  return {
-    ...keys.businessRegistry(config.id),
-    business_id: config.id,
-    ...(days !== undefined ? { application_retention_days: days } : {}),
-  };
-}
+export const registryEntry = business.registryEntry;
 
-/** A registered business and its retention setting (undefined = applications are kept). */
-export interface RegisteredBusiness {
-  readonly businessId: string;
-  readonly retentionDays: number | undefined;
-}
-
-const registeredOf = (item: Item): RegisteredBusiness => ({
-  businessId: String(item.business_id),
-  retentionDays: retentionDaysOf(item.application_retention_days),
-});
+export type { RegisteredBusiness } from './entities/business';
+const registeredOf = business.registeredOf;
 
 /** Every business (one Query of the registry partition, 100 per call), or just `businessId` (one GetItem). */
 export async function readRegistry(businessId?: string): Promise<RegisteredBusiness[]> {
   if (businessId !== undefined) {
-    const [item] = await batchGet([keys.businessRegistry(businessId)]);
+    const [item] = await batchGet([business.registryKey(businessId)]);
     return item ? [registeredOf(item)] : [];
   }
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :p',
-    ExpressionAttributeValues: { ':p': keys.businessRegistry('').PK },
-    Limit: 100,
-  });
+  const items = await queryAll({ ...partitionQuery(business.patterns.registry, {}), Limit: 100 });
   return items.map(registeredOf);
 }
 
@@ -101,8 +79,8 @@ export async function importBusiness(
   const bid = config.id;
   const now = new Date().toISOString();
   const [existingConfigItem, registered, rateItem] = await batchGet([
-    keys.business(bid),
-    keys.businessRegistry(bid),
+    business.configKey(bid),
+    business.registryKey(bid),
     rateCounter.businessKey(bid),
   ]);
   const writes: Item[] = [];
@@ -118,17 +96,11 @@ export async function importBusiness(
       if (old && canonical(referenceRecordOf(old)) === canonical(record.fields)) continue;
       merged.set(record.id, {
         changed: true,
-        item: {
-          ...reference.key(bid, kind, record.id),
-          id: record.id,
-          kind,
-          business_id: bid,
-          // A JSON string keeps the field order of the response (a DynamoDB map does not).
-          record: JSON.stringify(record.fields),
-          created_at: old?.created_at ?? now,
-          updated_at: now,
+        item: reference.item(bid, kind, record.id, record.fields, {
+          createdAt: old?.created_at ?? now,
+          updatedAt: now,
           version: Number(old?.version ?? 0) + 1,
-        },
+        }),
       });
     }
     const ordered = [...merged.values()].sort(
@@ -150,12 +122,7 @@ export async function importBusiness(
   const oldConfig = configOf(existingConfigItem);
   if (!oldConfig || canonical(oldConfig) !== canonical(config)) {
     // Written last: a business becomes usable only once its reference data is in place.
-    writes.push({
-      ...keys.business(bid),
-      config,
-      created_at: existingConfigItem?.created_at ?? now,
-      updated_at: now,
-    });
+    writes.push(business.configItem(config, existingConfigItem?.created_at ?? now, now));
   }
   const entry = registryEntry(config);
   if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);

@@ -19,6 +19,7 @@ import type { BusinessConfig } from '../domain/business';
 import { nextCreatedAt as nextAfterLast } from '../domain/application-pages';
 import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
+import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
 import { counterAdvance } from './list-counter';
 import { readPositions } from './list-store';
@@ -91,7 +92,7 @@ export async function readForEmployeeWrite(
     feedCandidateIds?: readonly string[];
   },
 ): Promise<EmployeeWriteContext> {
-  const slots: Record<string, Key> = { config: keys.business(businessId) };
+  const slots: Record<string, Key> = { config: business.configKey(businessId) };
   if (wanted.employeeId !== undefined) slots.employee = employeeEntity.key(businessId, wanted.employeeId);
   if (wanted.employeeNumber !== undefined)
     slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
@@ -122,7 +123,7 @@ export async function readRecordWithConfig(
   kind: 'employee' | 'employee_job',
   id: string,
 ): Promise<{ config: BusinessConfig; record: Item | undefined }> {
-  const [config, record] = await batchGet([keys.business(businessId), keys.record(businessId, kind, id)]);
+  const [config, record] = await batchGet([business.configKey(businessId), keys.record(businessId, kind, id)]);
   return { config: requireConfig(configOf(config), businessId), record };
 }
 
@@ -141,7 +142,7 @@ export async function readListPage(
       ? keys.counter(businessId, list.kind === 'employee' ? EMPLOYEE_LIST : EMPLOYEE_JOB_LIST)
       : employeeEntity.key(businessId, list.jobsOfEmployee);
   const [[config, countItem], items] = await Promise.all([
-    batchGet([keys.business(businessId), countKey]),
+    batchGet([business.configKey(businessId), countKey]),
     !range
       ? Promise.resolve([])
       : 'kind' in list

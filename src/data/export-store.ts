@@ -36,6 +36,7 @@ import { configOf, requireConfig } from './business-store';
 import { db } from './client';
 import { exportsBucket, s3Endpoint, tableName } from './config';
 import { keys, type Key } from './keys';
+import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
 import { partitionOf, sortOf } from './entities/entity';
@@ -92,7 +93,7 @@ export function exportJobWrite(job: ExportJob): TxWrite {
 
 /** The business's config (to render records as their GET does). */
 export async function readExportConfig(businessId: string): Promise<BusinessConfig> {
-  const [item] = await batchGet([keys.business(businessId)]);
+  const [item] = await batchGet([business.configKey(businessId)]);
   return requireConfig(configOf(item), businessId);
 }
 

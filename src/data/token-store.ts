@@ -6,7 +6,7 @@ import { DEFAULT_TOKEN_RATE_LIMIT, type RatePolicy } from '../domain/rate-window
 import { ratePolicyOf, storedRatePolicy } from './entities/rate-counter';
 import { db } from './client';
 import { tableName } from './config';
-import { keys } from './keys';
+import { business } from './entities/business';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { token as tokenEntity, type StoredToken } from './entities/token';
 import { getItem, queryAll, type Item } from './table-io';
@@ -121,7 +121,7 @@ export async function storeToken(
   };
   await transactWrite([
     {
-      item: { ConditionCheck: { Key: keys.business(businessId), ConditionExpression: IF_PRESENT } },
+      item: { ConditionCheck: { Key: business.configKey(businessId), ConditionExpression: IF_PRESENT } },
       onConditionFailed: () => new UnknownBusiness(businessId),
     },
     {
@@ -171,7 +171,7 @@ export function grantOfItem(item: Item | undefined, claimed: string | undefined)
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
   const [items, config] = await Promise.all([
     queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId })),
-    getItem(keys.business(businessId)),
+    getItem(business.configKey(businessId)),
   ]);
   const businessDefault =
     ratePolicyOf((config?.config as BusinessConfig | undefined)?.token_rate_limit) ?? DEFAULT_TOKEN_RATE_LIMIT;

@@ -5,6 +5,7 @@
  */
 import { application } from './application';
 import { attachment } from './attachment';
+import { business } from './business';
 import { employee, employeeJob } from './employee';
 import { feedLane } from './feed-lane';
 import { reference } from './reference';
@@ -19,6 +20,7 @@ export const ENTITIES: readonly Entity[] = [
   employee,
   employeeJob,
   reference,
+  business,
   webhookSubscription,
   token,
   feedLane,

@@ -21,4 +21,27 @@ export const reference = {
   indexKeys: (businessId: string, kind: ReferenceKind, position: number): Record<string, string | number> =>
     placeAt(byPosition, { businessId, kind }, position),
   positionOf: (item: Record<string, unknown>): unknown => sortOf(byPosition, item),
+  /**
+   * A record's item, without its list keys (`indexKeys` places it). A JSON
+   * string keeps the field order of the response (a DynamoDB map does not).
+   */
+  item: (
+    businessId: string,
+    kind: ReferenceKind,
+    id: string,
+    fields: Readonly<Record<string, unknown>>,
+    at: { readonly createdAt: unknown; readonly updatedAt: string; readonly version: number },
+  ): Record<string, unknown> => ({
+    ...keys.record(businessId, kind, id),
+    id,
+    kind,
+    business_id: businessId,
+    record: JSON.stringify(fields),
+    created_at: at.createdAt,
+    updated_at: at.updatedAt,
+    version: at.version,
+  }),
+  /** The rendered public form of a reference record. */
+  recordOf: (item: Readonly<Record<string, unknown>>): Record<string, unknown> =>
+    typeof item.record === 'string' ? (JSON.parse(item.record) as Record<string, unknown>) : {},
 } as const;

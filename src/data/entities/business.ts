@@ -1,0 +1,47 @@
+/**
+ * A business (src/data/business-store.ts): its config item (what every request
+ * reads with its first BatchGetItem; only import writes it) and its entry in
+ * the registry partition, which import writes with the config so the retention
+ * job finds businesses with one Query instead of a Scan. The item mappings of both.
+ */
+import type { BusinessConfig } from '../../domain/business';
+import { retentionDaysOf } from '../../domain/retention';
+import { BUSINESS_REGISTRY, keys, type Key } from '../keys';
+import { pattern } from './entity';
+
+/** A registered business and its retention setting (undefined = applications are kept). */
+export interface RegisteredBusiness {
+  readonly businessId: string;
+  readonly retentionDays: number | undefined;
+}
+
+const registry = pattern<Record<string, never>>('table', 'business id', () => BUSINESS_REGISTRY);
+
+export const business = {
+  entity: 'business',
+  configKey: (businessId: string): Key => keys.business(businessId),
+  registryKey: (businessId: string): Key => keys.businessRegistry(businessId),
+  patterns: { registry },
+  /** The config item (`created_at` kept from the first import). */
+  configItem: (config: BusinessConfig, createdAt: unknown, updatedAt: string): Record<string, unknown> => ({
+    ...keys.business(config.id),
+    config,
+    created_at: createdAt,
+    updated_at: updatedAt,
+  }),
+  configOf: (item: Readonly<Record<string, unknown>> | undefined): BusinessConfig | undefined =>
+    item?.config as BusinessConfig | undefined,
+  /** The registry entry of a business: its retention setting, so the job skips businesses without one for free. */
+  registryEntry: (config: BusinessConfig): Record<string, unknown> => {
+    const days = retentionDaysOf(config.application_retention_days);
+    return {
+      ...keys.businessRegistry(config.id),
+      business_id: config.id,
+      ...(days !== undefined ? { application_retention_days: days } : {}),
+    };
+  },
+  registeredOf: (item: Readonly<Record<string, unknown>>): RegisteredBusiness => ({
+    businessId: String(item.business_id),
+    retentionDays: retentionDaysOf(item.application_retention_days),
+  }),
+} as const;
