@@ -1,7 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authCacheSeconds } from '../data/config';
-import { hashToken, HASH_PREFIX_LENGTH, lookupToken, type TokenGrant } from '../data/token-store';
+import { claimedBusinessOf, hashToken, HASH_PREFIX_LENGTH, lookupToken, type TokenGrant } from '../data/token-store';
 import { setWriteOrigin } from '../data/write-origin';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
@@ -16,6 +16,11 @@ export interface AuthContext {
   readonly businessId: string;
   /** The scopes the token grants, for routes whose body decides what else they need (POST /exports, contract §20). */
   readonly scopes?: readonly Scope[];
+  /**
+   * Set while the token of a read is being looked up beside the read (see `authMiddleware`): fulfils once the
+   * token is admitted, rejects with its 401/403/429. Nothing read may be answered before it has settled.
+   */
+  readonly verified?: Promise<void>;
 }
 
 /**
@@ -109,7 +114,7 @@ async function rateFields(request: { internal: object }): Promise<void> {
  * limit; 403 when the token lacks `scope`. Decided before anything reads the
  * body or the business's data.
  */
-export const authMiddleware = (scope: Scope): MiddlewareObj => ({
+export const authMiddleware = (scope: Scope, readOnly: boolean): MiddlewareObj => ({
   before: async (request) => {
     const event = request.event as APIGatewayProxyEventV2;
     const header = event.headers?.authorization;
@@ -124,6 +129,16 @@ export const authMiddleware = (scope: Scope): MiddlewareObj => ({
     if (known) {
       (request.internal as Rated)[RATED] = hash;
       throw rateRefusal(known);
+    }
+    const claimed = claimedBusinessOf(token);
+    if (readOnly && claimed !== undefined && !keptGrant(hash)) {
+      // A read has no effect to undo: its token's GetItem goes out beside the read of the business the token
+      // names, so a cold token costs a call but no round trip. The handler answers nothing of what it read
+      // (its errors included) before `verified` settles; a token of another business is an unknown token.
+      const verified = grantOfToken(token).then((grant) => admit(grant, scope, who, request));
+      verified.catch(() => undefined); // settled by the handler; never an unhandled rejection meanwhile
+      (request.context as { auth?: AuthContext }).auth = { businessId: claimed, verified };
+      return;
     }
     const grant = await grantOfToken(token);
     admit(grant, scope, who, request);

@@ -64,35 +64,46 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
 ): LambdaHandler {
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
-  if (route.auth) middlewares.push(authMiddleware(route.scope));
+  if (route.auth) middlewares.push(authMiddleware(route.scope, route.method === 'GET'));
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
     .use(middlewares)
     .handler(async (event, context) => {
-      const rawQuery = rawQueryOf(event);
-      const fieldErrors = new FieldErrorCollector();
-      const query = spec.query ? spec.query(rawQuery) : ({} as Q);
-      const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
-      const result = await run({
-        requestId: requestIdOf(event),
-        auth: (context as { auth?: AuthContext }).auth ?? { businessId: '' },
-        params: (event.pathParameters ?? {}) as Record<string, string>,
-        query,
-        body,
-        fieldErrors,
-        headers: event.headers ?? {},
-        method: event.requestContext.http.method,
-        path: event.rawPath,
-        rawQuery,
-      });
-      const isText = typeof result.body === 'string';
-      return {
-        statusCode: result.status,
-        headers: result.headers,
-        body: isText ? (result.body as string) : JSON.stringify(result.body),
-      };
+      const auth = (context as { auth?: AuthContext }).auth;
+      if (!auth?.verified) return answer(event, context);
+      // The token is still being looked up (a read, src/http/auth.ts): its refusal outranks whatever the read
+      // answered or threw, and nothing read leaves before the token is admitted.
+      const [outcome, verified] = await Promise.allSettled([answer(event, context), auth.verified]);
+      if (verified.status === 'rejected') throw verified.reason;
+      if (outcome.status === 'rejected') throw outcome.reason;
+      return outcome.value;
     });
+
+  async function answer(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> {
+    const rawQuery = rawQueryOf(event);
+    const fieldErrors = new FieldErrorCollector();
+    const query = spec.query ? spec.query(rawQuery) : ({} as Q);
+    const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
+    const result = await run({
+      requestId: requestIdOf(event),
+      auth: (context as { auth?: AuthContext }).auth ?? { businessId: '' },
+      params: (event.pathParameters ?? {}) as Record<string, string>,
+      query,
+      body,
+      fieldErrors,
+      headers: event.headers ?? {},
+      method: event.requestContext.http.method,
+      path: event.rawPath,
+      rawQuery,
+    });
+    const isText = typeof result.body === 'string';
+    return {
+      statusCode: result.status,
+      headers: result.headers,
+      body: isText ? (result.body as string) : JSON.stringify(result.body),
+    };
+  }
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
   // calls are attributed to this route (its IAM grant is checked against them in the tests); its writes are made
   // by its token once the auth step has verified it (src/data/write-origin.ts).

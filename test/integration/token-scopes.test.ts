@@ -1,5 +1,6 @@
 import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
+import { dynamoStats } from '../../src/data/client';
 import { SCOPES, type Scope } from '../../src/domain/scopes';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { businessItems } from '../support/table-scan';
@@ -58,6 +59,20 @@ const expectInsufficientScope = (res: ApiResponse, scope: Scope): void => {
   expect(res.headers.get('www-authenticate')).toBe(`Bearer error="insufficient_scope", scope="${scope}"`);
 };
 
+const WRITE_COMMANDS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
+
+/**
+ * What a refused request may cost: a write is refused after its token's GetItem alone, before its body; a read's
+ * token is looked up beside the read (src/http/auth.ts), so a refused read costs at most the round trips of an
+ * admitted one, and neither writes anything.
+ */
+function expectRefusalCost(route: (typeof TOKEN_ROUTES)[number], refused: { calls: number; roundTrips: number }): void {
+  const writes = WRITE_COMMANDS.filter((c) => (dynamoStats.byCommand[c] ?? 0) > 0);
+  if (route.method === 'GET')
+    expect({ roundTrips: refused.roundTrips <= 4, writes }).toEqual({ roundTrips: true, writes: [] });
+  else expect({ calls: refused.calls, writes }).toEqual({ calls: 1, writes: [] });
+}
+
 const admitted = (res: ApiResponse): boolean => [200, 201, 202, 204].includes(res.status);
 
 beforeAll(async () => {
@@ -90,12 +105,12 @@ describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%
     });
   });
 
-  it('a token with every other scope gets 403 after one DynamoDB call (its token), and nothing changes', async () => {
+  it('a token with every other scope gets 403 (writes: after its token GetItem alone), and nothing changes', async () => {
     const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
     const before = await state();
-    const { result, calls } = await countCalls(() => send(route, token));
-    expectInsufficientScope(result, route.scope);
-    expect(calls).toBe(1);
+    const refused = await countCalls(() => send(route, token));
+    expectInsufficientScope(refused.result, route.scope);
+    expectRefusalCost(route, refused);
     expect(await state()).toEqual(before);
   });
 
@@ -110,23 +125,25 @@ describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%
     });
   }
 
-  it('a revoked token gets 401 invalid_token after one DynamoDB call (its token); nothing changes', async () => {
+  it('a revoked token gets 401 invalid_token (writes: after its token GetItem alone); nothing changes', async () => {
     const token = await tokenWith([route.scope]);
     expect(await revokeToken(token)).toBe(true);
     const before = await state();
-    const { result: res, calls } = await countCalls(() => send(route, token));
+    const refused = await countCalls(() => send(route, token));
+    const res = refused.result;
     expect(res.status).toBe(401);
     expect(res.body.error).toBe('unauthorized');
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
-    expect(calls).toBe(1);
+    expectRefusalCost(route, refused);
     expect(await state()).toEqual(before);
   });
 
   it('an expired token gets 401 invalid_token, saying it expired; nothing changes', async () => {
     const { token } = await createToken(OURS, { scopes: [route.scope], expiresInDays: -1 });
     const before = await state();
-    const { result: res, calls } = await countCalls(() => send(route, token));
-    expect(calls).toBe(1);
+    const refused = await countCalls(() => send(route, token));
+    const res = refused.result;
+    expectRefusalCost(route, refused);
     expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
       status: 401,
       error: 'unauthorized',
