@@ -1,11 +1,9 @@
 /**
  * Every DynamoDB and S3 access of exports (contract §20, src/services/exports.ts).
  *
- * The job: one item in the business's export partition (keys.exportJob):
- * status, types, feed cursor, the S3 multipart upload and the checkpoint
- * (where the next worker run resumes), `lease_until`/`lease` (one worker at a
- * time), `expires_at` (TTL). Every write after the create is conditioned on the
- * lease its worker holds, so a worker that lost its lease changes nothing.
+ * The job: one item in the business's export partition (src/data/entities/export-job.ts).
+ * Every write after the create is conditioned on the lease its worker holds,
+ * so a worker that lost its lease changes nothing.
  *
  * Records: a batch of one type's business list by position (its key-only
  * `list-keys` entries, one Query), then the records by key (BatchGetItem of
@@ -23,23 +21,17 @@ import {
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import {
-  DOWNLOAD_URL_SECONDS,
-  EXPORT_TTL_MS,
-  type ExportCheckpoint,
-  type ExportJob,
-  type ExportStatus,
-  type ExportType,
-} from '../domain/exports';
+import { DOWNLOAD_URL_SECONDS, type ExportCheckpoint, type ExportJob, type ExportType } from '../domain/exports';
 import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { db } from './client';
 import { exportsBucket, s3Endpoint, tableName } from './config';
-import { keys, type Key } from './keys';
+import type { Key } from './keys';
 import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
-import { partitionOf, sortOf } from './entities/entity';
+import { IF_ABSENT, IF_PRESENT, partitionOf, sortOf, tableKeyOf } from './entities/entity';
+import { exportJob } from './entities/export-job';
 import { readEntries } from './list-store';
 import { localS3Config, s3 } from './s3-client';
 import { batchGet, type Item } from './table-io';
@@ -54,37 +46,16 @@ const pattern = {
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;
 
-const jobOf = (item: Item): ExportJob => ({
-  id: String(item.SK),
-  businessId: String(item.business_id),
-  types: item.types as ExportType[],
-  status: item.status as ExportStatus,
-  createdAt: String(item.created_at),
-  ...(typeof item.completed_at === 'string' ? { completedAt: item.completed_at } : {}),
-  // The TTL attribute is whole seconds; the answer says exactly what the job was created with.
-  expiresAt: new Date(Date.parse(String(item.created_at)) + EXPORT_TTL_MS).toISOString(),
-  feedCursor: String(item.feed_cursor),
-  ...(typeof item.upload_id === 'string' ? { uploadId: item.upload_id } : {}),
-  checkpoint: item.checkpoint as ExportCheckpoint,
-  leaseUntilMs: Number(item.lease_until ?? 0),
-});
+const jobOf = exportJob.fromItem;
+const { holder: LEASE, until: LEASE_UNTIL } = exportJob.leaseAttributes;
 
 /** The transaction item that stores a new running job (its id is new: a condition keeps it so). */
 export function exportJobWrite(job: ExportJob): TxWrite {
   return {
     item: {
       Put: {
-        Item: {
-          ...keys.exportJob(job.businessId, job.id),
-          business_id: job.businessId,
-          types: job.types,
-          status: job.status,
-          created_at: job.createdAt,
-          expires_at: Math.ceil(Date.parse(job.expiresAt) / 1000),
-          feed_cursor: job.feedCursor,
-          checkpoint: job.checkpoint,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
+        Item: exportJob.newItem(job),
+        ConditionExpression: IF_ABSENT,
       },
     },
     onConditionFailed: () => 'retry',
@@ -103,7 +74,7 @@ export async function readExportJob(
   id: string,
   nowMs = Date.now(),
 ): Promise<ExportJob | undefined> {
-  const [item] = await batchGet([keys.exportJob(businessId, id)]);
+  const [item] = await batchGet([exportJob.key(businessId, id)]);
   const job = item && jobOf(item);
   return job && Date.parse(job.expiresAt) > nowMs ? job : undefined;
 }
@@ -123,11 +94,10 @@ export async function leaseExportJob(
     const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.exportJob(businessId, id),
-        UpdateExpression: 'SET lease = :lease, lease_until = :until',
-        ConditionExpression:
-          'attribute_exists(PK) AND #status = :running AND (attribute_not_exists(lease_until) OR lease_until < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
+        Key: exportJob.key(businessId, id),
+        UpdateExpression: `SET ${LEASE} = :lease, ${LEASE_UNTIL} = :until`,
+        ConditionExpression: `${IF_PRESENT} AND #status = :running AND (attribute_not_exists(${LEASE_UNTIL}) OR ${LEASE_UNTIL} < :now)`,
+        ExpressionAttributeNames: { '#status': exportJob.statusAttribute },
         ExpressionAttributeValues: { ':lease': lease, ':until': nowMs + ms, ':now': nowMs, ':running': 'running' },
         ReturnValues: 'ALL_NEW',
       }),
@@ -159,9 +129,9 @@ async function updateUnderLease(
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.exportJob(job.businessId, job.id),
-        UpdateExpression: `SET ${['lease_until = :until', ...names.map((_, i) => `#n${i} = :v${i}`)].join(', ')}`,
-        ConditionExpression: 'lease = :lease',
+        Key: exportJob.key(job.businessId, job.id),
+        UpdateExpression: `SET ${[`${LEASE_UNTIL} = :until`, ...names.map((_, i) => `#n${i} = :v${i}`)].join(', ')}`,
+        ConditionExpression: `${LEASE} = :lease`,
         ...(names.length ? { ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])) } : {}),
         ExpressionAttributeValues: {
           ':lease': lease,
@@ -177,21 +147,16 @@ async function updateUnderLease(
 }
 
 export const saveUploadId = (job: ExportJob, lease: string, ms: number, uploadId: string): Promise<void> =>
-  updateUnderLease(job, lease, ms, { upload_id: uploadId });
+  updateUnderLease(job, lease, ms, exportJob.uploadSet(uploadId));
 
 export const saveCheckpoint = (job: ExportJob, lease: string, ms: number, checkpoint: ExportCheckpoint) =>
-  updateUnderLease(job, lease, ms, { checkpoint });
+  updateUnderLease(job, lease, ms, exportJob.checkpointSet(checkpoint));
 
 export const finishExportJob = (
   job: ExportJob,
   lease: string,
   outcome: { status: 'completed'; checkpoint: ExportCheckpoint } | { status: 'failed' },
-): Promise<void> =>
-  updateUnderLease(job, lease, 0, {
-    status: outcome.status,
-    completed_at: new Date().toISOString(),
-    ...(outcome.status === 'completed' ? { checkpoint: outcome.checkpoint } : {}),
-  });
+): Promise<void> => updateUnderLease(job, lease, 0, exportJob.finishSet(outcome, new Date().toISOString()));
 
 /** Gives the lease up (a run that stops before its time is up): the next run need not wait for it to expire. */
 export const releaseExportJob = (job: ExportJob, lease: string): Promise<void> => updateUnderLease(job, lease, -1, {});
@@ -216,7 +181,7 @@ export async function readRecordBatch(
 ): Promise<{ items: Item[]; next: number; done: boolean }> {
   const p = pattern[type];
   const entries = await readEntries(partitionOf(p, { businessId }), { from, limit });
-  const keysOf = entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) }));
+  const keysOf: Key[] = entries.map(tableKeyOf);
   const items: (Item | undefined)[] = [];
   for (let i = 0; i < keysOf.length; i += BATCH_KEYS * PARALLEL_BATCHES) {
     const chunks = Array.from({ length: PARALLEL_BATCHES }, (_, c) =>

@@ -1,6 +1,13 @@
 import { TABLE } from './table-definition';
 import { keys, type Key } from './keys';
-import { keyNames, partitionOf, type AccessPattern, type Partition, type PatternIndex } from './entities/entity';
+import {
+  keyNames,
+  partitionOf,
+  tableKeyOf,
+  type AccessPattern,
+  type Partition,
+  type PatternIndex,
+} from './entities/entity';
 import { batchGet, query, queryAll, type Item } from './table-io';
 
 /** A range of positions of a dense list: from `from` on (to `to` if given), at most `limit` entries. */
@@ -96,7 +103,7 @@ export async function recordsOf(
 ): Promise<Item[]> {
   if (entries.length === 0) return [];
   const { pk, sk } = keyNames(index);
-  const records = await read(entries.map((e): Key => ({ PK: String(e.PK), SK: String(e.SK) })));
+  const records = await read(entries.map(tableKeyOf));
   // Its keys in this index and what the index projects (src/data/table-definition.ts): all of them scalars.
   const compared = [pk, sk, ...(TABLE.indexes.find((i) => i.name === index)?.include ?? [])];
   return records.filter(

@@ -86,6 +86,12 @@ export const attributesOf = (p: AccessPattern<never>): string[] => {
 export const IF_ABSENT = `attribute_not_exists(${TABLE.partitionKey})`;
 export const IF_PRESENT = `attribute_exists(${TABLE.partitionKey})`;
 
+/** The table key of an item (or of an index entry, which always carries it). */
+export const tableKeyOf = (item: Readonly<Record<string, unknown>>): { PK: string; SK: string } => ({
+  PK: String(item[TABLE.partitionKey]),
+  SK: String(item[TABLE.sortKey]),
+});
+
 /** The Query of one pattern's whole partition, or of its sort keys that begin with `sortPrefix`. */
 export function partitionQuery<P>(
   p: AccessPattern<P>,

@@ -7,6 +7,7 @@ import { application } from './application';
 import { attachment } from './attachment';
 import { business } from './business';
 import { employee, employeeJob } from './employee';
+import { exportJob } from './export-job';
 import { feedLane } from './feed-lane';
 import { reference } from './reference';
 import { rateCounter } from './rate-counter';
@@ -25,4 +26,5 @@ export const ENTITIES: readonly Entity[] = [
   token,
   feedLane,
   rateCounter,
+  exportJob,
 ];
