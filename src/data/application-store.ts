@@ -37,7 +37,7 @@ import {
   type FilteredWriteOrder,
   type StoredApplication,
 } from './entities/application';
-import { partitionOf, type MappedList, type PatternIndex } from './entities/entity';
+import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { counterAdvance } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
@@ -242,7 +242,7 @@ export function createWrites(
   const code = codeOf(config, app.application_status_id);
   return [
     {
-      item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: 'attribute_not_exists(PK)' } },
+      item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: IF_ABSENT } },
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
@@ -488,7 +488,7 @@ export async function readWriteOrderFrom(
   const prefix = applicationKey(businessId, '').PK;
   const items = await readEntries(partitionOf(application.patterns.updatedSince, { businessId }), { from, limit });
   return items.map((item) => ({
-    id: String(item.PK).slice(prefix.length),
+    id: tableKeyOf(item).PK.slice(prefix.length),
     updatePosition: application.positionsOf(item).updatePosition,
   }));
 }

@@ -22,6 +22,7 @@ import { attachment, type StoredAttachment } from './entities/attachment';
 import type { Key } from './keys';
 import { batchGet, query, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
+import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 
 export type { StoredAttachment } from './entities/attachment';
 
@@ -64,7 +65,7 @@ export function createWrites(a: StoredAttachment): TxWrite[] {
       onConditionFailed: () => tooManyAttachments(),
     },
     {
-      item: { Put: { Item: itemOf(a), ConditionExpression: 'attribute_not_exists(PK)' } },
+      item: { Put: { Item: itemOf(a), ConditionExpression: IF_ABSENT } },
       onConditionFailed: () => 'retry',
       confirms: (stored) => stored !== undefined,
     },
@@ -72,7 +73,7 @@ export function createWrites(a: StoredAttachment): TxWrite[] {
       item: {
         ConditionCheck: {
           Key: applicationKey(a.businessId, a.applicationId),
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: IF_PRESENT,
         },
       },
       onConditionFailed: () => notFound('application', a.applicationId),
@@ -116,8 +117,7 @@ export async function readAttachments(
   const app = options.withApplication ? batchGet([applicationKey(businessId, applicationId)]) : Promise.resolve([]);
   const [items, [application]] = await Promise.all([
     query({
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': attachment.patterns.ofApplication.partition({ businessId, applicationId }) },
+      ...partitionQuery(attachment.patterns.ofApplication, { businessId, applicationId }),
       ConsistentRead: true,
     }),
     app,
@@ -199,7 +199,7 @@ export function noAttachmentsLeft(businessId: string, applicationId: string): Tx
     item: {
       ConditionCheck: {
         Key: attachment.countKey(businessId, applicationId),
-        ConditionExpression: 'attribute_not_exists(PK)',
+        ConditionExpression: IF_ABSENT,
       },
     },
     onConditionFailed: () => 'retry',

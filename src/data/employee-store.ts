@@ -26,6 +26,7 @@ import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
+import { IF_ABSENT, IF_PRESENT } from './entities/entity';
 
 export const EMPLOYEE_LIST = employeeEntity.list;
 export const EMPLOYEE_JOB_LIST = employeeJob.list;
@@ -177,7 +178,7 @@ function claimEmployeeNumber(businessId: string, value: string, ownerId: string,
     item: {
       Put: {
         Item: { ...keys.unique(businessId, EMPLOYEE_NUMBER, value), owner: ownerId, field: EMPLOYEE_NUMBER, value },
-        ConditionExpression: 'attribute_not_exists(PK) OR #owner = :owner',
+        ConditionExpression: `${IF_ABSENT} OR #owner = :owner`,
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: { ':owner': ownerId },
       },
@@ -217,7 +218,7 @@ export function createEmployeeWrites(
       item: {
         Put: {
           Item: employeeEntity.newItem(businessId, employee, position),
-          ConditionExpression: 'attribute_not_exists(PK)',
+          ConditionExpression: IF_ABSENT,
         },
       },
       onConditionFailed: () => 'retry',
@@ -255,7 +256,7 @@ export function updateEmployeeWrites(
         Update: {
           Key: employeeEntity.key(businessId, employee.id),
           UpdateExpression: `SET ${[...sets, 'updated_at = :now', 'version = version + :one'].join(', ')}`,
-          ConditionExpression: 'attribute_exists(PK) AND version = :v',
+          ConditionExpression: `${IF_PRESENT} AND version = :v`,
           ...(sets.length ? { ExpressionAttributeNames: names } : {}),
           ExpressionAttributeValues: values,
         },
@@ -303,7 +304,7 @@ export function createEmployeeJobWrites(
           UpdateExpression:
             'SET job_summary.#job = :span, job_count = :next, updated_at = :now, version = version + :one',
           // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
-          ConditionExpression: 'attribute_exists(PK) AND job_count = :count AND version = :v',
+          ConditionExpression: `${IF_PRESENT} AND job_count = :count AND version = :v`,
           ExpressionAttributeNames: { '#job': job.id },
           ExpressionAttributeValues: {
             ':span': job.span,
@@ -321,7 +322,7 @@ export function createEmployeeJobWrites(
       item: {
         Put: {
           Item: employeeJob.newItem(businessId, employee.id, job, { position: counter.n + 1, seq: job.span.seq }),
-          ConditionExpression: 'attribute_not_exists(PK)',
+          ConditionExpression: IF_ABSENT,
         },
       },
       onConditionFailed: () => 'retry',
@@ -333,7 +334,7 @@ export function createEmployeeJobWrites(
       item: {
         ConditionCheck: {
           Key: employeeEntity.key(businessId, supervisor.id),
-          ConditionExpression: 'attribute_exists(PK)',
+          ConditionExpression: IF_PRESENT,
         },
       },
       onConditionFailed: () => supervisor.missing(),

@@ -6,6 +6,7 @@ import { keys, type Key } from './keys';
 import type { Item } from './table-io';
 import { transactWrite, type TxWrite } from './transact-write';
 import { withRetries } from './with-retries';
+import { IF_ABSENT } from './entities/entity';
 
 /** Contract §11: retries within 24 hours replay the first response. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -89,7 +90,7 @@ export function idempotencyWrite(idem: Idempotency, result: ApiResult): TxWrite 
           headers: result.headers ?? {},
           expires_at: Math.floor(Date.now() / 1000) + IDEMPOTENCY_TTL_SECONDS,
         },
-        ConditionExpression: 'attribute_not_exists(PK) OR expires_at < :now',
+        ConditionExpression: `${IF_ABSENT} OR expires_at < :now`,
         ExpressionAttributeValues: { ':now': Math.floor(Date.now() / 1000) },
         // The winner's stored response is what a losing duplicate replays.
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',

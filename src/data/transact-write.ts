@@ -5,6 +5,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { tableName } from './config';
 import type { Key } from './keys';
+import { tableKeyOf } from './entities/entity';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
 import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
@@ -176,7 +177,7 @@ function countRefusal(reasons: readonly CancellationReason[], writes: readonly T
 
 function keyOf(item: TransactItem): Key {
   const body = (item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key ?? item.ConditionCheck?.Key) as Item;
-  return { PK: String(body.PK), SK: String(body.SK) };
+  return tableKeyOf(body);
 }
 
 function withTable(item: TransactItem): RawTransactItem {

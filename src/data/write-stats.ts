@@ -4,6 +4,8 @@
  * on. `npm run load` prints them per request; tests assert on them. A few
  * additions per transaction in production.
  */
+import { FEED_COUNTER_SK } from './keys';
+
 export const writeStats = {
   /** TransactWriteItems sent by transactWrite (each attempt of an operation counts). */
   transactions: 0,
@@ -50,7 +52,7 @@ export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   if (rest === '') return String(key.SK).toLowerCase();
   const [head, second] = rest.split('#');
   if (head === 'counter') return `counter#${rest.slice('counter#'.length)}`;
-  if (head === 'feed') return String(key.SK) === 'SEQ' ? 'feed counter' : 'feed entry';
+  if (head === 'feed') return String(key.SK) === FEED_COUNTER_SK ? 'feed counter' : 'feed entry';
   if (head === 'map') return `map#${second ?? ''}`;
   if (head === 'idem') return 'idempotency';
   if (head === 'unique') return `unique#${second ?? ''}`;
