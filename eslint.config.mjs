@@ -50,6 +50,12 @@ const INDEX_ATTRIBUTE_MESSAGE = 'Raw index attribute: use the entity module (src
 /** The list index names likewise: a query or a grant names the access pattern, whose entity names the index. */
 const RAW_INDEX_NAME = '/^(list|sublist|statuslist|updatedlist)-keys$/';
 const INDEX_NAME_MESSAGE = 'Raw index name: use the access pattern of the entity module (src/data/entities/) that reads it.';
+/**
+ * The table's own key attributes (PK/SK) in an expression (`attribute_not_exists(PK)`, `PK = :p`): stores use
+ * IF_ABSENT / IF_PRESENT / partitionQuery / tableKeyOf of src/data/entities/entity.ts.
+ */
+const RAW_TABLE_KEY_EXPRESSION = '/\\b(PK|SK)\\b *(=|<|>|,|BETWEEN)|(exists|begins_with)\\((PK|SK)\\b/';
+const TABLE_KEY_MESSAGE = 'Raw table key attribute in an expression: use the helpers of src/data/entities/entity.ts.';
 export const INDEX_ATTRIBUTE_RULES = [
   {
     files: ['**/*.ts', '**/*.mjs', '**/*.js', '**/*.cjs'],
@@ -62,6 +68,10 @@ export const INDEX_ATTRIBUTE_RULES = [
           message: INDEX_ATTRIBUTE_MESSAGE,
         })),
         { selector: `Literal[value=${RAW_INDEX_NAME}]`, message: INDEX_NAME_MESSAGE },
+        ...['Literal[value=', 'TemplateElement[value.raw='].map((prefix) => ({
+          selector: `${prefix}${RAW_TABLE_KEY_EXPRESSION}]`,
+          message: TABLE_KEY_MESSAGE,
+        })),
       ],
     },
   },

@@ -59,6 +59,11 @@ const indexAttributeCases: [file: string, source: string, allowed: boolean][] = 
   ['src/data/x.ts', "export const q = { IndexName: 'updatedlist-keys' };", false],
   ['src/data/entities/x.ts', "export const p = { index: 'list-keys' };", true],
   ['src/data/x.ts', "export const notAnIndexName = 'list-keys-old';", true],
+  ['src/data/x.ts', "export const put = { ConditionExpression: 'attribute_not_exists(PK)' };", false],
+  ['src/data/x.ts', "export const q = { KeyConditionExpression: 'PK = :p AND begins_with(SK, :s)' };", false],
+  ['scripts/x.ts', 'const k = 1;\nexport const p = `SK = ${k}`;', false],
+  ['src/data/entities/x.ts', "export const IF_ABSENT = 'attribute_not_exists(PK)';", true],
+  ['src/domain/x.ts', "export const countries = 'PE PK PL';", true],
 ];
 
 describe('layer import rule (eslint no-restricted-imports)', () => {
