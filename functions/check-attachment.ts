@@ -2,26 +2,50 @@
  * The post-upload check (contract §19; not an API route): the attachments
  * bucket's object-created notifications invoke it (lib/api-stack.ts); the
  * local server runs the same handler on the local S3 server's events
- * (scripts/local-server.ts). Each object is checked on its own; a failure
- * fails the invocation, which Lambda retries (the check is idempotent: a
- * record no longer pending is left alone).
+ * (scripts/local-server.ts). With the stack's `malwareScan` setting
+ * (MALWARE_SCAN=true), a file that passes stays pending, and GuardDuty's
+ * scan-result event (EventBridge) invokes this function again to settle it.
+ * Each object is handled on its own; a failure fails the invocation, which
+ * Lambda retries (both paths are idempotent: a record no longer pending is
+ * left alone).
  */
-import type { S3Event } from 'aws-lambda';
+import type { EventBridgeEvent, S3Event } from 'aws-lambda';
+import { SCAN_RESULT_DETAIL_TYPE, scanResultOf } from '../src/domain/attachments';
 import { runWithDeadline } from '../src/data/deadline';
 import { logger } from '../src/http/logger';
 import { recordRejectedUpload } from '../src/http/metrics';
-import { asCheckJob, checkUploadedObject } from '../src/services/attachments';
+import { applyScanResult, asCheckJob, checkUploadedObject, type CheckOutcome } from '../src/services/attachments';
 
 /** Each object's check is bounded (a few S3 and DynamoDB calls); the function's timeout leaves room for a batch. */
 const CHECK_BUDGET_MS = 20_000;
 
-export async function handler(event: S3Event): Promise<void> {
+type ScanResultEvent = EventBridgeEvent<typeof SCAN_RESULT_DETAIL_TYPE, unknown>;
+
+const isScanResult = (event: S3Event | ScanResultEvent): event is ScanResultEvent =>
+  (event as ScanResultEvent)['detail-type'] === SCAN_RESULT_DETAIL_TYPE;
+
+async function run(key: string, step: () => Promise<CheckOutcome>): Promise<void> {
+  const outcome = await runWithDeadline(CHECK_BUDGET_MS, () => asCheckJob(step));
+  logger.info('attachment checked', { key, ...outcome });
+  if (outcome.status === 'rejected') recordRejectedUpload();
+}
+
+export async function handler(event: S3Event | ScanResultEvent): Promise<void> {
+  if (isScanResult(event)) {
+    const scan = scanResultOf(event.detail);
+    // The rule matches this bucket only; anything else is not ours to settle.
+    if (!scan || scan.bucket !== process.env.ATTACHMENTS_BUCKET) {
+      logger.warn('scan result ignored', { detail: event.detail });
+      return;
+    }
+    await run(scan.key, () => applyScanResult(scan.key, scan.status));
+    return;
+  }
+  const awaitScan = process.env.MALWARE_SCAN === 'true';
   for (const record of event.Records ?? []) {
     if (!record.eventName?.startsWith('ObjectCreated:')) continue;
     // S3 sends the key URL-encoded, spaces as '+'.
     const key = decodeURIComponent(record.s3.object.key.replace(/\+/g, ' '));
-    const outcome = await runWithDeadline(CHECK_BUDGET_MS, () => asCheckJob(() => checkUploadedObject(key)));
-    logger.info('attachment checked', { key, ...outcome });
-    if (outcome.status === 'rejected') recordRejectedUpload();
+    await run(key, () => checkUploadedObject(key, { awaitScan }));
   }
 }

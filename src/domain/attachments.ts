@@ -27,7 +27,8 @@ export const DOWNLOAD_EXPIRES_SECONDS = 5 * 60;
 export const SIGNATURE_BYTES = 64 * 1024;
 
 export type AttachmentStatus = 'pending' | 'available' | 'rejected';
-export type RejectionReason = 'size_mismatch' | 'type_mismatch';
+export const REJECTION_REASONS = ['size_mismatch', 'type_mismatch', 'malware_detected', 'scan_failed'] as const;
+export type RejectionReason = (typeof REJECTION_REASONS)[number];
 
 /**
  * Where objects live: an upload arrives under UPLOAD_PREFIX (the presigned
@@ -117,6 +118,37 @@ export function verdictOf(
       ? stored.utf8WithoutNul === true
       : stored.detected !== undefined && SIGNATURES[declared.contentType].includes(stored.detected);
   return typeOk ? { status: 'available' } : { status: 'rejected', reason: 'type_mismatch' };
+}
+
+/**
+ * GuardDuty Malware Protection for S3's `scanResultStatus` (its EventBridge
+ * event `GuardDuty Malware Protection Object Scan Result`): only
+ * NO_THREATS_FOUND clears a file; THREATS_FOUND is malware, and a scan that
+ * could not judge the file (UNSUPPORTED, ACCESS_DENIED, FAILED, or a status
+ * this code does not know) clears nothing either.
+ */
+/** The EventBridge detail-type of GuardDuty's scan result for one S3 object. */
+export const SCAN_RESULT_DETAIL_TYPE = 'GuardDuty Malware Protection Object Scan Result';
+
+export type ScanVerdict = { clean: true } | { clean: false; reason: 'malware_detected' | 'scan_failed' };
+
+export function scanVerdictOf(scanResultStatus: string | undefined): ScanVerdict {
+  if (scanResultStatus === 'NO_THREATS_FOUND') return { clean: true };
+  return { clean: false, reason: scanResultStatus === 'THREATS_FOUND' ? 'malware_detected' : 'scan_failed' };
+}
+
+/** The scanned object of a scan-result event's `detail`, and its result; undefined for anything else. */
+export function scanResultOf(detail: unknown): { bucket: string; key: string; status: string | undefined } | undefined {
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const { s3ObjectDetails, scanResultDetails } = detail as {
+    s3ObjectDetails?: { bucketName?: unknown; objectKey?: unknown };
+    scanResultDetails?: { scanResultStatus?: unknown };
+  };
+  const bucket = s3ObjectDetails?.bucketName;
+  const key = s3ObjectDetails?.objectKey;
+  if (typeof bucket !== 'string' || typeof key !== 'string') return undefined;
+  const status = scanResultDetails?.scanResultStatus;
+  return { bucket, key, status: typeof status === 'string' ? status : undefined };
 }
 
 /**

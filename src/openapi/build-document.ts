@@ -87,7 +87,7 @@ curl -F Content-Type=application/pdf -F bucket=... -F X-Amz-Algorithm=AWS4-HMAC-
      -F X-Amz-Date=... -F key=attachments/... -F Policy=... -F X-Amz-Signature=... -F file=@cv.pdf "$UPLOAD_URL"
 \`\`\`
 
-3. Within seconds the stored bytes are checked (their size, and their type by the file's signature; plain text must be UTF-8 without NUL): the record becomes \`available\` (the change feed and webhooks get \`attachment.available\`), or \`rejected\` with \`rejection_reason\` \`size_mismatch\` or \`type_mismatch\` and the bytes deleted (\`attachment.rejected\`). An \`available\` record's GET carries \`download_url\`, valid for 5 minutes, which answers the bytes with the declared type and \`Content-Disposition: attachment\`.
+3. Within seconds the stored bytes are checked (their size, and their type by the file's signature; plain text must be UTF-8 without NUL): the record becomes \`available\` (the change feed and webhooks get \`attachment.available\`), or \`rejected\` with \`rejection_reason\` \`size_mismatch\` or \`type_mismatch\` and the bytes deleted (\`attachment.rejected\`). Where the deployment scans uploads for malware, a file that passes stays \`pending\` until the scan result arrives (usually seconds to a minute): clean makes it \`available\`, malware makes it \`rejected\` with \`malware_detected\`, a file the scan could not judge \`rejected\` with \`scan_failed\`. An \`available\` record's GET carries \`download_url\`, valid for 5 minutes, which answers the bytes with the declared type and \`Content-Disposition: attachment\`.
 
 Deleting an attachment deletes its bytes; erasing the application (DELETE or retention) erases its attachments first.`,
   Exports:

@@ -4,6 +4,7 @@ import {
   MAX_FILE_NAME_LENGTH,
   UPLOAD_EXPIRES_SECONDS,
   DOWNLOAD_EXPIRES_SECONDS,
+  REJECTION_REASONS,
 } from '../domain/attachments';
 import { datetime, notBlank } from './common';
 
@@ -47,12 +48,13 @@ const attachmentProperties = {
     type: 'string',
     enum: ['pending', 'available', 'rejected'],
     description:
-      '`pending` until the uploaded bytes were checked; then `available`, or `rejected` (the bytes are deleted)',
+      '`pending` until the uploaded bytes were checked (and, where the deployment scans uploads for malware, scanned); then `available`, or `rejected` (the bytes are deleted)',
   },
   rejection_reason: {
     type: 'string',
-    enum: ['size_mismatch', 'type_mismatch'],
-    description: 'Only when `rejected`: the stored size differs from `size`, or the content is not of `content_type`',
+    enum: REJECTION_REASONS,
+    description:
+      'Only when `rejected`: the stored size differs from `size` (`size_mismatch`), the content is not of `content_type` (`type_mismatch`), or, where the deployment scans uploads for malware, the scan found malware (`malware_detected`) or could not judge the file (`scan_failed`)',
   },
   created_at: datetime,
   updated_at: datetime,

@@ -18,6 +18,7 @@ import {
   isAttachmentId,
   newAttachmentId,
   refOfUploadKey,
+  scanVerdictOf,
   storedKeyOf,
   uploadKeyOf,
   SIGNATURE_BYTES,
@@ -244,7 +245,7 @@ async function storedContent(key: string, declared: StoredAttachment): Promise<S
 export type CheckOutcome =
   | { status: 'available' }
   | { status: 'rejected'; reason: RejectionReason }
-  | { status: 'orphan-deleted' | 'not-pending' | 'no-object' | 'ignored' };
+  | { status: 'awaiting-scan' | 'orphan-deleted' | 'not-pending' | 'no-object' | 'ignored' };
 
 /** The check's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
 export const CHECK_JOB_NAME = 'check-attachment';
@@ -253,6 +254,15 @@ export const CHECK_JOB_NAME = 'check-attachment';
 export const asCheckJob = <T>(run: () => Promise<T>): Promise<T> =>
   runWithOrigin(ATTACHMENT_CHECK_ORIGIN, () => inCallScope(CHECK_JOB_NAME, run));
 
+export interface CheckOptions {
+  /**
+   * The bucket's uploads are scanned for malware (the stack's `malwareScan`
+   * setting): a file that passes size and type stays `pending` until the
+   * scan result arrives (applyScanResult).
+   */
+  readonly awaitScan?: boolean;
+}
+
 /**
  * The check of one uploaded object (deployed: the bucket's object-created
  * event on the upload prefix; locally: the local S3 server's events). An
@@ -260,9 +270,10 @@ export const asCheckJob = <T>(run: () => Promise<T>): Promise<T> =>
  * (deleted, erased), loses its bytes; keys outside the upload prefix are not
  * the check's. A pending record becomes `available` (the bytes copied to the
  * stored prefix, with the declared type) or `rejected` (the bytes deleted);
- * either way its feed entry goes into the same transaction.
+ * either way its feed entry goes into the same transaction. Awaiting a scan,
+ * a file that passes is left pending, untouched.
  */
-export async function checkUploadedObject(key: string): Promise<CheckOutcome> {
+export async function checkUploadedObject(key: string, options: CheckOptions = {}): Promise<CheckOutcome> {
   const ref = refOfUploadKey(key);
   if (!key.startsWith(UPLOAD_PREFIX)) return { status: 'ignored' };
   if (!ref) {
@@ -279,30 +290,69 @@ export async function checkUploadedObject(key: string): Promise<CheckOutcome> {
     const content = await storedContent(key, attachment);
     if (!content) return { status: 'no-object' };
     const verdict = verdictOf(attachment, content);
-    if (verdict.status === 'available')
-      await copyObject(key, storedKeyOf(attachment), attachment.contentType, contentDispositionOf(attachment.fileName));
-    else await deleteObjects([key]);
-    const now = Date.now();
-    const updatedAt = new Date(Math.max(now, Date.parse(attachment.updatedAt) + 1)).toISOString();
-    const after: StoredAttachment = {
-      ...attachment,
-      status: verdict.status,
-      rejectionReason: verdict.status === 'rejected' ? verdict.reason : null,
-      updatedAt,
-      version: attachment.version + 1,
-      feedRefs: withFeedRef(attachment.feedRefs, feed.n + 1, updatedAt, now),
-    };
-    const entry: NewFeedEntry = {
-      type: verdict.status === 'available' ? 'attachment.available' : 'attachment.rejected',
-      id: attachment.id,
-      occurred_at: updatedAt,
-      data: attachmentView(after),
-    };
-    await transactWrite([statusWrite(after), ...feedAppendWrites(ref.businessId, feed, [entry])]);
-    // The upload has been copied; what is left under the upload prefix would expire in a day anyway.
-    if (verdict.status === 'available') await deleteObjects([key]);
-    return verdict;
+    if (verdict.status === 'available' && options.awaitScan) return { status: 'awaiting-scan' };
+    return settle(key, attachment, feed, verdict);
   });
+}
+
+/**
+ * Applies GuardDuty's scan result for one object under the upload prefix.
+ * The scan and the check start on the same upload and may finish in either
+ * order, so a clean result runs the whole check itself (size and type) and
+ * settles the record; malware, or a scan that could not judge the file,
+ * rejects it and deletes the bytes. A record that is no longer pending, or
+ * gone, or a key this service did not hand out, is left alone (the check
+ * deletes orphaned uploads).
+ */
+export async function applyScanResult(key: string, scanResultStatus: string | undefined): Promise<CheckOutcome> {
+  const ref = refOfUploadKey(key);
+  if (!key.startsWith(UPLOAD_PREFIX) || !ref) return { status: 'ignored' };
+  const scan = scanVerdictOf(scanResultStatus);
+  return withRetries(async (): Promise<CheckOutcome> => {
+    const { attachment, feed } = await readForChange(ref.businessId, ref.applicationId, ref.id);
+    if (!attachment) return { status: 'ignored' };
+    if (attachment.status !== 'pending') return { status: 'not-pending' };
+    if (!scan.clean) return settle(key, attachment, feed, { status: 'rejected', reason: scan.reason });
+    const content = await storedContent(key, attachment);
+    if (!content) return { status: 'no-object' };
+    return settle(key, attachment, feed, verdictOf(attachment, content));
+  });
+}
+
+/**
+ * Makes a pending record `available` (the bytes copied to the stored prefix,
+ * with the declared type) or `rejected` (the bytes deleted); the record and
+ * its feed entry in one transaction.
+ */
+async function settle(
+  key: string,
+  attachment: StoredAttachment,
+  feed: Awaited<ReturnType<typeof readForChange>>['feed'],
+  verdict: { status: 'available' } | { status: 'rejected'; reason: RejectionReason },
+): Promise<CheckOutcome> {
+  if (verdict.status === 'available')
+    await copyObject(key, storedKeyOf(attachment), attachment.contentType, contentDispositionOf(attachment.fileName));
+  else await deleteObjects([key]);
+  const now = Date.now();
+  const updatedAt = new Date(Math.max(now, Date.parse(attachment.updatedAt) + 1)).toISOString();
+  const after: StoredAttachment = {
+    ...attachment,
+    status: verdict.status,
+    rejectionReason: verdict.status === 'rejected' ? verdict.reason : null,
+    updatedAt,
+    version: attachment.version + 1,
+    feedRefs: withFeedRef(attachment.feedRefs, feed.n + 1, updatedAt, now),
+  };
+  const entry: NewFeedEntry = {
+    type: verdict.status === 'available' ? 'attachment.available' : 'attachment.rejected',
+    id: attachment.id,
+    occurred_at: updatedAt,
+    data: attachmentView(after),
+  };
+  await transactWrite([statusWrite(after), ...feedAppendWrites(attachment.businessId, feed, [entry])]);
+  // The upload has been copied; what is left under the upload prefix would expire in a day anyway.
+  if (verdict.status === 'available') await deleteObjects([key]);
+  return verdict;
 }
 
 // ---------------------------------------------------------------------------

@@ -12,7 +12,8 @@ import { createToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { scanAll } from '../support/table-scan';
 import { asRetentionJob, runRetention } from '../../src/services/retention';
-import { uploadAndCheck, uploadAs } from '../support/attachment-upload';
+import { handler as checkAttachment } from '../../functions/check-attachment';
+import { scanResultEvent, uploadAndCheck, uploadAs } from '../support/attachment-upload';
 
 const fixture = (id: string) => ({
   business: { id, name: `${id} Ltd`, locales: ['en', 'de'], timezone: 'Europe/Rome' },
@@ -184,6 +185,129 @@ describe('the check rejects what S3 itself would have refused, and what is not w
     // The presigned POST outlives the record: what arrives now is checked and deleted.
     await uploadAndCheck(created.body.upload, PDF);
     expect(await objectExists(created.body.upload.fields.key)).toBe(false);
+  });
+});
+
+describe('malware scanning (the stack setting malwareScan: MALWARE_SCAN=true)', () => {
+  beforeEach(() => {
+    process.env.MALWARE_SCAN = 'true';
+  });
+  afterEach(() => {
+    delete process.env.MALWARE_SCAN;
+  });
+
+  const show = (app: string, id: string) => call('GET', `/applications/${app}/attachments/${id}`);
+  const entriesOf = async (id: string) =>
+    (await feed('attachment.available,attachment.rejected')).filter((e) => e.id === id);
+
+  it('a file that passes stays pending until NO_THREATS_FOUND makes it available', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    const key = created.body.upload.fields.key as string;
+    await uploadAndCheck(created.body.upload, PDF);
+    const held = await show(app, created.body.id);
+    expect(held.body).toMatchObject({ status: 'pending', updated_at: created.body.updated_at });
+    expect(held.body).not.toHaveProperty('download_url');
+    expect(await objectExists(key)).toBe(true);
+    expect(await entriesOf(created.body.id)).toEqual([]);
+
+    await checkAttachment(scanResultEvent(key, 'NO_THREATS_FOUND'));
+    const shown = await show(app, created.body.id);
+    expect(shown.body).toMatchObject({ status: 'available', download_url: expect.any(String) });
+    const download = await fetch(shown.body.download_url);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(PDF);
+    expect(await objectExists(key)).toBe(false);
+    expect((await entriesOf(created.body.id)).map((e) => e.type)).toEqual(['attachment.available']);
+  });
+
+  it('THREATS_FOUND: rejected (malware_detected), the bytes deleted, attachment.rejected in the feed', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    const key = created.body.upload.fields.key as string;
+    await uploadAndCheck(created.body.upload, PDF);
+    await checkAttachment(scanResultEvent(key, 'THREATS_FOUND'));
+    const shown = await show(app, created.body.id);
+    expect(shown.body).toMatchObject({ status: 'rejected', rejection_reason: 'malware_detected' });
+    expect(shown.body).not.toHaveProperty('download_url');
+    expect(await objectExists(key)).toBe(false);
+    expect(await objectExists(key.replace(/^uploads\//, 'attachments/'))).toBe(false);
+    const entries = await entriesOf(created.body.id);
+    expect(entries.map((e) => [e.type, e.data.rejection_reason])).toEqual([
+      ['attachment.rejected', 'malware_detected'],
+    ]);
+    // A repeated delivery of the same result changes nothing.
+    await checkAttachment(scanResultEvent(key, 'NO_THREATS_FOUND'));
+    expect((await show(app, created.body.id)).body.status).toBe('rejected');
+    expect(await entriesOf(created.body.id)).toHaveLength(1);
+  });
+
+  it('a scan that cannot judge the file (UNSUPPORTED) rejects it as scan_failed', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    await uploadAndCheck(created.body.upload, PDF);
+    await checkAttachment(scanResultEvent(created.body.upload.fields.key, 'UNSUPPORTED'));
+    expect((await show(app, created.body.id)).body).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'scan_failed',
+    });
+  });
+
+  it('the check still rejects on size and type without waiting; the later scan result changes nothing', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'photo.png', 'image/png', PDF.length);
+    await uploadAndCheck(created.body.upload, PDF);
+    expect((await show(app, created.body.id)).body).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'type_mismatch',
+    });
+    await checkAttachment(scanResultEvent(created.body.upload.fields.key, 'NO_THREATS_FOUND'));
+    expect((await show(app, created.body.id)).body.rejection_reason).toBe('type_mismatch');
+    expect(await entriesOf(created.body.id)).toHaveLength(1);
+  });
+
+  it('a clean result before the check runs the check itself: available, and the late check leaves it so', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cover.txt', 'text/plain', TEXT.length);
+    const key = created.body.upload.fields.key as string;
+    expect(await uploadAs(created.body.upload, TEXT)).toBe(204);
+    await checkAttachment(scanResultEvent(key, 'NO_THREATS_FOUND'));
+    expect((await show(app, created.body.id)).body.status).toBe('available');
+    await uploadAndCheck(created.body.upload, TEXT);
+    expect((await show(app, created.body.id)).body.status).toBe('available');
+    expect(await entriesOf(created.body.id)).toHaveLength(1);
+  });
+
+  it('a clean result for a file of the wrong type rejects it (type_mismatch) even before the check', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cover.txt', 'text/plain', 4);
+    expect(await uploadAs(created.body.upload, Buffer.from([0, 1, 2, 3]))).toBe(204);
+    await checkAttachment(scanResultEvent(created.body.upload.fields.key, 'NO_THREATS_FOUND'));
+    expect((await show(app, created.body.id)).body).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'type_mismatch',
+    });
+  });
+
+  it('a result for a deleted attachment, an unknown key or another bucket is ignored', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    const key = created.body.upload.fields.key as string;
+    await uploadAndCheck(created.body.upload, PDF);
+    expect((await call('DELETE', `/applications/${app}/attachments/${created.body.id}`)).status).toBe(204);
+    const before = (await feed('attachment.available,attachment.rejected')).length;
+
+    await checkAttachment(scanResultEvent(key, 'THREATS_FOUND'));
+    await checkAttachment(scanResultEvent(key, 'NO_THREATS_FOUND'));
+    await checkAttachment(scanResultEvent('uploads/not-a-key-we-handed-out', 'THREATS_FOUND'));
+    await checkAttachment(scanResultEvent('attachments/elsewhere', 'NO_THREATS_FOUND'));
+    expect((await show(app, created.body.id)).status).toBe(404);
+
+    const other = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    await uploadAndCheck(other.body.upload, PDF);
+    await checkAttachment(scanResultEvent(other.body.upload.fields.key, 'THREATS_FOUND', 'someone-elses-bucket'));
+    expect((await show(app, other.body.id)).body.status).toBe('pending');
+    expect(await objectExists(other.body.upload.fields.key)).toBe(true);
+    expect((await feed('attachment.available,attachment.rejected')).length).toBe(before);
   });
 });
 

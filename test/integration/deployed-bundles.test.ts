@@ -14,7 +14,7 @@ import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
-import { objectCreatedEvent, uploadAs } from '../support/attachment-upload';
+import { objectCreatedEvent, scanResultEvent, uploadAs } from '../support/attachment-upload';
 import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf } from '../../src/data/business-store';
 import { keys } from '../../src/data/keys';
@@ -400,7 +400,7 @@ handler(event, context).then(
   expect((await api.request('GET', `${API}/applications`, { token })).body.total_entries).toBe(demoTotal);
 }, 120_000);
 
-it('Node 22 runs the upload check bundle: an object-created event makes an uploaded PDF available', async () => {
+it('Node 22 runs the upload check bundle: an object-created event makes an uploaded PDF available; with MALWARE_SCAN, the scan result does', async () => {
   const app = await api.request('POST', `${API}/applications`, {
     token,
     body: { accept_terms_and_conditions: true, first_name: 'Cy', last_name: 'Bundle', email: 'cy@example.com' },
@@ -438,4 +438,25 @@ handler(JSON.parse(process.argv[2])).then(
   });
   expect(shown.body.status).toBe('available');
   expect(Buffer.from(await (await fetch(shown.body.download_url as string)).arrayBuffer())).toEqual(pdf);
+
+  // The malwareScan setting: the check leaves the file pending, GuardDuty's scan result settles it.
+  const scanned = await api.request('POST', `${API}/applications/${app.body.id}/attachments`, {
+    token,
+    body: { file_name: 'cv2.pdf', content_type: 'application/pdf', size: pdf.length },
+  });
+  const key = scanned.body.upload.fields.key as string;
+  expect(await uploadAs(scanned.body.upload, pdf)).toBe(204);
+  const statusOf = async (): Promise<unknown> =>
+    (await api.request('GET', `${API}/applications/${app.body.id}/attachments/${scanned.body.id}`, { token })).body
+      .status;
+  const checked = await runNode22(['-e', probe, bundle, JSON.stringify(objectCreatedEvent(key, pdf.length))], {
+    MALWARE_SCAN: 'true',
+  });
+  expect({ status: checked.status, stderr: checked.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(await statusOf()).toBe('pending');
+  const settled = await runNode22(['-e', probe, bundle, JSON.stringify(scanResultEvent(key, 'NO_THREATS_FOUND'))], {
+    MALWARE_SCAN: 'true',
+  });
+  expect({ status: settled.status, stderr: settled.stderr }).toEqual({ status: 0, stderr: '' });
+  expect(await statusOf()).toBe('available');
 }, 120_000);

@@ -1,5 +1,5 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON the tests inspect freely */
-import type { S3Event } from 'aws-lambda';
+import type { EventBridgeEvent, S3Event } from 'aws-lambda';
 import { handler as checkAttachment } from '../../functions/check-attachment';
 
 /**
@@ -42,3 +42,32 @@ export async function uploadAndCheck(upload: any, bytes: Uint8Array): Promise<vo
   if (status !== 204) throw new Error(`upload answered ${status}`);
   await checkAttachment(objectCreatedEvent(upload.fields.key as string, bytes.length));
 }
+
+/**
+ * GuardDuty Malware Protection for S3's scan-result event for one object, as
+ * EventBridge delivers it to the check function (the stack's malwareScan setting).
+ */
+export const scanResultEvent = (
+  key: string,
+  scanResultStatus: 'NO_THREATS_FOUND' | 'THREATS_FOUND' | 'UNSUPPORTED' | 'ACCESS_DENIED' | 'FAILED',
+  bucketName = process.env.ATTACHMENTS_BUCKET,
+): EventBridgeEvent<'GuardDuty Malware Protection Object Scan Result', unknown> => ({
+  version: '0',
+  id: '72c7d362-737a-6dce-fc78-9e27a0171419',
+  'detail-type': 'GuardDuty Malware Protection Object Scan Result',
+  source: 'aws.guardduty',
+  account: '111122223333',
+  time: new Date().toISOString(),
+  region: 'eu-central-1',
+  resources: ['arn:aws:guardduty:eu-central-1:111122223333:malware-protection-plan/b4c7f464ab3a4EXAMPLE'],
+  detail: {
+    schemaVersion: '1.0',
+    scanStatus: scanResultStatus === 'FAILED' || scanResultStatus === 'ACCESS_DENIED' ? 'FAILED' : 'COMPLETED',
+    resourceType: 'S3_OBJECT',
+    s3ObjectDetails: { bucketName, objectKey: key, eTag: 'ASIAI44QH8DHBEXAMPLE', versionId: null, s3Throttled: false },
+    scanResultDetails: {
+      scanResultStatus,
+      threats: scanResultStatus === 'THREATS_FOUND' ? [{ name: 'EICAR-Test-File (not a virus)' }] : null,
+    },
+  },
+});
