@@ -17,6 +17,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as guardduty from 'aws-cdk-lib/aws-guardduty';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
@@ -32,7 +33,7 @@ import type { Construct, IConstruct } from 'constructs';
 import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
-import { STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
+import { SCAN_RESULT_DETAIL_TYPE, STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
 import { METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
 import {
   BUCKET_GRANTS,
@@ -191,6 +192,11 @@ export interface ApiStackProps extends StackProps {
   readonly logRetentionDays: logs.RetentionDays;
   /** Email subscribed to the alarm topic; required for every stage but dev. */
   readonly alarmEmail?: string;
+  /**
+   * GuardDuty Malware Protection for S3 on the attachments bucket's uploads: an attachment stays `pending` until
+   * the scan result arrives (docs/deploy.md). Billed per GB scanned, hence off unless asked for.
+   */
+  readonly malwareScan?: boolean;
   /** Directory of the handler files; defaults to `<repo>/functions`. Must be inside the repo. */
   readonly functionsDir?: string;
 }
@@ -202,6 +208,7 @@ export const CONTEXT_DEFAULTS = {
   throttlingBurstLimit: 200,
   tracing: true,
   logRetentionDays: 30,
+  malwareScan: false,
 } as const;
 
 const VALID_RETENTION_DAYS = new Set<number>(
@@ -266,6 +273,7 @@ export function apiStackPropsFromContext(scope: IConstruct): ApiStackProps {
     throttlingBurstLimit,
     tracing: contextBoolean(scope, 'tracing', CONTEXT_DEFAULTS.tracing),
     logRetentionDays: logRetentionDays as logs.RetentionDays,
+    malwareScan: contextBoolean(scope, 'malwareScan', CONTEXT_DEFAULTS.malwareScan),
     ...(alarmEmail !== '' ? { alarmEmail } : {}),
   };
 }
@@ -303,7 +311,13 @@ export class ApiStack extends Stack {
   readonly dashboard: cloudwatch.Dashboard;
   readonly webhooks: { key: kms.Key; retryQueue: sqs.Queue; deadLetters: sqs.Queue; alarms: cloudwatch.Alarm[] };
   /** The attachments bucket, its access-log bucket and the alarm on rejected uploads (contract §19). */
-  readonly attachments: { bucket: s3.Bucket; accessLogs: s3.Bucket; rejectedAlarm: cloudwatch.Alarm };
+  readonly attachments: {
+    bucket: s3.Bucket;
+    accessLogs: s3.Bucket;
+    rejectedAlarm: cloudwatch.Alarm;
+    /** Only with the malwareScan setting. */
+    malwareScan?: { plan: guardduty.CfnMalwareProtectionPlan; role: iam.Role; rule: events.Rule };
+  };
   /** The daily rule that invokes the retention job. */
   readonly retentionSchedule: events.Rule;
   /** Exports: their bucket, the queue of worker runs and its dead letters. */
@@ -646,6 +660,8 @@ export class ApiStack extends Stack {
           filter: { s3Key: { rules: [{ name: 'prefix', value: UPLOAD_PREFIX }] } },
         },
       ],
+      // GuardDuty turns this on itself when the plan is created; declared here so a stack update keeps it.
+      ...(props.malwareScan ? { eventBridgeConfiguration: { eventBridgeEnabled: true } } : {}),
     };
     cfnBucket.addResourceDependency(invoke);
 
@@ -698,7 +714,100 @@ export class ApiStack extends Stack {
       id: 'AwsSolutions-S1',
       reason: 'This bucket receives the server access logs of the attachments bucket; logging it again would loop.',
     });
-    return { bucket, accessLogs, rejectedAlarm };
+    const malwareScan = props.malwareScan ? this.addMalwareScan(props, bucket, bucketName, check) : undefined;
+    return { bucket, accessLogs, rejectedAlarm, ...(malwareScan ? { malwareScan } : {}) };
+  }
+
+  /**
+   * The malwareScan setting: GuardDuty Malware Protection for S3 scans every
+   * object created under the upload prefix, with a role of the permissions
+   * AWS documents for it (object reads under that prefix only, tagging left
+   * out as no tags are written); its scan-result event for this bucket
+   * invokes the check function, which (MALWARE_SCAN) leaves a file that
+   * passes pending until then.
+   */
+  private addMalwareScan(
+    props: ApiStackProps,
+    bucket: s3.Bucket,
+    bucketName: string,
+    check: ApiFunction,
+  ): NonNullable<ApiStack['attachments']['malwareScan']> {
+    const bucketArn = `arn:${Aws.PARTITION}:s3:::${bucketName}`;
+    const managedRule = `arn:${Aws.PARTITION}:events:${Aws.REGION}:${Aws.ACCOUNT_ID}:rule/DO-NOT-DELETE-AmazonGuardDutyMalwareProtectionS3*`;
+    // Inline, so the plan (which refers to the role) is created only once the permissions exist.
+    const role = new iam.Role(this, 'MalwareScanRole', {
+      description: `${SERVICE_NAME} ${props.stage}: GuardDuty Malware Protection for the attachments bucket's uploads`,
+      assumedBy: new iam.ServicePrincipal('malware-protection-plan.guardduty.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Aws.ACCOUNT_ID } },
+      }),
+      inlinePolicies: {
+        scan: new iam.PolicyDocument({
+          statements: [
+            new iam.PolicyStatement({
+              sid: 'AllowManagedRuleToSendS3EventsToGuardDuty',
+              actions: ['events:PutRule', 'events:DeleteRule', 'events:PutTargets', 'events:RemoveTargets'],
+              resources: [managedRule],
+              conditions: { StringLike: { 'events:ManagedBy': 'malware-protection-plan.guardduty.amazonaws.com' } },
+            }),
+            new iam.PolicyStatement({
+              sid: 'AllowGuardDutyToMonitorEventBridgeManagedRule',
+              actions: ['events:DescribeRule', 'events:ListTargetsByRule'],
+              resources: [managedRule],
+            }),
+            new iam.PolicyStatement({
+              sid: 'AllowEnableS3EventBridgeEvents',
+              actions: ['s3:PutBucketNotification', 's3:GetBucketNotification'],
+              resources: [bucketArn],
+            }),
+            new iam.PolicyStatement({
+              sid: 'AllowPutValidationObject',
+              actions: ['s3:PutObject'],
+              resources: [`${bucketArn}/malware-protection-resource-validation-object`],
+            }),
+            new iam.PolicyStatement({
+              sid: 'AllowCheckBucketOwnership',
+              actions: ['s3:ListBucket'],
+              resources: [bucketArn],
+            }),
+            new iam.PolicyStatement({
+              sid: 'AllowMalwareScan',
+              actions: ['s3:GetObject', 's3:GetObjectVersion'],
+              resources: [`${bucketArn}/${UPLOAD_PREFIX}*`],
+            }),
+          ],
+        }),
+      },
+    });
+    const plan = new guardduty.CfnMalwareProtectionPlan(this, 'MalwareProtectionPlan', {
+      role: role.roleArn,
+      protectedResource: { s3Bucket: { bucketName, objectPrefixes: [UPLOAD_PREFIX] } },
+      actions: { tagging: { status: 'DISABLED' } },
+    });
+    plan.node.addDependency(bucket);
+
+    const rule = new events.Rule(this, 'MalwareScanResultRule', {
+      description: `${SERVICE_NAME} ${props.stage}: GuardDuty scan results for the attachments bucket settle pending attachments`,
+      eventPattern: {
+        source: ['aws.guardduty'],
+        detailType: [SCAN_RESULT_DETAIL_TYPE],
+        detail: { s3ObjectDetails: { bucketName: [bucketName] } },
+      },
+      targets: [new eventsTargets.LambdaFunction(check.function, { retryAttempts: 8 })],
+    });
+    check.function.addEnvironment('MALWARE_SCAN', 'true');
+
+    Validations.of(role).acknowledge(
+      {
+        id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:events:<AWS::Region>:<AWS::AccountId>:rule/DO-NOT-DELETE-AmazonGuardDutyMalwareProtectionS3*]`,
+        reason:
+          "GuardDuty names the EventBridge rule it manages for the plan itself; AWS's documented policy matches it by this prefix (and events:ManagedBy).",
+      },
+      {
+        id: `AwsSolutions-IAM5[Resource::${attachmentsArnInFindings(props.stage)}/${UPLOAD_PREFIX}*]`,
+        reason: `GuardDuty reads each object created under ${UPLOAD_PREFIX} to scan it: reads on that prefix only, never the checked files.`,
+      },
+    );
+    return { plan, role, rule };
   }
 
   /**

@@ -881,3 +881,130 @@ describe('attachments bucket (contract §19)', () => {
     });
   });
 });
+
+describe('malware scanning (context malwareScan, docs/deploy.md)', () => {
+  let scanStack: ApiStack;
+  let scanResources: Record<string, Resource>;
+  const scanOfType = (type: string): [string, Resource][] =>
+    Object.entries(scanResources).filter(([, r]) => r.Type === type);
+  const checkEnv = (s: ApiStack, all: Record<string, Resource>): Record<string, unknown> =>
+    all[s.getLogicalId(s.functions[CHECK_JOB.name]!.function.node.defaultChild as CfnFunction)]!.Properties.Environment
+      .Variables;
+
+  beforeAll(() => {
+    const app = new App({ context: { ...CONTEXT, malwareScan: 'true' } });
+    scanStack = new ApiStack(app, 'HrApi-prod', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
+    scanResources = Template.fromStack(scanStack).toJSON().Resources;
+  });
+
+  test('off (the default): no plan, no scan-result rule, the check does not wait for a scan', () => {
+    expect(ofType('AWS::GuardDuty::MalwareProtectionPlan')).toEqual([]);
+    expect(JSON.stringify(ofType('AWS::Events::Rule'))).not.toContain('GuardDuty');
+    expect(checkEnv(stack, resources)).not.toHaveProperty('MALWARE_SCAN');
+    const bucket = resources[stack.getLogicalId(stack.attachments.bucket.node.defaultChild as CfnResource)]!;
+    expect(bucket.Properties.NotificationConfiguration).not.toHaveProperty('EventBridgeConfiguration');
+    expect(stack.attachments.malwareScan).toBeUndefined();
+  });
+
+  test('on: a protection plan scans the bucket under uploads/ only, with its own role, no tagging', () => {
+    const [[, plan]] = scanOfType('AWS::GuardDuty::MalwareProtectionPlan') as [[string, Resource]];
+    expect(JSON.stringify(plan.Properties.ProtectedResource.S3Bucket.BucketName)).toContain('-attachments-');
+    expect(plan.Properties.ProtectedResource.S3Bucket.ObjectPrefixes).toEqual(['uploads/']);
+    expect(plan.Properties.Actions).toEqual({ Tagging: { Status: 'DISABLED' } });
+    const roleId = scanStack.getLogicalId(scanStack.attachments.malwareScan!.role.node.defaultChild as CfnResource);
+    expect(plan.Properties.Role).toEqual({ 'Fn::GetAtt': [roleId, 'Arn'] });
+    // GuardDuty needs S3 to send the bucket's events to EventBridge; declared, so a stack update keeps it.
+    const bucket =
+      scanResources[scanStack.getLogicalId(scanStack.attachments.bucket.node.defaultChild as CfnResource)]!;
+    expect(bucket.Properties.NotificationConfiguration.EventBridgeConfiguration).toEqual({ EventBridgeEnabled: true });
+    expect(bucket.Properties.NotificationConfiguration.LambdaConfigurations).toHaveLength(1);
+  });
+
+  test("on: the role is GuardDuty's (this account only) with the documented permissions, object reads on uploads/ only", () => {
+    const roleId = scanStack.getLogicalId(scanStack.attachments.malwareScan!.role.node.defaultChild as CfnResource);
+    const role = scanResources[roleId]!.Properties;
+    expect(role.AssumeRolePolicyDocument.Statement).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { Service: 'malware-protection-plan.guardduty.amazonaws.com' },
+        Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+    expect(role.ManagedPolicyArns).toBeUndefined();
+    const statements: { Action: string | string[]; Resource: unknown; Condition?: unknown }[] = role.Policies.flatMap(
+      (p: Json) => p.PolicyDocument.Statement,
+    );
+    const grants = statements
+      .flatMap((s) => {
+        const resource = JSON.stringify(s.Resource);
+        const where = resource.includes('DO-NOT-DELETE-AmazonGuardDutyMalwareProtectionS3*')
+          ? 'managed-rule'
+          : resource.includes('/uploads/*')
+            ? 'uploads'
+            : resource.includes('/malware-protection-resource-validation-object')
+              ? 'validation-object'
+              : /-attachments-[^/]*$/.test(resource.replace(/"\]\]\}$/, ''))
+                ? 'bucket'
+                : resource;
+        return asArray(s.Action).map((a) => `${a} ${where}`);
+      })
+      .sort();
+    expect(grants).toEqual(
+      [
+        'events:PutRule managed-rule',
+        'events:DeleteRule managed-rule',
+        'events:PutTargets managed-rule',
+        'events:RemoveTargets managed-rule',
+        'events:DescribeRule managed-rule',
+        'events:ListTargetsByRule managed-rule',
+        's3:PutBucketNotification bucket',
+        's3:GetBucketNotification bucket',
+        's3:ListBucket bucket',
+        's3:PutObject validation-object',
+        's3:GetObject uploads',
+        's3:GetObjectVersion uploads',
+      ].sort(),
+    );
+    const ruleWrites = statements.find((s) => asArray(s.Action).includes('events:PutRule'))!;
+    expect(ruleWrites.Condition).toEqual({
+      StringLike: { 'events:ManagedBy': 'malware-protection-plan.guardduty.amazonaws.com' },
+    });
+  });
+
+  test('on: the scan result for this bucket invokes the check function, which waits for it (MALWARE_SCAN)', () => {
+    const [[ruleId, rule]] = scanOfType('AWS::Events::Rule').filter(
+      ([, r]) => r.Properties.EventPattern?.source?.[0] === 'aws.guardduty',
+    ) as [[string, Resource]];
+    expect(rule.Properties.EventPattern.source).toEqual(['aws.guardduty']);
+    expect(rule.Properties.EventPattern['detail-type']).toEqual(['GuardDuty Malware Protection Object Scan Result']);
+    expect(JSON.stringify(rule.Properties.EventPattern.detail.s3ObjectDetails.bucketName)).toContain('-attachments-');
+    const checkId = scanStack.getLogicalId(
+      scanStack.functions[CHECK_JOB.name]!.function.node.defaultChild as CfnFunction,
+    );
+    expect(rule.Properties.Targets).toEqual([expect.objectContaining({ Arn: { 'Fn::GetAtt': [checkId, 'Arn'] } })]);
+    const permission = scanOfType('AWS::Lambda::Permission').find(
+      ([, p]) =>
+        p.Properties.Principal === 'events.amazonaws.com' && JSON.stringify(p.Properties.SourceArn).includes(ruleId),
+    );
+    expect(permission?.[1].Properties.FunctionName).toEqual({ 'Fn::GetAtt': [checkId, 'Arn'] });
+    expect(checkEnv(scanStack, scanResources)).toMatchObject({ MALWARE_SCAN: 'true' });
+    // No function gains S3 actions: the check settles a scanned file with the grants it has.
+    const checkRole = scanStack.getLogicalId(scanStack.functions[CHECK_JOB.name]!.role.node.defaultChild as CfnRole);
+    const s3Actions = scanOfType('AWS::IAM::Policy')
+      .filter(([, p]) => asArray(p.Properties.Roles).some((r: { Ref?: string }) => r.Ref === checkRole))
+      .flatMap(([, p]) => p.Properties.PolicyDocument.Statement)
+      .flatMap((s: Json) => asArray(s.Action))
+      .filter((a: string) => a.startsWith('s3:'))
+      .sort();
+    const grant = BUCKET_GRANTS[CHECK_JOB.name]!;
+    expect(s3Actions).toEqual([...(grant.uploads ?? []), ...(grant.attachments ?? [])].sort());
+  });
+
+  test('on: cdk-nag finds nothing unacknowledged', () => {
+    const report = new AwsSolutionsChecks().validateScope(scanStack);
+    expect(
+      report.violations.map((v) => `${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`),
+    ).toEqual([]);
+  });
+});

@@ -32,6 +32,7 @@ describe('apiStackPropsFromContext', () => {
       throttlingBurstLimit: 200,
       tracing: true,
       logRetentionDays: 30,
+      malwareScan: false,
     });
   });
 
@@ -50,6 +51,7 @@ describe('apiStackPropsFromContext', () => {
         throttlingBurstLimit: '80',
         tracing: 'false',
         logRetentionDays: '7',
+        malwareScan: 'true',
         alarmEmail: 'ops@example.com',
       }),
     ).toEqual({
@@ -58,6 +60,7 @@ describe('apiStackPropsFromContext', () => {
       throttlingBurstLimit: 80,
       tracing: false,
       logRetentionDays: 7,
+      malwareScan: true,
       alarmEmail: 'ops@example.com',
     });
   });
@@ -68,6 +71,7 @@ describe('apiStackPropsFromContext', () => {
     [{ throttlingBurstLimit: '0' }, /throttlingBurstLimit/],
     [{ throttlingBurstLimit: '2.5' }, /throttlingBurstLimit/],
     [{ tracing: 'maybe' }, /tracing/],
+    [{ malwareScan: 'maybe' }, /malwareScan/],
     [{ logRetentionDays: '10' }, /logRetentionDays/],
     [{ stage: 'prod' }, /^Stage prod needs an address for its alarms: add -c alarmEmail=ADDRESS/],
     [{ stage: 'staging', alarmEmail: '' }, /alarmEmail=ADDRESS/],
