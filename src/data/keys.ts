@@ -106,6 +106,23 @@ export const keys = {
   }),
 };
 
+/**
+ * The kind of an item by its key (the builders above read backwards, for the
+ * write statistics of src/data/write-stats.ts), without the business or record
+ * id: `counter#applications`, `feed counter`, `record employee`, `idempotency`, ...
+ */
+export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
+  const rest = String(key.PK).replace(/^B#[^#]*#?/, '');
+  if (rest === '') return String(key.SK).toLowerCase();
+  const [head, second] = rest.split('#');
+  if (head === 'counter') return `counter#${rest.slice('counter#'.length)}`;
+  if (head === 'feed') return String(key.SK) === FEED_COUNTER_SK ? 'feed counter' : 'feed entry';
+  if (head === 'map') return `map#${second ?? ''}`;
+  if (head === 'idem') return 'idempotency';
+  if (head === 'unique') return `unique#${second ?? ''}`;
+  return `record ${head ?? ''}`;
+}
+
 /** Partition names of the list indexes. */
 export const lists = {
   all: (businessId: string, kind: RecordKind): string => `${biz(businessId)}#${kind}s`,

@@ -4,11 +4,11 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db } from './client';
 import { tableName } from './config';
-import type { Key } from './keys';
+import { itemKindOf, type Key } from './keys';
 import { tableKeyOf } from './entities/entity';
 import { serviceUnavailable } from '../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
-import { countConditionFailed, itemKindOf, writeStats } from './write-stats';
+import { countConditionFailed, writeStats } from './write-stats';
 import { currentOperation, RetryOperation, yieldToHolders } from './operation-state';
 import { getItem, keyId, type Item } from './table-io';
 

@@ -4,12 +4,10 @@
  * on. `npm run load` prints them per request; tests assert on them. A few
  * additions per transaction in production.
  */
-import { FEED_COUNTER_SK } from './keys';
-
 export const writeStats = {
   /** TransactWriteItems sent by transactWrite (each attempt of an operation counts). */
   transactions: 0,
-  /** Refused because a condition failed, by the kind of item whose condition failed (see itemKindOf). */
+  /** Refused because a condition failed, by the kind of item whose condition failed (itemKindOf of src/data/keys.ts). */
   conditionFailed: {} as Record<string, number>,
   /** Refused because another transaction held an item (TransactionConflict). */
   transactionConflicts: 0,
@@ -42,22 +40,6 @@ export const writeStats = {
     this.ambiguous = 0;
   },
 };
-
-/**
- * The kind of an item by its key, without the business or record id:
- * `counter#applications`, `counter#job-opening#cook`, `feed counter`, `record employee`, `idempotency`, ...
- */
-export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
-  const rest = String(key.PK).replace(/^B#[^#]*#?/, '');
-  if (rest === '') return String(key.SK).toLowerCase();
-  const [head, second] = rest.split('#');
-  if (head === 'counter') return `counter#${rest.slice('counter#'.length)}`;
-  if (head === 'feed') return String(key.SK) === FEED_COUNTER_SK ? 'feed counter' : 'feed entry';
-  if (head === 'map') return `map#${second ?? ''}`;
-  if (head === 'idem') return 'idempotency';
-  if (head === 'unique') return `unique#${second ?? ''}`;
-  return `record ${head ?? ''}`;
-}
 
 export function countConditionFailed(kind: string): void {
   writeStats.conditionFailed[kind] = (writeStats.conditionFailed[kind] ?? 0) + 1;
