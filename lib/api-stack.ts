@@ -69,6 +69,16 @@ const shipNextToHandler = (files: readonly string[]) => ({
 
 export const handlerEntry = (functionsDir: string, name: string): string => path.join(functionsDir, `${name}.ts`);
 
+/** Every function of the stack, by the name of its handler file in the functions folder. */
+export const functionNames = (): string[] => [
+  ...ROUTES.map((r) => r.name),
+  FALLBACK_ROUTE.name,
+  DISPATCHER.name,
+  RETENTION_JOB.name,
+  CHECK_JOB.name,
+  EXPORT_WORKER.name,
+];
+
 export const SERVICE_NAME = 'hr-api';
 
 /**
@@ -331,15 +341,9 @@ export class ApiStack extends Stack {
     Tags.of(this).add('stage', props.stage);
 
     const functionsDir = props.functionsDir ?? DEFAULT_FUNCTIONS_DIR;
-    const allNames = [
-      ...ROUTES.map((r) => r.name),
-      FALLBACK_ROUTE.name,
-      DISPATCHER.name,
-      RETENTION_JOB.name,
-      CHECK_JOB.name,
-      EXPORT_WORKER.name,
-    ];
-    const missing = allNames.map((name) => handlerEntry(functionsDir, name)).filter((file) => !fs.existsSync(file));
+    const missing = functionNames()
+      .map((name) => handlerEntry(functionsDir, name))
+      .filter((file) => !fs.existsSync(file));
     if (missing.length > 0) {
       throw new ContextError(`Missing handler files (one per route in src/http/routes.ts):\n  ${missing.join('\n  ')}`);
     }

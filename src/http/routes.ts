@@ -491,6 +491,17 @@ const NO_TABLE: TableGrant = { actions: [], indexes: [] };
 // Every authenticated route reads its token with one GetItem (src/data/token-store.ts) unless the instance
 // keeps its lookup (src/http/auth.ts).
 /** token GetItem + business config and record in one BatchGetItem */
+/** What erasing one application sends (DELETE /applications/{id}, and retention per application). */
+const ERASURE_ACTIONS: TableGrant['actions'] = [
+  'GetItem',
+  'BatchGetItem',
+  'Query',
+  'PutItem',
+  'DeleteItem',
+  'UpdateItem',
+  'ConditionCheckItem',
+  'BatchWriteItem',
+];
 const READ_ONE: TableGrant = { actions: ['GetItem', 'BatchGetItem'], indexes: [] };
 /** token GetItem + the pre-rendered record's GetItem */
 const REFERENCE_ONE: TableGrant = { actions: ['GetItem'], indexes: [] };
@@ -548,16 +559,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // + its attachments (src/services/attachments.ts eraseAttachments): their partition's Query, the records' and
   // count's BatchWriteItem, and the transaction's ConditionCheck that none came meanwhile
   'delete-application': {
-    actions: [
-      'GetItem',
-      'BatchGetItem',
-      'Query',
-      'PutItem',
-      'DeleteItem',
-      'UpdateItem',
-      'ConditionCheckItem',
-      'BatchWriteItem',
-    ],
+    actions: ERASURE_ACTIONS,
     indexes: [],
   },
   // application + idempotency BatchGet, one transaction: count Update, record Put, application ConditionCheck
@@ -613,16 +615,7 @@ export const WORKER_GRANTS = {
   // the witness GetItem of an ambiguous write
   // (and, as DELETE does, the attachments' Query, BatchWriteItem and ConditionCheck)
   'apply-retention': {
-    actions: [
-      'GetItem',
-      'BatchGetItem',
-      'Query',
-      'PutItem',
-      'DeleteItem',
-      'UpdateItem',
-      'ConditionCheckItem',
-      'BatchWriteItem',
-    ],
+    actions: ERASURE_ACTIONS,
     indexes: indexesOf(application.patterns.updatedSince),
   },
   // the attachment and its application's feed lane (BatchGetItem), one transaction: record Put, feed entry Put and

@@ -12,15 +12,12 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import {
   ApiStack,
   CONTEXT_DEFAULTS,
-  CHECK_JOB,
-  DISPATCHER,
-  RETENTION_JOB,
-  EXPORT_WORKER,
   REPO_ROOT,
   apiStackPropsFromContext,
+  functionNames,
   handlerEntry,
 } from '../../lib/api-stack';
-import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
+import { ROUTES } from '../../src/http/routes';
 
 const propsFor = (context: Record<string, unknown>) => apiStackPropsFromContext(new App({ context }));
 
@@ -118,14 +115,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
   beforeAll(() => {
     fs.mkdirSync(path.join(REPO_ROOT, '.cache'), { recursive: true });
     stubDir = fs.mkdtempSync(path.join(REPO_ROOT, '.cache', 'infra-test-handlers-'));
-    for (const name of [
-      ...ROUTES.map((r) => r.name),
-      FALLBACK_ROUTE.name,
-      DISPATCHER.name,
-      RETENTION_JOB.name,
-      CHECK_JOB.name,
-      EXPORT_WORKER.name,
-    ]) {
+    for (const name of functionNames()) {
       fs.writeFileSync(handlerEntry(stubDir, name), 'export const handler = async () => ({});\n');
     }
     const app = new App({
