@@ -182,27 +182,41 @@ export async function pollDue(now: number, memory: CaughtUpMemory = new Map()): 
 
   const work: SubscriptionRef[] = [];
   const failures: unknown[] = [];
-  await Promise.all(
-    [...byBusiness].map(async ([businessId, ids]) => {
-      try {
-        const end = await changeSource().end(businessId);
-        const unknown = ids.filter((id) => {
-          const key = refKey({ businessId, id });
-          return !(memory.has(key) && memory.get(key) === end);
-        });
-        if (unknown.length === 0) return;
-        const subs = await readSubscriptionsById(businessId, unknown);
-        for (const sub of subs) {
-          if (!sub || sub.status !== 'active') continue;
-          if (sub.cursor === end) memory.set(refKey(sub), end);
-          else work.push({ businessId, id: sub.id });
-        }
-      } catch (error) {
-        failures.push(error);
+  await eachAtMost(POLL_CONCURRENCY, [...byBusiness], async ([businessId, ids]) => {
+    try {
+      const end = await changeSource().end(businessId);
+      const unknown = ids.filter((id) => {
+        const key = refKey({ businessId, id });
+        return !(memory.has(key) && memory.get(key) === end);
+      });
+      if (unknown.length === 0) return;
+      const subs = await readSubscriptionsById(businessId, unknown);
+      for (const sub of subs) {
+        if (!sub || sub.status !== 'active') continue;
+        if (sub.cursor === end) memory.set(refKey(sub), end);
+        else work.push({ businessId, id: sub.id });
       }
-    }),
-  );
+    } catch (error) {
+      failures.push(error);
+    }
+  });
   return { work, failures };
+}
+
+/**
+ * Businesses read at once by one poll: with thousands of businesses due, an
+ * unbounded fan-out would open as many connections and throttle the table in a
+ * burst; 16 keep a poll to a few round trips per hundred businesses.
+ */
+const POLL_CONCURRENCY = 16;
+
+/** Runs `task` on every item, at most `limit` at a time (a worker pool: one slow item holds up only its worker). */
+async function eachAtMost<T>(limit: number, items: readonly T[], task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
 /**

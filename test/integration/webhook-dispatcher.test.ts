@@ -11,6 +11,8 @@ import {
   type DispatchDeps,
 } from '../../src/services/webhook-dispatcher';
 import { dynamoStats } from '../../src/data/client';
+import { createSubscription } from '../../src/services/webhook-subscriptions';
+import { FieldErrorCollector } from '../../src/domain/errors';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -34,8 +36,14 @@ class ScriptedFeed implements ChangeSource {
     const all = this.entries.get(businessId) ?? [];
     return Promise.resolve({ entries: all.filter((e) => cursor === null || e.cursor > cursor).slice(0, limit) });
   }
-  end(businessId: string): Promise<string | null> {
-    return Promise.resolve(this.entries.get(businessId)?.at(-1)?.cursor ?? null);
+  /** Feed ends being read right now, and the most read at once. */
+  endsInFlight = 0;
+  mostEndsAtOnce = 0;
+  async end(businessId: string): Promise<string | null> {
+    this.mostEndsAtOnce = Math.max(this.mostEndsAtOnce, ++this.endsInFlight);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    this.endsInFlight--;
+    return this.entries.get(businessId)?.at(-1)?.cursor ?? null;
   }
 }
 
@@ -120,6 +128,29 @@ it('idle subscriptions cost no work each: a poll reads each business once, and a
       .map((w) => w.id)
       .sort(),
   ).toEqual([...ids].sort());
+});
+
+it('a poll with many businesses due reads at most 16 feeds at once and finds the work of every one', async () => {
+  // Forty businesses with one subscription each, behind their feed (created through the service: a business
+  // needs no provisioning to have a subscription stored).
+  const ids = new Map<string, string>();
+  for (let i = 0; i < 40; i++) {
+    const businessId = `fan-${i}`;
+    const res = await createSubscription(
+      businessId,
+      { url: 'http://127.0.0.1:9/never-called' },
+      new FieldErrorCollector(),
+      undefined,
+      { method: 'POST', path: '/webhook_subscriptions' },
+    );
+    ids.set(businessId, (res.body as { id: string }).id);
+    feed.append(businessId, 'employee.created');
+  }
+  feed.mostEndsAtOnce = 0;
+  const { work, failures } = await pollDue(Date.now());
+  expect(failures).toEqual([]);
+  expect(feed.mostEndsAtOnce).toBe(16);
+  for (const [businessId, id] of ids) expect(work).toContainEqual({ businessId, id });
 });
 
 it('passes over pages of entries it does not want, then delivers the wanted one', async () => {
