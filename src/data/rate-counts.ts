@@ -1,10 +1,11 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomBytes } from 'node:crypto';
 import {
   admits,
   DEFAULT_BUSINESS_RATE_LIMIT,
   DEFAULT_TOKEN_RATE_LIMIT,
-  instanceStanding,
-  mergeSlices,
+  InstanceCounts,
+  SHARING,
   sliceMsOf,
   sliceStartOf,
   staleSlices,
@@ -29,28 +30,19 @@ import type { Key } from './keys';
  * capacity.
  */
 
-const SYNC_INTERVAL_MS = 1000;
 /** A sync that takes longer is given up and its counts sent again with the next. */
 const SYNC_TIMEOUT_MS = 1000;
-/** How far back a sync's answer is read for the other instances' rate. */
-const RATE_LOOKBACK_MS = 2000;
-/** The longest a view's age is extrapolated with the others' rate. */
-const UNSEEN_HORIZON_MS = 1500;
 /** How long an answer waits for a sync this request started, for fresh RateLimit fields. */
 const SETTLE_MS = 100;
 /** Bounds memory on an instance serving many tokens: the least recently added subject is forgotten first. */
 const MAX_SUBJECTS = 10_000;
 
-class Counts {
-  /** Every instance's counts as DynamoDB last answered (this instance's sent counts included). */
-  synced = new Map<number, number>();
-  /** Admitted here and sent, not answered yet. */
-  sending = new Map<number, number>();
-  /** Admitted here, not sent yet. */
-  pending = new Map<number, number>();
-  lastSyncAt = -Infinity;
-  /** What this instance itself added to `synced`: the rest is the other instances'. */
-  ownSynced = new Map<number, number>();
+/** This instance's name on the counter items: with its last sync's time, it tells the others how many share a subject. */
+const INSTANCE_ATTRIBUTE = `${RATE_ATTRIBUTES.instancePrefix}${randomBytes(6).toString('hex')}`;
+/** An instance not heard of for this long is removed from the item by the next sync that sees it. */
+const FORGET_INSTANCE_MS = 60_000;
+
+class Counts extends InstanceCounts {
   syncing: Promise<void> | undefined;
   timer: NodeJS.Timeout | undefined;
 
@@ -58,26 +50,12 @@ class Counts {
     readonly key: Key,
     /** Token items expire when idle (TTL); the business item keeps its limits. */
     readonly expires: boolean,
-  ) {}
-
-  /** Requests the other instances admitted per ms, as the last two syncs showed. */
-  othersRate = 0;
-
-  /**
-   * What this instance expects the others admitted that its last sync did not show: their rate times the age
-   * of its view (since its last sync, plus half a sync interval the others had not sent yet, on average).
-   * Capped: a view this old is refreshed by the next admitted request's sync, and an instance that refuses
-   * (and so does not sync) must not refuse for ever on a rate it measured long ago.
-   */
-  unseen(now: number): number {
-    if (this.othersRate === 0) return 0;
-    const age = Math.min(Math.max(0, now - this.lastSyncAt) + SYNC_INTERVAL_MS / 2, UNSEEN_HORIZON_MS);
-    return this.othersRate * age;
+  ) {
+    super();
   }
 
-  standing(policy: RatePolicy, now: number): PolicyState {
-    return instanceStanding(this.synced, mergeSlices(this.sending, this.pending), policy, this.unseen(now), now);
-  }
+  /** The instances' attributes on the item as last answered (this one's included), with their last sync. */
+  instances = new Map<string, number>();
 
   /** The slice a request admitted now is counted in: the finest slice while the limit is a guess (never counted too briefly). */
   sliceNow(policy: RatePolicy, known: boolean, now: number): number {
@@ -130,60 +108,34 @@ const businessCounts = (businessId: string): BusinessCounts =>
   businesses.get(businessId) ??
   remember(businesses, businessId, new BusinessCounts(rateCounter.businessKey(businessId), false));
 
-function subtract(from: Map<number, number>, sent: Map<number, number>): void {
-  for (const [start, n] of sent) {
-    const left = (from.get(start) ?? 0) - n;
-    if (left > 0) from.set(start, left);
-    else from.delete(start);
-  }
-}
-
-/**
- * The other instances' admissions per ms lately, from one sync's answer: what
- * the recent slices hold beyond this instance's own (a few slices at least,
- * so a long window's coarse slices still give a rate).
- */
-function othersRate(synced: Map<number, number>, own: Map<number, number>, policy: RatePolicy, now: number): number {
-  let lookback = Math.max(RATE_LOOKBACK_MS, 2 * sliceMsOf(policy));
-  let others = 0;
-  let first = now;
-  for (const [start, n] of synced)
-    if (start >= now - lookback) {
-      others += Math.max(0, n - (own.get(start) ?? 0));
-      first = Math.min(first, start);
-    }
-  // Traffic that began within the lookback: its rate over the time it has run, not over the whole lookback.
-  lookback = Math.min(lookback, Math.max(now - first, sliceMsOf(policy), 250));
-  return others / lookback;
-}
-
 /** One UpdateItem: this instance's unsent counts added, slices out of every window removed, the whole item back. */
 async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<string, unknown>) => void): Promise<void> {
   const now = Date.now();
-  const sent = counts.pending;
-  counts.pending = new Map();
-  for (const [start, n] of sent) counts.sending.set(start, (counts.sending.get(start) ?? 0) + n);
-  counts.lastSyncAt = now;
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
+  const sent = counts.beginSync(now);
+  const names: Record<string, string> = { '#me': INSTANCE_ATTRIBUTE };
+  const values: Record<string, unknown> = { ':me': now };
   const add = [...sent].map(([start, n], i) => {
     names[`#a${i}`] = rateCounter.sliceAttribute(start);
     values[`:a${i}`] = n;
     return `#a${i} :a${i}`;
   });
-  const remove = staleSlices(counts.synced, policy, now)
-    .filter((start) => !sent.has(start))
-    .map((start, i) => {
-      names[`#r${i}`] = rateCounter.sliceAttribute(start);
-      return `#r${i}`;
-    });
-  let expression = `ADD ${add.join(', ')}`;
-  if (remove.length > 0) expression += ` REMOVE ${remove.join(', ')}`;
+  const remove = [
+    ...staleSlices(counts.synced, policy, now)
+      .filter((start) => !sent.has(start))
+      .map((start) => rateCounter.sliceAttribute(start)),
+    ...[...counts.instances].filter(([, at]) => at < now - FORGET_INSTANCE_MS).map(([name]) => name),
+  ].map((name, i) => {
+    names[`#r${i}`] = name;
+    return `#r${i}`;
+  });
+  const set = ['#me = :me'];
   if (counts.expires) {
     names['#e'] = RATE_ATTRIBUTES.expiresAt;
     values[':e'] = Math.ceil(now / 1000) + policy.windowSeconds + 60;
-    expression += ' SET #e = :e';
+    set.push('#e = :e');
   }
+  let expression = `ADD ${add.join(', ')} SET ${set.join(', ')}`;
+  if (remove.length > 0) expression += ` REMOVE ${remove.join(', ')}`;
   try {
     const out = await db().send(
       new UpdateCommand({
@@ -196,24 +148,22 @@ async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<str
       }),
       { abortSignal: AbortSignal.timeout(SYNC_TIMEOUT_MS) },
     );
-    subtract(counts.sending, sent);
-    counts.synced = rateCounter.slicesOf(out.Attributes);
-    for (const [start, n] of sent) counts.ownSynced.set(start, (counts.ownSynced.get(start) ?? 0) + n);
-    for (const start of staleSlices(counts.ownSynced, policy, now)) counts.ownSynced.delete(start);
-    counts.othersRate = othersRate(counts.synced, counts.ownSynced, policy, now);
+    const answeredAt = Date.now();
+    counts.instances = rateCounter.instancesOf(out.Attributes);
+    const sharing = [...counts.instances.values()].filter((at) => at > answeredAt - SHARING.activeMs).length;
+    counts.syncAnswered(sent, rateCounter.slicesOf(out.Attributes), sharing, policy, answeredAt);
     learn(out.Attributes ?? {});
   } catch {
     // Not known to be stored: sent again with the next sync (if this one did land, they count twice for a
     // window: an error toward refusing, never toward admitting more than the limit).
-    subtract(counts.sending, sent);
-    for (const [start, n] of sent) counts.pending.set(start, (counts.pending.get(start) ?? 0) + n);
+    counts.syncFailed(sent);
   }
 }
 
 /** Sends the unsent counts if a second has passed since the last sync; else once it has (a timer). */
 function syncWhenDue(counts: Counts, policy: () => RatePolicy, learn: (item: Record<string, unknown>) => void): void {
   if (counts.syncing || counts.pending.size === 0) return;
-  const wait = counts.lastSyncAt + SYNC_INTERVAL_MS - Date.now();
+  const wait = counts.lastSyncAt + SHARING.syncIntervalMs - Date.now();
   if (wait > 0) {
     counts.timer ??= setTimeout(() => {
       counts.timer = undefined;
@@ -249,6 +199,13 @@ function decide(token: TokenCounts, now: number): RateDecision {
   return { admitted: admits(t) && admits(b), businessId: token.businessId, token: t, business: b };
 }
 
+/** A refusal: each subject that refused remembers it (it then admits only its share of what frees). */
+function refused(token: TokenCounts, decision: RateDecision, now: number): RateDecision {
+  if (!admits(decision.token)) token.refused(now);
+  if (!admits(decision.business)) token.business.refused(now);
+  return decision;
+}
+
 /**
  * Before the token is read: the refusal of a token this instance has seen
  * before and whose window (or business's) is still full by its own counts.
@@ -258,7 +215,7 @@ export function knownRefusal(tokenHash: string, now = Date.now()): RateDecision 
   const token = tokens.get(tokenHash);
   if (!token) return undefined;
   const decision = decide(token, now);
-  return decision.admitted ? undefined : decision;
+  return decision.admitted ? undefined : refused(token, decision, now);
 }
 
 /**
@@ -281,13 +238,12 @@ export function admit(
     );
   token.explicit = explicit;
   const before = decide(token, now);
-  if (!before.admitted) return before;
+  if (!before.admitted) return refused(token, before, now);
   for (const [counts, known] of [
     [token, token.known()],
     [business, business.learned],
   ] as const) {
-    const start = counts.sliceNow(counts.policy(), known, now);
-    counts.pending.set(start, (counts.pending.get(start) ?? 0) + 1);
+    counts.count(counts.sliceNow(counts.policy(), known, now));
   }
   syncWhenDue(
     token,

@@ -80,6 +80,8 @@ interface Answer {
   headers: Record<string, string | string[] | undefined>;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- response bodies are inspected freely
   sentAt: number;
+  /** When the answer arrived: the instance admitted the request between sentAt and this, nearer this on a busy machine. */
+  answeredAt: number;
 }
 
 /** One request on a connection of its own (no keep-alive): the cluster picks the next instance. */
@@ -109,6 +111,7 @@ function send(method: string, path: string, token: string, body?: unknown): Prom
             headers: res.headers,
             body: text ? JSON.parse(text) : undefined,
             sentAt,
+            answeredAt: Date.now(),
           }),
         );
       },
@@ -128,10 +131,10 @@ async function provision(id: string, limits: object = {}): Promise<string> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The most answers other than 429 within any interval of `windowMs`. */
+/** The most answers other than 429 within any interval of `windowMs`, by when they were answered. */
 const admittedInAnyWindow = (answers: readonly Answer[], windowMs: number): number =>
   mostInAnyWindow(
-    answers.filter((a) => a.status !== 429).map((a) => a.sentAt),
+    answers.filter((a) => a.status !== 429).map((a) => a.answeredAt),
     windowMs,
   );
 
@@ -188,21 +191,32 @@ describe('INSTANCES=4 npm start', () => {
 });
 
 describe('INSTANCES=4: rate limits hold across instances (contract §18)', () => {
-  it('a token at twice its limit: at most 1.1·N + 5 in any window, at least 0.9·N per window; one at 75 % is never refused', async () => {
-    // N = 60 per 6 s. The flooding token sends 20 per second (twice its limit) for 18 s (three windows), the other
-    // token of another business 7.5 per second (75 %), both spread over the four instances.
-    const flood = await provision('flood', { token_rate_limit: { requests: 60, window_seconds: 6 } });
-    const calm = await provision('calm', { token_rate_limit: { requests: 60, window_seconds: 6 } });
+  it('a token at twice its limit: at most 1.1·N + 5 in any window, at least 0.9·N per window; one at 70 % is never refused', async () => {
+    // N = 30 per 3 s. The flooding token sends 20 per second (twice its limit) for 9 s (three windows), a token of
+    // another business 7 per second (70 %), both spread over the four instances. What the server admitted is
+    // measured from the answers (a busy machine sends late and in bunches), not assumed from the client's rate.
+    const policy = { requests: 30, window_seconds: 3 };
+    const flood = await provision('flood', { token_rate_limit: policy });
+    const calm = await provision('calm', { token_rate_limit: policy });
     const [floodAnswers, calmAnswers] = await Promise.all([
-      steadyRequests(360, 20, () => send('GET', '/locations/hq', flood)),
-      steadyRequests(135, 7.5, () => send('GET', '/locations/hq', calm)),
+      steadyRequests(180, 20, () => send('GET', '/locations/hq', flood)),
+      steadyRequests(63, 7, () => send('GET', '/locations/hq', calm)),
     ]);
     expect(new Set(floodAnswers.map((a) => a.instance)).size).toBe(INSTANCES);
-    const admitted = floodAnswers.filter((a) => a.status === 200).length;
     expect(floodAnswers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    expect(admittedInAnyWindow(floodAnswers, 6000)).toBeLessThanOrEqual(1.1 * 60 + 5);
-    expect(admitted / 3).toBeGreaterThanOrEqual(0.9 * 60);
-    expect(calmAnswers.map((a) => a.status)).toEqual(Array(135).fill(200));
+    expect(admittedInAnyWindow(floodAnswers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
+    // Per window over the time the flood was sent (three windows when the client kept its rate).
+    const sentFor = floodAnswers.at(-1)!.sentAt - floodAnswers[0]!.sentAt + 50;
+    const admitted = floodAnswers.filter((a) => a.status === 200).length;
+    expect(admitted / Math.max(3, sentFor / 3000)).toBeGreaterThanOrEqual(0.9 * 30);
+    // The calm token stayed below 80 % in every window it sent (else the machine was too busy to test this).
+    expect(
+      mostInAnyWindow(
+        calmAnswers.map((a) => a.sentAt),
+        3000,
+      ),
+    ).toBeLessThan(0.8 * 30);
+    expect(calmAnswers.map((a) => a.status)).toEqual(Array(63).fill(200));
   }, 90_000);
 
   it('a business limit holds over its tokens on every instance', async () => {

@@ -10,9 +10,14 @@ import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
 import { keys, type Key } from '../keys';
 
-/** Attribute names of the counts (`s<slice start, epoch ms>`) and of the business's limits. */
+/**
+ * Attribute names of the counts (`s<slice start, epoch ms>`), of the instances
+ * that sync the item (`i<instance id>`: its last sync, epoch ms) and of the
+ * business's limits.
+ */
 export const RATE_ATTRIBUTES = {
   slicePrefix: 's',
+  instancePrefix: 'i',
   limit: 'rate_limit',
   tokenLimit: 'token_rate_limit',
   expiresAt: 'expires_at',
@@ -33,6 +38,7 @@ export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
 });
 
 const SLICE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.slicePrefix}(\\d+)$`);
+const INSTANCE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.instancePrefix}[0-9a-f]+$`);
 
 export const rateCounter = {
   entity: 'rate counter',
@@ -50,6 +56,13 @@ export const rateCounter = {
       if (start !== undefined && typeof value === 'number') slices.set(Number(start), value);
     }
     return slices;
+  },
+  /** The instances' attributes an item holds, with their last sync (epoch ms). */
+  instancesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<string, number> => {
+    const instances = new Map<string, number>();
+    for (const [name, value] of Object.entries(item ?? {}))
+      if (INSTANCE_ATTRIBUTE.test(name) && typeof value === 'number') instances.set(name, value);
+    return instances;
   },
   /** The business's limits as import stored them on its counter item (undefined = the default applies). */
   limitsOf: (

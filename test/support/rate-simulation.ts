@@ -1,0 +1,152 @@
+import {
+  InstanceCounts,
+  SHARING,
+  sliceMsOf,
+  sliceStartOf,
+  admits,
+  type RatePolicy,
+} from '../../src/domain/rate-window';
+import { mostInAnyWindow } from './rate-windows';
+
+/** A seeded pseudo-random generator (mulberry32): the same seed, the same run. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Instance {
+  readonly id: number;
+  readonly counts: InstanceCounts;
+  syncing: boolean;
+  timerAt: number | undefined;
+}
+
+interface InFlight {
+  at: number;
+  kind: 'apply' | 'answer';
+  instance: Instance;
+  sent: Map<number, number>;
+}
+
+/**
+ * k instances counting one token as src/data/rate-counts.ts does, with the
+ * same InstanceCounts: each decides on its own view, syncs at most once a
+ * second (beside an admitted request, or on a timer a second after its last
+ * sync while it has unsent counts; a refusal never syncs), and each sync takes
+ * 0–200 ms, reaching the store (one item, updated atomically) at a random
+ * point of its round trip and answering with the whole item.
+ */
+export function simulate(
+  policy: RatePolicy,
+  k: number,
+  times: readonly number[],
+  random: () => number,
+  pick: (n: number) => number,
+): number[] {
+  const store = new Map<number, number>();
+  const synced = new Map<number, number>(); // instance -> its last sync reaching the store
+  const snapshots = new Map<Instance, Map<number, number>>();
+  const instances: Instance[] = Array.from({ length: k }, (_, id) => ({
+    id,
+    counts: new InstanceCounts(),
+    syncing: false,
+    timerAt: undefined,
+  }));
+  const flights: InFlight[] = [];
+  const admitted: number[] = [];
+
+  const due = (instance: Instance, now: number): void => {
+    if (instance.syncing || instance.counts.pending.size === 0) return;
+    if (now < instance.counts.lastSyncAt + SHARING.syncIntervalMs) {
+      instance.timerAt ??= instance.counts.lastSyncAt + SHARING.syncIntervalMs;
+      return;
+    }
+    instance.syncing = true;
+    const sent = instance.counts.beginSync(now);
+    const latency = random() * 200;
+    flights.push({ at: now + latency * random(), kind: 'apply', instance, sent });
+    flights.push({ at: now + latency, kind: 'answer', instance, sent });
+  };
+  const advance = (to: number): void => {
+    for (;;) {
+      let next: InFlight | Instance | undefined;
+      let at = Infinity;
+      for (const f of flights) if (f.at < at) [next, at] = [f, f.at];
+      for (const i of instances) if (i.timerAt !== undefined && i.timerAt < at) [next, at] = [i, i.timerAt];
+      if (!next || at > to) return;
+      if (!('kind' in next)) {
+        next.timerAt = undefined;
+        due(next, at);
+        continue;
+      }
+      flights.splice(flights.indexOf(next), 1);
+      const { instance, sent } = next;
+      if (next.kind === 'apply') {
+        for (const [start, n] of sent) store.set(start, (store.get(start) ?? 0) + n);
+        for (const [start] of store)
+          if (start + sliceMsOf(policy) <= at - policy.windowSeconds * 1000) store.delete(start);
+        synced.set(instance.id, at);
+        snapshots.set(instance, new Map(store));
+      } else {
+        const sharing = [...synced.values()].filter((t) => t > at - SHARING.activeMs).length;
+        instance.counts.syncAnswered(sent, snapshots.get(instance)!, sharing, policy, at);
+        instance.syncing = false;
+        due(instance, at);
+      }
+    }
+  };
+  times.forEach((t, n) => {
+    advance(t);
+    const instance = instances[pick(n) % k]!;
+    if (!admits(instance.counts.standing(policy, t))) {
+      instance.counts.refused(t);
+      return;
+    }
+    instance.counts.count(sliceStartOf(policy, t));
+    admitted.push(t);
+    due(instance, t);
+  });
+  return admitted;
+}
+
+export interface Outcome {
+  /** The most admitted in any W seconds. */
+  readonly most: number;
+  /** Admitted per W over the first three windows. */
+  readonly perWindow: number;
+  readonly refused: number;
+}
+
+/** A token sending `demand` times its limit at a steady rate for four windows, spread over k instances. */
+export function run(
+  policy: RatePolicy,
+  k: number,
+  demand: number,
+  seed: number,
+  spread: 'random' | 'in turn',
+): Outcome {
+  const random = seeded(seed);
+  const rate = (demand * policy.requests) / policy.windowSeconds;
+  const offset = random() * 1000;
+  const w = policy.windowSeconds * 1000;
+  const times = Array.from({ length: Math.floor((rate * 4 * w) / 1000) }, (_, i) => offset + (i * 1000) / rate);
+  const first = Math.floor(random() * k);
+  const admitted = simulate(
+    policy,
+    k,
+    times,
+    random,
+    spread === 'random' ? () => Math.floor(random() * k) : (n) => n + first,
+  );
+  return {
+    most: mostInAnyWindow(admitted, w),
+    perWindow: admitted.filter((t) => t < offset + 3 * w).length / 3,
+    refused: times.length - admitted.length,
+  };
+}
