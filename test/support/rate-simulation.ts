@@ -6,19 +6,8 @@ import {
   admits,
   type RatePolicy,
 } from '../../src/domain/rate-window';
+import { seededRandom } from './dynamo-proxy';
 import { mostInAnyWindow } from './rate-windows';
-
-/** A seeded pseudo-random generator (mulberry32): the same seed, the same run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Instance {
   readonly id: number;
@@ -131,7 +120,7 @@ export function run(
   seed: number,
   spread: 'random' | 'in turn',
 ): Outcome {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const rate = (demand * policy.requests) / policy.windowSeconds;
   const offset = random() * 1000;
   const w = policy.windowSeconds * 1000;
