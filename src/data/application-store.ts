@@ -28,7 +28,7 @@ import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
-import { keys, type Key } from './keys';
+import { keys, recordIdOf, type Key } from './keys';
 import { business } from './entities/business';
 import {
   application,
@@ -485,10 +485,9 @@ export async function readWriteOrderFrom(
   from: number,
   limit: number,
 ): Promise<{ id: string; updatePosition: number }[]> {
-  const prefix = applicationKey(businessId, '').PK;
   const items = await readEntries(partitionOf(application.patterns.updatedSince, { businessId }), { from, limit });
   return items.map((item) => ({
-    id: tableKeyOf(item).PK.slice(prefix.length),
+    id: recordIdOf(tableKeyOf(item)),
     updatePosition: application.positionsOf(item).updatePosition,
   }));
 }

@@ -5,10 +5,9 @@
  * Every write after the create is conditioned on the lease its worker holds,
  * so a worker that lost its lease changes nothing.
  *
- * Records: a batch of one type's business list by position (its key-only
- * `list-keys` entries, one Query), then the records by key (BatchGetItem of
- * 100 keys, a few at once). The file: `exports/<business>/<id>.jsonl`, one
- * multipart upload, a part per PART_BYTES.
+ * Records: one type's record partition, a strongly consistent Query page at a
+ * time (no index, no read by key). The file: `exports/<business>/<id>.jsonl`,
+ * one multipart upload, a part per PART_BYTES.
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,22 +25,15 @@ import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { db } from './client';
 import { exportsBucket, s3Endpoint, tableName } from './config';
-import type { Key } from './keys';
+import { recordIdOf } from './keys';
 import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
-import { IF_ABSENT, IF_PRESENT, partitionOf, sortOf, tableKeyOf } from './entities/entity';
+import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { exportJob } from './entities/export-job';
-import { readEntries } from './list-store';
 import { localS3Config, s3 } from './s3-client';
-import { batchGet, type Item } from './table-io';
+import { batchGet, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
-
-const pattern = {
-  employees: employee.patterns.byPosition,
-  employee_jobs: employeeJob.patterns.byPosition,
-  applications: application.patterns.byPosition,
-} as const;
 
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;
@@ -163,38 +155,34 @@ export const releaseExportJob = (job: ExportJob, lease: string): Promise<void> =
 
 // ---------------------------------------------------------------- records
 
-/** How many record keys go into one BatchGetItem, and how many of those are sent at once. */
-const BATCH_KEYS = 100;
-const PARALLEL_BATCHES = 4;
+/** The entity of each exported type: its record partition (`byId`) and its record key. */
+const entityOf = { employees: employee, employee_jobs: employeeJob, applications: application } as const;
 
 /**
- * The records of one type from list position `from` on: at most `limit` index
- * entries (one Query of the key-only list), then their records by key. Erased
- * records have no entry (holes are skipped). `next`: the position after the
- * last entry read; `done` when the list had no more entries.
+ * The records of one type after id `after` (null: from the first), in id
+ * order: one strongly consistent Query of the type's record partition (every
+ * record written before the call, in its latest version), at most `limit`
+ * records or DynamoDB's 1 MB page. The partition holds that type's records
+ * and nothing else (src/data/keys.ts); erased records are gone from it.
+ * `next`: the id to continue after (the Query's LastEvaluatedKey), undefined
+ * once the partition has no more.
  */
 export async function readRecordBatch(
   businessId: string,
   type: ExportType,
-  from: number,
-  limit: number,
-): Promise<{ items: Item[]; next: number; done: boolean }> {
-  const p = pattern[type];
-  const entries = await readEntries(partitionOf(p, { businessId }), { from, limit });
-  const keysOf: Key[] = entries.map(tableKeyOf);
-  const items: (Item | undefined)[] = [];
-  for (let i = 0; i < keysOf.length; i += BATCH_KEYS * PARALLEL_BATCHES) {
-    const chunks = Array.from({ length: PARALLEL_BATCHES }, (_, c) =>
-      keysOf.slice(i + c * BATCH_KEYS, i + (c + 1) * BATCH_KEYS),
-    ).filter((chunk) => chunk.length > 0);
-    for (const read of await Promise.all(chunks.map((chunk) => batchGet(chunk)))) items.push(...read);
-  }
-  const last = entries[entries.length - 1];
-  return {
-    items: items.filter((item): item is Item => item !== undefined),
-    next: last ? Number(sortOf(p as never, last)) + 1 : from,
-    done: entries.length < limit,
-  };
+  after: string | null,
+  limit?: number,
+): Promise<{ items: Item[]; next: string | undefined }> {
+  const entity = entityOf[type];
+  const { items, last } = await queryPage(
+    {
+      ...partitionQuery(entity.patterns.byId, { businessId }),
+      ConsistentRead: true,
+      ...(limit === undefined ? {} : { Limit: limit }),
+    },
+    after === null ? undefined : entity.key(businessId, after),
+  );
+  return { items, next: last && recordIdOf(last) };
 }
 
 // ---------------------------------------------------------------- the file

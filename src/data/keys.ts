@@ -4,15 +4,17 @@
  * which index. All record keys start with the business id, so no access
  * pattern can reach another tenant's items.
  */
-export type RecordKind =
-  | 'employee'
-  | 'employee_job'
-  | 'application'
-  | 'location'
-  | 'payout_field'
-  | 'employee_field'
-  | 'employee_job_field'
-  | 'application_field';
+export const RECORD_KINDS = [
+  'employee',
+  'employee_job',
+  'application',
+  'location',
+  'payout_field',
+  'employee_field',
+  'employee_job_field',
+  'application_field',
+] as const;
+export type RecordKind = (typeof RECORD_KINDS)[number];
 
 export interface Key {
   PK: string;
@@ -23,6 +25,8 @@ const biz = (businessId: string): string => `B#${businessId}`;
 
 /** A partition of one business (entity modules build their list partitions with it). */
 export const businessPartition = (businessId: string, rest: string): string => `${biz(businessId)}#${rest}`;
+
+const recordPartition = (businessId: string, kind: RecordKind): string => `${biz(businessId)}#${kind}`;
 
 /** The registry partition: no `B#` prefix, it belongs to no tenant. */
 export const BUSINESS_REGISTRY = 'BUSINESSES';
@@ -49,9 +53,15 @@ export const keys = {
   business: (businessId: string): Key => ({ PK: biz(businessId), SK: BUSINESS_CONFIG_SK }),
   /** Every business in one partition, written by import: the retention job finds businesses without a Scan. */
   businessRegistry: (businessId: string): Key => ({ PK: BUSINESS_REGISTRY, SK: businessId }),
+  /**
+   * Every record of one kind of a business shares one partition, sorted by id: a read by id is one
+   * GetItem, and an export Queries the partition (docs/architecture.md "Records of a kind share a
+   * partition"). No other item is ever stored under a record partition.
+   */
+  records: (businessId: string, kind: RecordKind): string => recordPartition(businessId, kind),
   record: (businessId: string, kind: RecordKind, id: string): Key => ({
-    PK: `${biz(businessId)}#${kind}#${id}`,
-    SK: 'R',
+    PK: recordPartition(businessId, kind),
+    SK: id,
   }),
   /** Dense position counter of one list (see docs/pagination.md). */
   counter: (businessId: string, list: string): Key => ({ PK: `${biz(businessId)}#counter#${list}`, SK: 'C' }),
@@ -110,6 +120,8 @@ export const keys = {
  * The kind of an item by its key (the builders above read backwards, for the
  * write statistics of src/data/write-stats.ts), without the business or record
  * id: `counter#applications`, `feed counter`, `record employee`, `idempotency`, ...
+ * A record partition (`B#<bid>#<kind>`) and an item partition of a record
+ * (`B#<bid>#application#<id>#attachments`) both read as `record <kind>`.
  */
 export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   const rest = String(key.PK).replace(/^B#[^#]*#?/, '');
@@ -122,6 +134,9 @@ export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   if (head === 'unique') return `unique#${second ?? ''}`;
   return `record ${head ?? ''}`;
 }
+
+/** The id of a record by its key (keys.record read backwards). */
+export const recordIdOf = (key: Key): string => key.SK;
 
 /** Partition names of the list indexes. */
 export const lists = {

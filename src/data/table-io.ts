@@ -111,6 +111,20 @@ export async function query(input: Omit<QueryCommandInput, 'TableName'>): Promis
   return out.Items ?? [];
 }
 
+/**
+ * One page of a Query from `start` (a LastEvaluatedKey) on: its items and the
+ * key to continue from, undefined after the last page. For walks that keep
+ * their place between calls (the export worker).
+ */
+export async function queryPage(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  start?: Key,
+): Promise<{ items: Item[]; last: Key | undefined }> {
+  if (!partitionFits(input)) return { items: [], last: undefined };
+  const out = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: start }));
+  return { items: out.Items ?? [], last: out.LastEvaluatedKey as Key | undefined };
+}
+
 /** Follows LastEvaluatedKey; only for bounded fallbacks (see docs/pagination.md). */
 export async function queryAll(input: Omit<QueryCommandInput, 'TableName'>): Promise<Item[]> {
   if (!partitionFits(input)) return [];

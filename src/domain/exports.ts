@@ -6,11 +6,14 @@
  *
  * Consistency: the feed cursor is taken before the first record is read, so
  * every change committed while the export pages through the records is in the
- * feed after it. A record in the file is as its GET answered at some moment
- * after the cursor; replaying the feed from the cursor (each entry's `data` is
- * the whole record after that change, a delete removes it) ends at each
- * record's last change: file + feed = what the API serves. Replay is
- * idempotent (upserts of whole records, deletes of absent ones are no-ops).
+ * feed after it. Records are read in id order by strongly consistent reads,
+ * and a record's id (its place in that order) never changes: a record that
+ * exists throughout is in the file once, as its GET answered at some moment
+ * after the cursor; one created or erased meanwhile may be missing or present,
+ * and its feed entries settle it. Replaying the feed from the cursor (each
+ * entry's `data` is the whole record after that change, a delete removes it)
+ * ends at each record's last change: file + feed = what the API serves. Replay
+ * is idempotent (upserts of whole records, deletes of absent ones are no-ops).
  */
 import type { Scope } from './scopes';
 
@@ -58,15 +61,15 @@ export type ExportStatus = 'running' | 'completed' | 'failed';
 export interface ExportCheckpoint {
   /** Index into the job's ordered types. */
   readonly typeIndex: number;
-  /** The next list position to read of that type (1-based). */
-  readonly position: number;
+  /** The id of that type's last record in the uploaded parts (records are read in id order); null: none yet. */
+  readonly after: string | null;
   /** Records of each type in the uploaded parts. */
   readonly counts: Readonly<Partial<Record<ExportType, number>>>;
   /** Uploaded parts, in order. */
   readonly parts: readonly { readonly PartNumber: number; readonly ETag: string }[];
 }
 
-export const START: ExportCheckpoint = { typeIndex: 0, position: 1, counts: {}, parts: [] };
+export const START: ExportCheckpoint = { typeIndex: 0, after: null, counts: {}, parts: [] };
 
 export interface ExportJob {
   readonly id: string;

@@ -621,11 +621,11 @@ export const WORKER_GRANTS = {
   // the attachment and its application's feed lane (BatchGetItem), one transaction: record Put, feed entry Put and
   // lane Update
   'check-attachment': { actions: ['BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  // the job (conditional UpdateItem under its lease), the config and records (BatchGetItem), each type's business
-  // list (Query of `list-keys`, keys only)
+  // the job (conditional UpdateItem under its lease), the config (BatchGetItem), each type's record partition
+  // (consistent Query of the table, no index)
   'run-export': {
     actions: ['BatchGetItem', 'Query', 'UpdateItem'],
-    indexes: indexesOf(application.patterns.byPosition, employee.patterns.byPosition, employeeJob.patterns.byPosition),
+    indexes: indexesOf(application.patterns.byId, employee.patterns.byId, employeeJob.patterns.byId),
   },
 } as const satisfies Record<string, TableGrant>;
 

@@ -3,14 +3,14 @@
  * it, and the worker (runExport) writes the file. Consistency rules:
  * src/domain/exports.ts.
  *
- * The worker pages through each type's business list by position (key-only
- * index entries, then the records by key), renders each record as its GET
- * does, and streams the lines into one S3 multipart upload, a part per
- * PART_BYTES: it holds at most one part and one batch in memory. After each
- * part it stores a checkpoint (type, next position, counts, parts) under its
- * lease, so a run that stops (its time limit, a crash) is resumed by the next
- * one from the last part uploaded; the lines of an unfinished part are read
- * again. Deployed, a queue message starts each run and a run that reaches its
+ * The worker pages through each type's record partition in id order (a
+ * strongly consistent Query page at a time: ~1 item read per record), renders
+ * each record as its GET does, and streams the lines into one S3 multipart
+ * upload, a part per PART_BYTES: it holds at most one part and one Query page
+ * in memory. After each part it stores a checkpoint (type, last id, counts,
+ * parts) under its lease, so a run that stops (its time limit, a crash) is
+ * resumed by the next one from the last part uploaded; the lines of an
+ * unfinished part are read again. Deployed, a queue message starts each run and a run that reaches its
  * time limit queues the next (functions/run-export.ts); locally the same code
  * runs in-process.
  */
@@ -186,13 +186,12 @@ export interface RunOptions {
   readonly outOfTime?: () => boolean;
   /** Bytes per uploaded part (at least S3's 5 MiB deployed; tests use less against the local S3). */
   readonly partBytes?: number;
-  /** Index entries per Query. */
+  /** Records per Query (default: DynamoDB's 1 MB page, ~2,000 applications). */
   readonly batchSize?: number;
 }
 
 /** How long a run's lease lasts without a checkpoint renewing it. */
 const LEASE_MS = 60_000;
-const BATCH_SIZE = 400;
 
 function renderer(config: BusinessConfig): (type: ExportType, item: Item) => unknown {
   const today = todayIn(config.timezone);
@@ -228,7 +227,7 @@ export async function runExport(
     const partBytes = options.partBytes ?? PART_BYTES;
     let saved: ExportCheckpoint = job.checkpoint;
     const counts: Partial<Record<ExportType, number>> = { ...saved.counts };
-    let at = { typeIndex: saved.typeIndex, position: saved.position };
+    let at = { typeIndex: saved.typeIndex, after: saved.after };
     let lines: Buffer[] = [];
     let bytes = 0;
 
@@ -247,16 +246,17 @@ export async function runExport(
         return 'paused';
       }
       const type = types[at.typeIndex] as ExportType;
-      const batch = await readRecordBatch(businessId, type, at.position, options.batchSize ?? BATCH_SIZE);
+      const batch = await readRecordBatch(businessId, type, at.after, options.batchSize);
       for (const item of batch.items) {
         const line = Buffer.from(exportLine(type, render(type, item)));
         lines.push(line);
         bytes += line.length;
         counts[type] = (counts[type] ?? 0) + 1;
       }
-      at = batch.done
-        ? { typeIndex: at.typeIndex + 1, position: 1 }
-        : { typeIndex: at.typeIndex, position: batch.next };
+      at =
+        batch.next === undefined
+          ? { typeIndex: at.typeIndex + 1, after: null }
+          : { typeIndex: at.typeIndex, after: batch.next };
       if (bytes >= partBytes) await flush();
     }
     // The last part may be small (or empty, for an export of nothing).

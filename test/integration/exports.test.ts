@@ -4,6 +4,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { createToken } from '../../src/data/token-store';
 import type { Scope } from '../../src/domain/scopes';
 import { asExportWorker, inProcessLauncher, runExport, useExportLauncher } from '../../src/services/exports';
+import { db, dynamoStats } from '../../src/data/client';
 
 /**
  * Contract §20, exports: POST /exports (202), GET /exports/{id}, a JSON Lines
@@ -245,5 +246,34 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
     const done = (await send('GET', `/exports/${id}`)).body;
     const file = await download(done.download_url);
     expect(file).toEqual(await apiState());
+  });
+
+  it('reads each record once: one consistent Query page of its record partition per type, no index', async () => {
+    const id = (await send('POST', '/exports', { types: ALL })).body.id as string;
+    const consistent: unknown[] = [];
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'QueryCommand')
+          consistent.push((args.input as { ConsistentRead?: unknown }).ConsistentRead);
+        return next(args);
+      },
+      { step: 'initialize', name: 'export-queries' },
+    );
+    dynamoStats.reset();
+    try {
+      expect(await asExportWorker(() => runExport(BUSINESS, id))).toBe('completed');
+    } finally {
+      db().middlewareStack.remove('export-queries');
+    }
+    const { itemsRead, indexItemsRead } = dynamoStats;
+    const { counts } = (await send('GET', `/exports/${id}`)).body;
+    const records = counts.employees + counts.employee_jobs + counts.applications;
+    expect(records).toBeGreaterThanOrEqual(80);
+    // The records and the business config; nothing read twice, no index entry, no record read by key.
+    expect({ itemsRead, indexItemsRead, consistent }).toEqual({
+      itemsRead: records + 1,
+      indexItemsRead: 0,
+      consistent: [true, true, true],
+    });
   });
 });

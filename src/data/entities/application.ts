@@ -66,6 +66,10 @@ type OfStatus = OfBusiness & { readonly statusId: string };
 const byPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'application'),
 );
+/** Every application of the business, by id, in its record partition (exports: strongly consistent pages). */
+const byId = pattern<OfBusiness>('table', 'application id', ({ businessId }) =>
+  keys.records(businessId, 'application'),
+);
 const byJob = pattern<OfJob>('sublist-keys', 'position in the job opening list 1..n', ({ businessId, jobId }) =>
   businessPartition(businessId, `job-opening#${jobId ?? '\u0000speculative'}#applications`),
 );
@@ -176,7 +180,7 @@ function listOf(businessId: string, filter: ApplicationListFilter): MappedList |
 export const application = {
   entity: 'application',
   key: (businessId: string, id: string): Key => keys.record(businessId, 'application', id),
-  patterns: { byPosition, byJob, byStatus, createdSince: sinceCreated, updatedSince },
+  patterns: { byPosition, byJob, byStatus, createdSince: sinceCreated, updatedSince, byId },
   listOf,
   createdIn,
   positionLists,

@@ -17,11 +17,15 @@ const EMPLOYEE_NUMBER = 'employee_number';
 const employeesByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'employee'),
 );
+/** Every employee of the business, by id, in its record partition (exports). */
+const employeesById = pattern<OfBusiness>('table', 'employee id', ({ businessId }) =>
+  keys.records(businessId, 'employee'),
+);
 
 export const employee = {
   entity: 'employee',
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee', id),
-  patterns: { byPosition: employeesByPosition },
+  patterns: { byPosition: employeesByPosition, byId: employeesById },
   list: LIST.employees,
   counter: (businessId: string): Key => keys.counter(businessId, LIST.employees),
   /** The unique item that holds an employee_number for its owner. */
@@ -55,6 +59,10 @@ export const employee = {
 const jobsByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
   lists.all(businessId, 'employee_job'),
 );
+/** Every employee job of the business, by id, in its record partition (exports). */
+const jobsById = pattern<OfBusiness>('table', 'employee job id', ({ businessId }) =>
+  keys.records(businessId, 'employee_job'),
+);
 const jobsByEmployee = pattern<OfEmployee>(
   'sublist-keys',
   "position among the employee's jobs 1..job_count",
@@ -64,7 +72,7 @@ const jobsByEmployee = pattern<OfEmployee>(
 export const employeeJob = {
   entity: 'employee_job',
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee_job', id),
-  patterns: { byPosition: jobsByPosition, byEmployee: jobsByEmployee },
+  patterns: { byPosition: jobsByPosition, byEmployee: jobsByEmployee, byId: jobsById },
   list: LIST.employeeJobs,
   counter: (businessId: string): Key => keys.counter(businessId, LIST.employeeJobs),
   indexKeys: (
