@@ -171,15 +171,11 @@ export async function readRecordBatch(
   businessId: string,
   type: ExportType,
   after: string | null,
-  limit?: number,
+  limit: number,
 ): Promise<{ items: Item[]; next: string | undefined }> {
   const entity = entityOf[type];
   const { items, last } = await queryPage(
-    {
-      ...partitionQuery(entity.patterns.byId, { businessId }),
-      ConsistentRead: true,
-      ...(limit === undefined ? {} : { Limit: limit }),
-    },
+    { ...partitionQuery(entity.patterns.byId, { businessId }), ConsistentRead: true, Limit: limit },
     after === null ? undefined : entity.key(businessId, after),
   );
   return { items, next: last && recordIdOf(last) };

@@ -186,12 +186,18 @@ export interface RunOptions {
   readonly outOfTime?: () => boolean;
   /** Bytes per uploaded part (at least S3's 5 MiB deployed; tests use less against the local S3). */
   readonly partBytes?: number;
-  /** Records per Query (default: DynamoDB's 1 MB page, ~2,000 applications). */
+  /** Records per Query (default PAGE_RECORDS; DynamoDB ends a page at 1 MB anyway). */
   readonly batchSize?: number;
 }
 
 /** How long a run's lease lasts without a checkpoint renewing it. */
 const LEASE_MS = 60_000;
+/**
+ * Records per Query page: ~700 KB of applications. Without a Limit, DynamoDB
+ * Local took 0.6 s per 1 MB page of a 25,000-application partition and timed
+ * out at 100,000; with 1,000 a page took 0.09 s at 100,000 (flat in N).
+ */
+const PAGE_RECORDS = 1000;
 
 function renderer(config: BusinessConfig): (type: ExportType, item: Item) => unknown {
   const today = todayIn(config.timezone);
@@ -246,7 +252,7 @@ export async function runExport(
         return 'paused';
       }
       const type = types[at.typeIndex] as ExportType;
-      const batch = await readRecordBatch(businessId, type, at.after, options.batchSize);
+      const batch = await readRecordBatch(businessId, type, at.after, options.batchSize ?? PAGE_RECORDS);
       for (const item of batch.items) {
         const line = Buffer.from(exportLine(type, render(type, item)));
         lines.push(line);
