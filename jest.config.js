@@ -1,8 +1,8 @@
 /** @type {import('jest').Config} */
-const transform = {
-  // Type checking happens once in `npm run typecheck`; jest only strips types (fast on 2 cores).
-  '^.+\\.[tj]s$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', esModuleInterop: true, isolatedModules: true } }],
-};
+// Type checking happens once in `npm run typecheck`; jest only strips types and turns ES modules into CommonJS,
+// which swc does at a fraction of ts-jest's CPU (a cold run compiles every source file once per worker).
+const swc = (syntax) => ['@swc/jest', { jsc: { parser: { syntax }, target: 'es2022' }, module: { type: 'commonjs' } }];
+const transform = { '^.+\\.ts$': swc('typescript'), '^.+\\.js$': swc('ecmascript') };
 // @middy/*, request-filtering-agent and file-type (with its tokenizer packages) ship ES modules only; jest's
 // CommonJS runtime needs them transformed.
 const transformIgnorePatterns = [
