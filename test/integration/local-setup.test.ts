@@ -10,6 +10,7 @@ import {
   localClient,
   startDynamoLocal,
   type RunningDynamo,
+  TEST_JVM_OPTIONS,
 } from '../../scripts/lib/dynamodb-local';
 import { API, startApi, type TestApi } from '../support/harness';
 
@@ -79,7 +80,7 @@ const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop() 
 beforeAll(async () => {
   api = await startApi();
   // The official jar's default: one database per access key and region.
-  unshared = await startDynamoLocal({ sharedDb: false });
+  unshared = await startDynamoLocal({ sharedDb: false, jvmOptions: TEST_JVM_OPTIONS });
   checkout = freshCheckout();
 }, 60_000);
 afterAll(async () => {
