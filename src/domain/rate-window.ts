@@ -123,9 +123,17 @@ export const SHARING = {
   unseenHorizonMs: 1500,
   /** Instances that synced this long before an answer count as sharing the subject. */
   activeMs: 3000,
-  /** Traffic that began this recently: the others' rate is guessed from this instance's own, too. */
+  /**
+   * Traffic that began this recently (the others' counts of its first second are mostly not sent yet): the others'
+   * rate is guessed from this instance's own too, when k instances at that rate would be this much over the limit.
+   */
   youngMs: 2500,
-  /** After a refusal, for this long, an instance admits at most its share of what its view shows free. */
+  youngOverLimit: 1.3,
+  /**
+   * An instance that refused this many requests within `saturatedMs` admits at most its share of what its view
+   * shows free, until it has not for that long (one refusal may be the noise of a token near its limit).
+   */
+  saturatedAfter: 3,
   saturatedMs: 3000,
 } as const;
 
@@ -143,9 +151,10 @@ const addTo = (map: Map<number, number>, start: number, n: number): void => {
  * caller (src/data/rate-counts.ts) sends the counts and hands back the answers.
  *
  * - Unseen: the others' admissions per ms (from the growth of their counts,
- *   and while the traffic is young, from this instance's own rate times the
- *   other instances known) times the age of the view.
- * - Saturated (this instance refused lately): it admits at most its share
+ *   and while the traffic is young and looks well over the limit, from this
+ *   instance's own rate times the other instances known) times the age of the
+ *   view.
+ * - Saturated (this instance refused a few requests lately): it admits at most its share
  *   (1 / the instances that synced lately) of what its view shows free less
  *   what the others had admitted unseen at its previous answer (`lag`): when
  *   old requests leave the window, all instances see the same capacity free
@@ -170,16 +179,22 @@ export class InstanceCounts {
   private lag = 0;
   /** 1 / the instances that synced this subject lately. */
   private share = 1;
-  private refusedAt = -Infinity;
+  /** The last refusals (at most SHARING.saturatedAfter), oldest first. */
+  private refusals: number[] = [];
 
   /** Counts one admitted request in the slice starting at `start`. */
   count(start: number): void {
     addTo(this.pending, start, 1);
   }
 
-  /** Remembers a refusal: for a while the instance admits only its share of what frees. */
+  /** Remembers a refusal: after a few, for a while, the instance admits only its share of what frees. */
   refused(nowMs: number): void {
-    this.refusedAt = nowMs;
+    this.refusals.push(nowMs);
+    if (this.refusals.length > SHARING.saturatedAfter) this.refusals.shift();
+  }
+
+  private saturated(nowMs: number): boolean {
+    return this.refusals.length === SHARING.saturatedAfter && nowMs - this.refusals[0]! < SHARING.saturatedMs;
   }
 
   /** Admitted here since the view DynamoDB last answered. */
@@ -199,7 +214,7 @@ export class InstanceCounts {
   standing(policy: RatePolicy, nowMs: number): PolicyState {
     const own = this.own();
     let cap = Infinity;
-    if (nowMs - this.refusedAt < SHARING.saturatedMs) {
+    if (this.saturated(nowMs)) {
       const free = policy.requests - countInWindow(this.synced, policy, nowMs) - this.lag;
       cap = Math.ceil(this.share * free) - countInWindow(own, policy, nowMs);
     }
@@ -274,7 +289,13 @@ export class InstanceCounts {
       const since = Math.max(first, nowMs - SHARING.rateLookbackMs);
       let mine = 0;
       for (const [start, n] of mergeSlices(this.ownSynced, this.own())) if (start >= since) mine += n;
-      rate = Math.max(rate, ((1 / this.share - 1) * mine) / Math.max(nowMs - since, 250));
+      const instances = 1 / this.share;
+      const mineRate = mine / Math.max(nowMs - since, 250);
+      // From a few requests on (one or two say little of a rate), and only when k instances at this instance's
+      // rate would be well over the limit: spread at random, one instance's rate over a second or two is noisy,
+      // and a token near its limit must not be refused for it.
+      const overLimit = (instances * mineRate * policy.windowSeconds * 1000) / policy.requests;
+      if (mine >= 3 && overLimit >= SHARING.youngOverLimit) rate = Math.max(rate, (instances - 1) * mineRate);
     }
     return rate;
   }

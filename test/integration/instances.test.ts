@@ -12,7 +12,6 @@ import { createToken, issueToken, revokeToken } from '../../src/data/token-store
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { withTestRateLimits } from '../support/harness';
-import { mostInAnyWindow } from '../support/rate-windows';
 import { steadyRequests } from '../../scripts/lib/load-isolation';
 
 /**
@@ -131,12 +130,30 @@ async function provision(id: string, limits: object = {}): Promise<string> {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-/** The most answers other than 429 within any interval of `windowMs`, by when they were answered. */
+/**
+ * An instance handles a request between its sending and its answer. The most requests surely handled within one
+ * interval of `windowMs` (sent and answered inside it: what the server did at least), and the most possibly
+ * handled within one (sent before its end, answered after its start: what the server saw at most).
+ */
+function handledInAnyWindow(answers: readonly Answer[], windowMs: number): { surely: number; possibly: number } {
+  let surely = 0;
+  let possibly = 0;
+  for (const { sentAt, answeredAt } of answers) {
+    surely = Math.max(surely, answers.filter((a) => a.sentAt >= sentAt && a.answeredAt < sentAt + windowMs).length);
+    possibly = Math.max(
+      possibly,
+      answers.filter((a) => a.answeredAt >= answeredAt && a.sentAt < answeredAt + windowMs).length,
+    );
+  }
+  return { surely, possibly };
+}
+
+/** The most answers other than 429 surely given within any interval of `windowMs`. */
 const admittedInAnyWindow = (answers: readonly Answer[], windowMs: number): number =>
-  mostInAnyWindow(
-    answers.filter((a) => a.status !== 429).map((a) => a.answeredAt),
+  handledInAnyWindow(
+    answers.filter((a) => a.status !== 429),
     windowMs,
-  );
+  ).surely;
 
 describe('INSTANCES=4 npm start', () => {
   let token: string;
@@ -190,34 +207,45 @@ describe('INSTANCES=4 npm start', () => {
   }, 60_000);
 });
 
+/**
+ * Every instance warm (modules loaded, connections open) with a token of its own: a cold instance answers its
+ * first requests late and in a bunch, which is not what the rate tests measure.
+ */
+async function warmInstances(): Promise<void> {
+  const warm = await provision(`warm-${randomBytes(3).toString('hex')}`);
+  await Promise.all(Array.from({ length: 2 * INSTANCES }, () => send('GET', '/locations/hq', warm)));
+}
+
 describe('INSTANCES=4: rate limits hold across instances (contract §18)', () => {
-  it('a token at twice its limit: at most 1.1·N + 5 in any window, at least 0.9·N per window; one at 70 % is never refused', async () => {
-    // N = 30 per 3 s. The flooding token sends 20 per second (twice its limit) for 9 s (three windows), a token of
-    // another business 7 per second (70 %), both spread over the four instances. What the server admitted is
-    // measured from the answers (a busy machine sends late and in bunches), not assumed from the client's rate.
-    const policy = { requests: 30, window_seconds: 3 };
-    const flood = await provision('flood', { token_rate_limit: policy });
-    const calm = await provision('calm', { token_rate_limit: policy });
-    const [floodAnswers, calmAnswers] = await Promise.all([
-      steadyRequests(180, 20, () => send('GET', '/locations/hq', flood)),
-      steadyRequests(63, 7, () => send('GET', '/locations/hq', calm)),
-    ]);
-    expect(new Set(floodAnswers.map((a) => a.instance)).size).toBe(INSTANCES);
-    expect(floodAnswers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    expect(admittedInAnyWindow(floodAnswers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
+  it('a token at twice its limit: at most 1.1·N + 5 in any window, at least 0.9·N per window', async () => {
+    // N = 30 per 3 s. The token sends 20 per second (twice its limit) for 9 s (three windows), spread over the four
+    // instances. What the server admitted is measured from the answers (a busy machine sends late and in bunches),
+    // not assumed from the client's rate.
+    const flood = await provision('flood', { token_rate_limit: { requests: 30, window_seconds: 3 } });
+    await warmInstances();
+    const answers = await steadyRequests(180, 20, () => send('GET', '/locations/hq', flood));
+    expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
+    expect(answers.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    expect(admittedInAnyWindow(answers, 3000)).toBeLessThanOrEqual(1.1 * 30 + 5);
     // Per window over the time the flood was sent (three windows when the client kept its rate).
-    const sentFor = floodAnswers.at(-1)!.sentAt - floodAnswers[0]!.sentAt + 50;
-    const admitted = floodAnswers.filter((a) => a.status === 200).length;
+    const sentFor = answers.at(-1)!.sentAt - answers[0]!.sentAt + 50;
+    const admitted = answers.filter((a) => a.status === 200).length;
     expect(admitted / Math.max(3, sentFor / 3000)).toBeGreaterThanOrEqual(0.9 * 30);
-    // The calm token stayed below 80 % in every window it sent (else the machine was too busy to test this).
-    expect(
-      mostInAnyWindow(
-        calmAnswers.map((a) => a.sentAt),
-        3000,
-      ),
-    ).toBeLessThan(0.8 * 30);
-    expect(calmAnswers.map((a) => a.status)).toEqual(Array(63).fill(200));
-  }, 90_000);
+  }, 60_000);
+
+  it('a token at 70 % of its limit is never refused', async () => {
+    // N = 30 per 3 s; 7 per second for 9 s, spread over the four instances.
+    const calm = await provision('calm', { token_rate_limit: { requests: 30, window_seconds: 3 } });
+    await warmInstances();
+    const answers = await steadyRequests(63, 7, () => send('GET', '/locations/hq', calm));
+    expect(new Set(answers.map((a) => a.instance)).size).toBe(INSTANCES);
+    // Below 80 % as the server may have seen it: a machine too busy to keep the client's pace hands a bunch of
+    // requests over at once, and then a window can hold more than 80 % (a 429 there is the contract's own).
+    const atMost = handledInAnyWindow(answers, 3000).possibly;
+    const refused = answers.filter((a) => a.status !== 200);
+    if (atMost < 0.8 * 30) expect(refused).toEqual([]);
+    else expect(refused.length).toBeLessThanOrEqual(atMost - Math.ceil(0.8 * 30) + 1);
+  }, 60_000);
 
   it('a business limit holds over its tokens on every instance', async () => {
     // N = 30 per 3 s for the business; three tokens of it send 20 per second together for 6 s.

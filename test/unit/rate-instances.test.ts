@@ -28,9 +28,24 @@ describe.each([
     }
   });
 
-  it('75 % of the limit: never refused', () => {
+  it('79 % of the limit: never refused', () => {
     for (const seed of SEEDS)
-      expect({ seed, refused: run(policy, 4, 0.75, seed, 'in turn').refused }).toEqual({ seed, refused: 0 });
+      expect({ seed, refused: run(policy, 4, 0.79, seed, 'in turn').refused }).toEqual({ seed, refused: 0 });
+  });
+});
+
+describe('4 instances, 600 per 60 s, requests spread at random', () => {
+  const policy = { requests: 600, windowSeconds: 60 };
+  it('holds the bound and 0.9·N at twice the limit, and never refuses at 79 %', () => {
+    for (const seed of SEEDS.slice(0, 8)) {
+      const flood = run(policy, 4, 2, seed, 'random');
+      expect({ seed, most: flood.most <= 665, perWindow: flood.perWindow >= 540 }).toEqual({
+        seed,
+        most: true,
+        perWindow: true,
+      });
+      expect({ seed, refused: run(policy, 4, 0.79, seed, 'random').refused }).toEqual({ seed, refused: 0 });
+    }
   });
 });
 
