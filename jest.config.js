@@ -17,10 +17,12 @@ module.exports = {
   testEnvironment: 'node',
   // Integration files share one DynamoDB Local on 2 cores; setup can take seconds under load.
   testTimeout: 30_000,
-  // One worker per core, not jest's default of cores - 1: integration files spend much of their time
-  // waiting (on DynamoDB Local's JVM, on request deadlines, on spawned processes), so with a single
-  // worker on 2 cores one core sat idle about half the run.
+  // One worker per core, not jest's default of cores - 1: integration files spend much of their time waiting
+  // (request deadlines, rate windows, retry back-off, spawned servers). A third worker on 2 cores filled those
+  // waits (a full run: jest 182 s) but starved the instances test's rate windows (a token at 70 % of
+  // its limit refused): not until that test tolerates a busy machine.
   maxWorkers: '100%',
+  testSequencer: '<rootDir>/test/support/sequencer.cjs',
   transform,
   transformIgnorePatterns,
   moduleNameMapper,
