@@ -21,6 +21,9 @@ import { ensureBucket, startS3Local } from './lib/s3-local';
 import { seedBusiness } from './lib/bench-applications';
 import type { WorkerReport } from './lib/export-worker-run';
 
+/** The worker's V8 heap limit, below the 4N file alone (51 MB): an export that grew with N would fail there. */
+const WORKER_HEAP_MB = 64;
+
 const N = Number(process.env.BENCH_EXPORT_APPLICATIONS ?? 25_000);
 
 interface Row {
@@ -33,7 +36,12 @@ interface Row {
 function runWorker(businessId: string, id: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const tsx = join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
   const child = spawn(process.execPath, [tsx, join(__dirname, 'lib', 'export-worker-run.ts'), businessId, id], {
-    env: { ...process.env, DYNAMODB_CAPACITY_DETAIL: 'INDEXES' },
+    // A heap far below what the file or the records take: an export that held them would fail at 4N.
+    env: {
+      ...process.env,
+      DYNAMODB_CAPACITY_DETAIL: 'INDEXES',
+      NODE_OPTIONS: `--max-old-space-size=${WORKER_HEAP_MB}`,
+    },
   });
   let stdout = '';
   let stderr = '';
