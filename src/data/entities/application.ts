@@ -15,6 +15,7 @@ import {
   pattern,
   placeAt,
   readAttributes,
+  recordBase,
   sortOf,
   type AttributeKind,
   type AttributesOf,
@@ -218,9 +219,7 @@ export const application = {
   }),
   /** The full item of an application at `at`: its attributes, its key and every list key. */
   item: (businessId: string, app: StoredApplication, at: ApplicationPositions): Record<string, unknown> => ({
-    ...keys.record(businessId, 'application', app.id),
-    kind: 'application',
-    business_id: businessId,
+    ...recordBase(businessId, 'application', app.id),
     ...app,
     ...application.indexKeys(businessId, app, at),
     ...(at.idempotencyPk ? { idempotency_pk: at.idempotencyPk } : {}),

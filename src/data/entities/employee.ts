@@ -6,7 +6,7 @@
  * counts that list). employee_number values are claimed by unique items.
  */
 import { keys, lists, type Key } from '../keys';
-import { pattern, placeAt } from './entity';
+import { pattern, placeAt, recordBase } from './entity';
 import { LIST } from './list-names';
 
 type OfBusiness = { readonly businessId: string };
@@ -42,9 +42,7 @@ export const employee = {
     e: { readonly id: string; readonly createdAt: string; readonly fields: Readonly<Record<string, unknown>> },
     position: number,
   ): Record<string, unknown> => ({
-    ...keys.record(businessId, 'employee', e.id),
-    kind: 'employee',
-    business_id: businessId,
+    ...recordBase(businessId, 'employee', e.id),
     ...e.fields,
     id: e.id,
     created_at: e.createdAt,
@@ -90,9 +88,7 @@ export const employeeJob = {
     job: { readonly id: string; readonly createdAt: string; readonly fields: Readonly<Record<string, unknown>> },
     at: { readonly position: number; readonly seq: number },
   ): Record<string, unknown> => ({
-    ...keys.record(businessId, 'employee_job', job.id),
-    kind: 'employee_job',
-    business_id: businessId,
+    ...recordBase(businessId, 'employee_job', job.id),
     ...job.fields,
     id: job.id,
     created_at: job.createdAt,

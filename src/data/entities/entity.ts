@@ -6,6 +6,7 @@
  * and never spells the attribute; docs/architecture.md's access-pattern table
  * is checked against these declarations (test/unit/architecture-doc.test.ts).
  */
+import { keys, type RecordKind } from '../keys';
 import { TABLE, type IndexName } from '../table-definition';
 
 /** A GSI of the table definition, or the table's own keys (PK/SK). */
@@ -90,6 +91,17 @@ export const IF_PRESENT = `attribute_exists(${TABLE.partitionKey})`;
 export const tableKeyOf = (item: Readonly<Record<string, unknown>>): { PK: string; SK: string } => ({
   PK: String(item[TABLE.partitionKey]),
   SK: String(item[TABLE.sortKey]),
+});
+
+/** What every record item starts with: its key in its kind's partition, its kind and its business. */
+export const recordBase = (
+  businessId: string,
+  kind: RecordKind,
+  id: string,
+): Record<string, unknown> & { PK: string; SK: string } => ({
+  ...keys.record(businessId, kind, id),
+  kind,
+  business_id: businessId,
 });
 
 /** The Query of one pattern's whole partition, or of its sort keys that begin with `sortPrefix`. */

@@ -5,7 +5,7 @@
  */
 import type { ReferenceKind } from '../../domain/fixture';
 import { keys, lists, type Key } from '../keys';
-import { pattern, placeAt, sortOf } from './entity';
+import { pattern, placeAt, recordBase, sortOf } from './entity';
 import { LIST } from './list-names';
 
 type OfKind = { readonly businessId: string; readonly kind: ReferenceKind };
@@ -32,10 +32,8 @@ export const reference = {
     fields: Readonly<Record<string, unknown>>,
     at: { readonly createdAt: unknown; readonly updatedAt: string; readonly version: number },
   ): Record<string, unknown> => ({
-    ...keys.record(businessId, kind, id),
+    ...recordBase(businessId, kind, id),
     id,
-    kind,
-    business_id: businessId,
     record: JSON.stringify(fields),
     created_at: at.createdAt,
     updated_at: at.updatedAt,
