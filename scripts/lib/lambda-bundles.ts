@@ -83,16 +83,27 @@ export function functionEntries(): { found: FunctionEntry[]; missing: string[] }
 }
 
 /**
- * Bundles every function into `outDir/<name>/index.js` with CDK's options, and
- * what CDK's command hooks put next to a handler (the route's `bundleFiles`).
+ * Bundles every function (and the `extra` functions named, e.g. scheduled jobs
+ * outside the route table) into `outDir/<name>/index.js` with CDK's options,
+ * and what CDK's command hooks put next to a handler (the route's `bundleFiles`).
+ * One esbuild build with an entry point per function: esbuild parses a module
+ * shared by several entries once, and without `splitting` every output is still
+ * a self-contained bundle, byte for byte what a build of its entry alone writes.
  */
-export async function bundleFunctions(outDir: string): Promise<Map<string, string>> {
-  const options = esbuildOptionsOf(BUNDLING);
+export async function bundleFunctions(outDir: string, extra: readonly string[] = []): Promise<Map<string, string>> {
+  const entries = [
+    ...functionEntries().found,
+    ...extra.map((name) => ({ name, file: path.join(ROOT, 'functions', `${name}.ts`), bundleFiles: [] })),
+  ];
+  await build({
+    ...esbuildOptionsOf(BUNDLING),
+    entryPoints: Object.fromEntries(entries.map((e) => [`${e.name}/index`, e.file])),
+    outdir: outDir,
+    write: true,
+  });
   const out = new Map<string, string>();
-  for (const entry of functionEntries().found) {
+  for (const entry of entries) {
     const dir = path.join(outDir, entry.name);
-    fs.mkdirSync(dir, { recursive: true });
-    await build({ ...options, entryPoints: [entry.file], outfile: path.join(dir, 'index.js'), write: true });
     for (const file of entry.bundleFiles) fs.copyFileSync(require.resolve(file), path.join(dir, path.basename(file)));
     out.set(entry.name, path.join(dir, 'index.js'));
   }

@@ -5,11 +5,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { build } from 'esbuild';
 import { Webhook } from 'standardwebhooks';
 import demo from '../../fixtures/demo.json';
-import { BUNDLING } from '../../lib/constructs/api-function';
-import { bundleFunctions, esbuildOptionsOf, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
+import { bundleFunctions, functionEntries, ROOT } from '../../scripts/lib/lambda-bundles';
 import { ROUTES } from '../../src/http/routes';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
@@ -41,6 +39,10 @@ handler(event, context).then(
   () => process.stdout.write(process.version.split('.')[0]),
   (e) => { process.stderr.write(String((e && e.stack) || e)); process.exit(1); },
 );`;
+/** The scheduled and event-driven functions outside the route table run here too, bundled in the same build. */
+const JOBS = [DISPATCHER_NAME, RETENTION_JOB_NAME, CHECK_JOB_NAME];
+/** Every route's function and the fallback's. */
+const ROUTE_FUNCTIONS = [...ROUTES.map((r) => r.name), 'route-not-found'];
 let api: TestApi;
 let token: string;
 let bundles: Map<string, string>;
@@ -162,13 +164,13 @@ beforeAll(async () => {
   token = await api.provision(demo);
   rmSync(OUT_DIR, { recursive: true, force: true });
   mkdirSync(OUT_DIR, { recursive: true });
-  bundles = await bundleFunctions(OUT_DIR);
+  bundles = await bundleFunctions(OUT_DIR, JOBS);
 }, 180_000);
 afterAll(() => api.close());
 
 it('every deployed function is bundled', () => {
   expect(functionEntries().missing).toEqual([]);
-  expect([...bundles.keys()].sort()).toEqual([...ROUTES.map((r) => r.name), 'route-not-found'].sort());
+  expect([...bundles.keys()].sort()).toEqual([...ROUTE_FUNCTIONS, ...JOBS].sort());
 });
 
 it('Node 22 runs every bundle: one request per route, answers as the sources do', async () => {
@@ -237,7 +239,7 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('get-docs', 200, {}, false);
   requests.push({ name: 'route-not-found', event: event('GET', `${API}/no_such_thing`), expect: 404 });
   // Every route is exercised.
-  expect(new Set(requests.map((r) => r.name))).toEqual(new Set(bundles.keys()));
+  expect(new Set(requests.map((r) => r.name))).toEqual(new Set(ROUTE_FUNCTIONS));
 
   const answers = await invoke(requests);
   for (const [i, r] of requests.entries()) {
@@ -285,13 +287,7 @@ it('Node 22 runs the webhook dispatcher bundle: the schedule queues the lane, th
     });
     expect(employee.status).toBe(201);
 
-    const bundle = join(OUT_DIR, DISPATCHER_NAME, 'index.js');
-    await build({
-      ...esbuildOptionsOf(BUNDLING),
-      entryPoints: [join(ROOT, 'functions', `${DISPATCHER_NAME}.ts`)],
-      outfile: bundle,
-      write: true,
-    });
+    const bundle = bundles.get(DISPATCHER_NAME)!;
     // The schedule's run polls and hands the subscription its lane: one message to the queue, here a stand-in
     // for SQS's JSON protocol on loopback that keeps the message bodies (the SDK checks their MD5).
     const queued: string[] = [];
@@ -374,13 +370,7 @@ it('Node 22 runs the retention job bundle: a scheduled run erases what is due, a
   await batchPut(seedItems(bid, config, apps));
   const demoTotal = (await api.request('GET', `${API}/applications`, { token })).body.total_entries as number;
 
-  const bundle = join(OUT_DIR, RETENTION_JOB_NAME, 'index.js');
-  await build({
-    ...esbuildOptionsOf(BUNDLING),
-    entryPoints: [join(ROOT, 'functions', `${RETENTION_JOB_NAME}.ts`)],
-    outfile: bundle,
-    write: true,
-  });
+  const bundle = bundles.get(RETENTION_JOB_NAME)!;
   const probe = `
 const { handler } = require(process.argv[1]);
 const event = { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
@@ -413,13 +403,7 @@ it('Node 22 runs the upload check bundle: an object-created event makes an uploa
   expect(created.status).toBe(201);
   expect(await uploadAs(created.body.upload, pdf)).toBe(204);
 
-  const bundle = join(OUT_DIR, CHECK_JOB_NAME, 'index.js');
-  await build({
-    ...esbuildOptionsOf(BUNDLING),
-    entryPoints: [join(ROOT, 'functions', `${CHECK_JOB_NAME}.ts`)],
-    outfile: bundle,
-    write: true,
-  });
+  const bundle = bundles.get(CHECK_JOB_NAME)!;
   const probe = `
 const { handler } = require(process.argv[1]);
 handler(JSON.parse(process.argv[2])).then(
