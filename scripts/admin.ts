@@ -8,65 +8,12 @@
  *   npm run admin -- retention run [--now DATETIME] [--business ID]
  *                                                 erase applications past their business's retention, print {"erased": N}
  * Every command first prints its target on stderr (table and endpoint, or AWS region and account).
+ * The commands live in scripts/lib/admin-cli.ts; this process runs one and exits with its code.
  */
-import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './lib/token-commands';
-import { parseRetentionCommand, retentionCommand, RETENTION_USAGE } from './lib/retention-command';
-import { revokeToken } from '../src/data/token-store';
-import type { RunningDynamo } from './lib/dynamodb-local';
-import { connect, connectS3, describeFailure, describeTarget } from './lib/environment';
-import type { RunningS3 } from './lib/s3-local';
-import { FixtureRejected, provisionFromFile } from './lib/provision';
+import { runAdmin } from './lib/admin-cli';
+import { describeFailure } from './lib/environment';
 
-const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}`;
-
-async function main(argv: string[]): Promise<number> {
-  const [command, arg] = argv;
-  // Arguments are checked before anything connects: a typo never reaches a table.
-  const token = command === 'token' ? parseTokenCommand(argv.slice(1)) : undefined;
-  const retention = command === 'retention' ? parseRetentionCommand(argv.slice(1)) : undefined;
-  for (const problem of [token, retention])
-    if (typeof problem === 'string') {
-      // One line naming what is wrong (contract §18); the usage is for a missing or unknown command.
-      console.error(problem);
-      return 2;
-    }
-  if (!token && !retention && (!command || !arg || !['import', 'revoke'].includes(command))) {
-    console.error(USAGE);
-    return 2;
-  }
-  const value = arg ?? '';
-  let embedded: RunningDynamo | undefined;
-  let embeddedS3: RunningS3 | undefined;
-  try {
-    ({ embedded } = await connect({ allowAws: true }));
-    // Retention erases attachments' bytes too (contract §19): the same S3 as npm start's, or AWS (ATTACHMENTS_BUCKET).
-    if (retention) ({ embedded: embeddedS3 } = await connectS3({ allowAws: true }));
-    // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
-    console.error(await describeTarget());
-    if (token && typeof token !== 'string') return await tokenCommand(token);
-    if (retention && typeof retention !== 'string') return await retentionCommand(retention);
-    if (command === 'import') {
-      const { business_id, token, summary } = await provisionFromFile(value);
-      console.error(
-        `${summary.created ? 'Created' : 'Updated'} business ${business_id}: ${summary.written} items written, ${summary.unchanged} unchanged`,
-      );
-      console.log(JSON.stringify({ business_id, token }));
-      return 0;
-    }
-    const existed = await revokeToken(value);
-    console.error(existed ? 'Token revoked' : 'Token was not known (nothing to revoke)');
-    console.log(JSON.stringify({ revoked: existed }));
-    return existed ? 0 : 1;
-  } catch (error) {
-    console.error(error instanceof FixtureRejected ? error.message : `admin failed: ${describeFailure(error)}`);
-    return 1;
-  } finally {
-    await embeddedS3?.stop();
-    await embedded?.stop();
-  }
-}
-
-main(process.argv.slice(2)).then(
+runAdmin(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error(`admin failed: ${describeFailure(error)}`);

@@ -6,6 +6,7 @@
  * live line on a terminal and as a line per batch otherwise. Parsing is pure
  * (checked before the tool connects anywhere).
  */
+import { say, type AdminIo } from './admin-io';
 import { parseCommandArgs } from './parse-command';
 import { runRetention, type RetentionProgress } from '../../src/services/retention';
 
@@ -39,24 +40,22 @@ const describe = (p: RetentionProgress): string =>
   `retention: business ${p.businessIndex + 1}/${p.businesses} ${p.businessId}: ${p.examined} examined, ${p.erased} erased in this run`;
 
 /** Runs it; returns the exit code. */
-export async function retentionCommand(
-  command: RetentionCommand,
-  stderr: Pick<NodeJS.WriteStream, 'isTTY' | 'write'> = process.stderr,
-): Promise<number> {
-  const live = stderr.isTTY === true;
-  console.error(
+export async function retentionCommand(command: RetentionCommand, io: AdminIo): Promise<number> {
+  const live = io.err.isTTY === true;
+  say(
+    io.err,
     `retention: due = updated_at before (now - application_retention_days), now = ${new Date(command.nowMs).toISOString()}`,
   );
   const result = await runRetention({
     nowMs: command.nowMs,
     ...(command.businessId !== undefined ? { businessId: command.businessId } : {}),
     onProgress: (p) => {
-      if (live) stderr.write(`\r\x1b[2K${describe(p)}`);
-      else stderr.write(`${describe(p)}\n`);
+      if (live) io.err.write(`\r\x1b[2K${describe(p)}`);
+      else say(io.err, describe(p));
     },
   });
-  if (live) stderr.write('\n');
-  console.error(`retention: done, ${result.erased} erased`);
-  console.log(JSON.stringify({ erased: result.erased }));
+  if (live) io.err.write('\n');
+  say(io.err, `retention: done, ${result.erased} erased`);
+  say(io.out, JSON.stringify({ erased: result.erased }));
   return 0;
 }

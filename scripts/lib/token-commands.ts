@@ -3,6 +3,7 @@
  * an expiry, list a business's tokens, revoke one by the hash prefix the list
  * shows. Parsing is pure (checked before the tool connects anywhere).
  */
+import { say, type AdminIo } from './admin-io';
 import { parseCommandArgs } from './parse-command';
 import { SCOPES, isScope, type Scope } from '../../src/domain/scopes';
 import { parseRatePolicy, type RatePolicy } from '../../src/domain/rate-window';
@@ -92,7 +93,7 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
 }
 
 /** Runs a parsed command; stdout carries the result (last line JSON), stderr the human-readable notes. */
-export async function tokenCommand(command: TokenCommand): Promise<number> {
+export async function tokenCommand(command: TokenCommand, io: AdminIo): Promise<number> {
   switch (command.kind) {
     case 'create': {
       try {
@@ -102,12 +103,12 @@ export async function tokenCommand(command: TokenCommand): Promise<number> {
           expiresInDays: command.expiresInDays,
           rateLimit: command.rateLimit,
         });
-        console.error(`Token for ${command.businessId} created; it is shown only this once`);
-        console.log(JSON.stringify(created));
+        say(io.err, `Token for ${command.businessId} created; it is shown only this once`);
+        say(io.out, JSON.stringify(created));
         return 0;
       } catch (error) {
         if (error instanceof UnknownBusiness) {
-          console.error(error.message);
+          say(io.err, error.message);
           return 1;
         }
         throw error;
@@ -115,20 +116,21 @@ export async function tokenCommand(command: TokenCommand): Promise<number> {
     }
     case 'list': {
       const tokens = await listTokens(command.businessId);
-      console.error(`${tokens.length} token(s) of ${command.businessId}`);
-      for (const token of tokens) console.log(JSON.stringify(token));
+      say(io.err, `${tokens.length} token(s) of ${command.businessId}`);
+      for (const token of tokens) say(io.out, JSON.stringify(token));
       return 0;
     }
     case 'revoke': {
       const outcome = await revokeTokenByHashPrefix(command.businessId, command.hashPrefix);
-      console.error(
+      say(
+        io.err,
         outcome === 'revoked'
           ? 'Token revoked'
           : outcome === 'ambiguous'
             ? 'Several tokens start with this hash prefix; give more characters (nothing revoked)'
             : `No token of ${command.businessId} starts with this hash prefix (nothing to revoke)`,
       );
-      console.log(JSON.stringify({ revoked: outcome === 'revoked' }));
+      say(io.out, JSON.stringify({ revoked: outcome === 'revoked' }));
       return outcome === 'revoked' ? 0 : 1;
     }
   }

@@ -1,13 +1,17 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import demo from '../../fixtures/demo.json';
+import { admin, adminProcess, NPM_RUN_ADMIN, TSX_ADMIN } from '../support/admin';
 import { API, startApi, type TestApi } from '../support/harness';
 
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..');
+/**
+ * `npm run admin` (contract §10, §15). The commands run in this process
+ * (test/support/admin.ts: the same arguments, exit codes and output lines);
+ * the process itself is run where it is what is checked: one `npm run admin`
+ * as the README shows it, and the AWS target line, whose environment
+ * (no endpoint, AWS credentials) must not touch this process's.
+ */
 let api: TestApi;
 const dir = mkdtempSync(join(tmpdir(), 'fixture-'));
 
@@ -15,28 +19,6 @@ beforeAll(async () => {
   api = await startApi();
 });
 afterAll(() => api.close());
-
-/** The admin tool as an operator runs it, against this test file's table. */
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return adminWith({}, ...args);
-}
-
-async function adminWith(
-  env: Record<string, string | undefined>,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    // tsx directly, not through npx: the tool is the same, without npm's own start-up for each of ~20 runs.
-    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/admin.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 
 /** npm prints its own warnings first; the tool's first line is the first one that is not npm's. */
 const firstLine = (stderr: string): string | undefined =>
@@ -52,7 +34,8 @@ const fixtureFile = (name: string, content: unknown): string => {
 describe('npm run admin -- import / revoke', () => {
   it('imports, prints {business_id, token} last, and is idempotent', async () => {
     const file = fixtureFile('acme.json', { ...demo, business: { ...demo.business, id: 'acme' } });
-    const first = await admin('import', file);
+    // As an operator runs it: npm, tsx, the tool's process, its exit code and its two streams.
+    const first = await adminProcess(NPM_RUN_ADMIN, {}, 'import', file);
     expect(first.code).toBe(0);
     expect(firstLine(first.stderr)).toBe(localTarget());
     const last = JSON.parse(first.stdout.trim().split('\n').pop() ?? '{}');
@@ -114,12 +97,22 @@ describe('npm run admin -- import / revoke', () => {
       AWS_SECRET_ACCESS_KEY: 'example',
       TABLE_NAME: 'HrApi-prod-Table-X',
     };
-    const withAccount = await adminWith({ ...aws, AWS_ACCOUNT_ID: '123456789012' }, 'import', join(dir, 'absent.json'));
+    const withAccount = await adminProcess(
+      TSX_ADMIN,
+      { ...aws, AWS_ACCOUNT_ID: '123456789012' },
+      'import',
+      join(dir, 'absent.json'),
+    );
     expect(withAccount.code).toBe(1);
     expect(firstLine(withAccount.stderr)).toBe(
       'Target: table HrApi-prod-Table-X in AWS region eu-central-1, account 123456789012',
     );
-    const withoutAccount = await adminWith({ ...aws, AWS_ACCOUNT_ID: undefined }, 'import', join(dir, 'absent.json'));
+    const withoutAccount = await adminProcess(
+      TSX_ADMIN,
+      { ...aws, AWS_ACCOUNT_ID: undefined },
+      'import',
+      join(dir, 'absent.json'),
+    );
     expect(firstLine(withoutAccount.stderr)).toBe(
       'Target: table HrApi-prod-Table-X in AWS region eu-central-1, account unknown',
     );

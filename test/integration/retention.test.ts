@@ -7,9 +7,6 @@
  * walked in bounded batches (items read per call, not wall time), and the
  * erased applicants leave no trace in the table (feed entries included).
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { join } from 'node:path';
 import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf, readRegistry } from '../../src/data/business-store';
 import { db } from '../../src/data/client';
@@ -19,12 +16,11 @@ import { BATCH_SIZE, asRetentionJob, runRetention } from '../../src/services/ret
 import { handler as retentionJob } from '../../functions/apply-retention';
 import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
+import { admin } from '../support/admin';
 import { API, startApi, type TestApi } from '../support/harness';
 import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
 
-const run = promisify(execFile);
-const root = join(__dirname, '..', '..');
 const DAY = 24 * 60 * 60 * 1000;
 
 const fixture = (id: string, days?: number | null) => ({
@@ -49,18 +45,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => api.close());
 
-async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(join(root, 'node_modules', '.bin', 'tsx'), ['scripts/admin.ts', ...args], {
-      cwd: root,
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
 const erasedBy = (out: { stdout: string }): unknown => JSON.parse(out.stdout.trim().split('\n').pop() ?? '{}');
 
 describe('npm run admin -- retention run --now', () => {
@@ -138,18 +122,15 @@ describe('npm run admin -- retention run --now', () => {
 
   it('shows one live progress line on a terminal', async () => {
     let written = '';
-    const tty = { isTTY: true, write: (s: string) => ((written += s), true) } as const;
-    const log = jest.spyOn(console, 'log').mockImplementation(() => undefined);
-    const err = jest.spyOn(console, 'error').mockImplementation(() => undefined);
-    try {
-      await retentionCommand({ nowMs: Date.now(), businessId: 'keep30' }, tty);
-    } finally {
-      log.mockRestore();
-      err.mockRestore();
-    }
-    expect(written).toMatch(/^\r\x1b\[2Kretention: business 1\/1 keep30: /);
-    expect(written.endsWith('\n')).toBe(true);
-    expect(written.split('\n')).toHaveLength(2);
+    const tty = { isTTY: true, write: (s: string) => (written += s) };
+    await retentionCommand({ nowMs: Date.now(), businessId: 'keep30' }, { out: { write: () => true }, err: tty });
+    // Every batch rewrites the one progress line (\r, erase line), ended once.
+    expect(written.split('\n')).toEqual([
+      expect.stringMatching(/^retention: due = /),
+      expect.stringMatching(/^\r\x1b\[2Kretention: business 1\/1 keep30: [^\n]*$/),
+      expect.stringMatching(/^retention: done, \d+ erased$/),
+      '',
+    ]);
   });
 });
 
