@@ -124,6 +124,8 @@ describe('the default stage (dev), synthesized with tracing off', () => {
         tracing: 'false',
         logRetentionDays: '7',
       },
+      // CDK's CloudFormation validation (seconds of CPU per process) is asserted in api-stack.test.ts.
+      builtinCloudFormationValidation: false,
     });
     stack = new ApiStack(app, 'HrApi-dev', { ...apiStackPropsFromContext(app), functionsDir: stubDir });
     template = Template.fromStack(stack);
