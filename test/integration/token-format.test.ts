@@ -2,7 +2,8 @@ import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
 import { createToken, storeToken } from '../../src/data/token-store';
 import { SCOPES } from '../../src/domain/scopes';
-import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { dynamoStats } from '../../src/data/client';
 import {
   TOKEN_ROUTES,
   createSampleRecords,
@@ -45,12 +46,18 @@ afterAll(async () => {
   await api.close();
 });
 
-
 const send = (sample: SampleRequest, token: string, body: unknown = sample.body): Promise<ApiResponse> =>
   api.request(sample.method, sample.path, { token, body });
 
-/** The business data of the table (records, counters, feeds, subscriptions); tokens excluded. */
-const businessData = async (): Promise<unknown[]> => [...(await businessItems(OURS)), ...(await businessItems(THEIRS))];
+/** The business data of the table (records, counters, feeds, subscriptions) of both businesses; tokens excluded. */
+const businessData = (): Promise<unknown[]> => businessItems(OURS, THEIRS);
+
+const WRITE_COMMANDS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem'];
+/** The DynamoDB write commands `send` issued (the server runs in this process). */
+const writesOf = async (send: () => Promise<ApiResponse>): Promise<{ res: ApiResponse; writes: string[] }> => {
+  const { result: res } = await countCalls(send);
+  return { res, writes: WRITE_COMMANDS.filter((c) => (dynamoStats.byCommand[c] ?? 0) > 0) };
+};
 
 const UNKNOWN_TOKEN = {
   status: 401,
@@ -75,7 +82,6 @@ describe('a token that names its business', () => {
     expect(token).toMatch(/^hr_[A-Za-z0-9_-]{43}_[A-Za-z0-9_-]+$/);
     expect(Buffer.from(token.slice(47), 'base64url').toString()).toBe(OURS);
   });
-
 });
 
 describe('an altered business part is an unknown token: 401, nothing of either business answered or changed', () => {
@@ -97,14 +103,22 @@ describe('an altered business part is an unknown token: 401, nothing of either b
     };
   };
 
+  /** Both businesses before the forged requests; each forged request also checks on its own that it wrote nothing. */
+  let before: unknown[];
+  beforeAll(async () => {
+    before = await businessData();
+  });
+
   it.each(TOKEN_ROUTES.map((r) => [r.name, r] as const))('%s', async (_n, route) => {
-    const before = await businessData();
     const sample = sampleRequest(route, ids);
     for (const [label, token] of Object.entries(forgeries())) {
-      const res = await send(sample, token);
-      expect({ label, ...refusal(res) }).toEqual({ label, ...UNKNOWN_TOKEN });
+      const { res, writes } = await writesOf(() => send(sample, token));
+      expect({ label, writes, ...refusal(res) }).toEqual({ label, writes: [], ...UNKNOWN_TOKEN });
       expectNothingOfEither(res);
     }
+  });
+
+  it('none of the forged requests above changed anything of either business', async () => {
     expect(await businessData()).toEqual(before);
   });
 });
@@ -181,4 +195,3 @@ describe('refusals come before the body and the query, as with any token', () =>
     expect(refusal(res)).toEqual(UNKNOWN_TOKEN);
   });
 });
-

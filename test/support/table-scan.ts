@@ -22,11 +22,12 @@ export async function scanAll(): Promise<Record<string, unknown>[]> {
 }
 
 /**
- * Every item of one business but its tokens (records, counters, maps, feed, subscriptions), in key order:
- * what "nothing changed" compares. Rate counts (`RATE#...`) are outside the business's partitions.
+ * Every item of the named businesses but their tokens (records, counters, maps, feed, subscriptions), in key order,
+ * from one Scan: what "nothing changed" compares. Rate counts (`RATE#...`) are outside the business's partitions.
  */
-export async function businessItems(businessId: string): Promise<Record<string, unknown>[]> {
-  const own = (pk: string): boolean => pk === `B#${businessId}` || pk.startsWith(`B#${businessId}#`);
+export async function businessItems(...businessIds: string[]): Promise<Record<string, unknown>[]> {
+  const own = (pk: string): boolean =>
+    businessIds.some((businessId) => pk === `B#${businessId}` || pk.startsWith(`B#${businessId}#`));
   return (await scanAll())
     .filter((i) => own(String(i.PK)) && !String(i.PK).endsWith('#tokens'))
     .sort((a, b) => `${String(a.PK)} ${String(a.SK)}`.localeCompare(`${String(b.PK)} ${String(b.SK)}`));
