@@ -13,7 +13,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 /**
  * Contract §14 end to end, on the real change feed (§13): writes through the
  * API's handlers, DynamoDB Local, the dispatcher `npm start` runs (polling
- * every 20 ms here), and a receiver on 127.0.0.1. Every delivery body must be
+ * every POLL_MS here), and a receiver on 127.0.0.1. Every delivery body must be
  * exactly the entry `GET /changes` shows for that change.
  */
 
@@ -120,6 +120,13 @@ const stubLookup = ((
   else callback(null, address, family);
 }) as unknown as Lookup;
 
+/**
+ * The dispatcher's poll interval (`npm start`: 1 s). Each poll reads the due subscriptions and every due
+ * business's feed end, so a shorter one re-reads the same state more often; 0.1 s adds at most a poll to
+ * each wait. The second dispatcher of 'several local processes' polls faster, to race this one.
+ */
+const POLL_MS = 100;
+
 async function until(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 1500; i++) {
     if (check()) return;
@@ -146,7 +153,7 @@ beforeAll(async () => {
   token = await api.provision({ ...demo, business: { ...demo.business, id: 'hooks' } });
   otherToken = await api.provision({ ...demo, business: { ...demo.business, id: 'other' } });
   await receiver.start();
-  stopDispatcher = startLocalDispatcher(20, undefined, (error) => dispatcherErrors.push(error));
+  stopDispatcher = startLocalDispatcher(POLL_MS, undefined, (error) => dispatcherErrors.push(error));
 });
 
 afterAll(async () => {
@@ -167,10 +174,11 @@ async function eventually(
   id: string,
   ready: (s: Record<string, unknown>) => boolean,
 ): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 1500; i++) {
+  for (let i = 0; i < 300; i++) {
     const res = await api.request('GET', `${API}/webhook_subscriptions/${id}`, { token });
     if (ready(res.body)) return res.body;
-    await new Promise((r) => setTimeout(r, 20));
+    // A state change needs a poll of the dispatcher first: asking more often reads the same answer again.
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
   throw new Error(`subscription ${id} never reached the expected state`);
 }
