@@ -181,7 +181,7 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
 
   it('file + feed from feed_cursor = the API state, with creates, updates and deletes racing the export', async () => {
     const seeded: string[] = [];
-    for (let i = 0; i < 120; i++) seeded.push((await send('POST', '/applications', applicant(`race-${i}`))).body.id);
+    for (let i = 0; i < 60; i++) seeded.push((await send('POST', '/applications', applicant(`race-${i}`))).body.id);
     const emps: string[] = [];
     for (let i = 0; i < 10; i++)
       emps.push((await send('POST', '/employees', { first_name: 'R', last_name: `${i}` })).body.id);
@@ -206,8 +206,9 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
         }
       }
     })();
-    // Small batches and parts, so the writers interleave with many reads and uploads.
-    const outcome = await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 15, partBytes: 4 * 1024 }));
+    // Small batches and parts (8 and more of each over the applications), so the writers interleave with many reads
+    // and uploads.
+    const outcome = await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 8, partBytes: 2 * 1024 }));
     writing = false;
     await writer;
     expect(outcome).toBe('completed');
@@ -224,7 +225,9 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
   });
 
   it('a run that stops midway is resumed by the next from its checkpoint: the same file, each record once', async () => {
-    for (let i = 0; i < 80; i++) await send('POST', '/applications', applicant(`resume-${i}`));
+    // With the earlier tests' records, more than the six batches of 10 the first run may do.
+    for (let i = 0; i < 20; i++) await send('POST', '/applications', applicant(`resume-${i}`));
+    expect((await apiState()).size).toBeGreaterThan(6 * 10);
     const started = await send('POST', '/exports', { types: ALL });
     const id = started.body.id as string;
     let batches = 0;
