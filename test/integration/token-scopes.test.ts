@@ -109,98 +109,103 @@ it('every token route declares one of the contract’s scopes: :read for GET, :w
   }
 });
 
-describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_label, route) => {
-  /**
-   * The table before this route's refused requests: one Scan before them and one after them (the test after the
-   * refusals) check that none changed anything, and each refusal checks on its own that it sent no write command.
-   */
+/**
+ * Every refusal of every route first, between one Scan of the business before them and one after them (the last test
+ * of this block): none of them changed anything. The refusals that could write (403 with other scopes, 401 revoked,
+ * 401 expired) also check on their own that they sent no write command. The admitted requests follow, route by route.
+ */
+describe('refused requests', () => {
   let before: unknown;
   beforeAll(async () => {
     before = await state();
   });
 
-  it('a token with every other scope gets 403 (writes: after its token GetItem alone)', async () => {
-    const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
-    const refused = await countCalls(() => send(route, token));
-    expectInsufficientScope(refused.result, route.scope);
-    expectRefusalCost(route, refused);
-  });
-
-  it('a token with no scope at all gets 403', async () => {
-    expectInsufficientScope(await send(route, await tokenWith([])), route.scope);
-  });
-
-  const other = sibling(route.scope);
-  if (other) {
-    it(`a token with only ${other} gets 403 (read and write scopes are separate)`, async () => {
-      expectInsufficientScope(await send(route, await tokenWith([other])), route.scope);
+  describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_label, route) => {
+    it('a token with every other scope gets 403 (writes: after its token GetItem alone)', async () => {
+      const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
+      const refused = await countCalls(() => send(route, token));
+      expectInsufficientScope(refused.result, route.scope);
+      expectRefusalCost(route, refused);
     });
-  }
 
-  it('a revoked token gets 401 invalid_token (writes: after its token GetItem alone)', async () => {
-    const refused = await countCalls(() => send(route, revoked));
-    const res = refused.result;
-    expect(res.status).toBe(401);
-    expect(res.body.error).toBe('unauthorized');
-    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
-    expectRefusalCost(route, refused);
+    it('a token with no scope at all gets 403', async () => {
+      expectInsufficientScope(await send(route, await tokenWith([])), route.scope);
+    });
+
+    const other = sibling(route.scope);
+    if (other) {
+      it(`a token with only ${other} gets 403 (read and write scopes are separate)`, async () => {
+        expectInsufficientScope(await send(route, await tokenWith([other])), route.scope);
+      });
+    }
+
+    it('a revoked token gets 401 invalid_token (writes: after its token GetItem alone)', async () => {
+      const refused = await countCalls(() => send(route, revoked));
+      const res = refused.result;
+      expect(res.status).toBe(401);
+      expect(res.body.error).toBe('unauthorized');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api", error="invalid_token"');
+      expectRefusalCost(route, refused);
+    });
+
+    it('an expired token gets 401 invalid_token, saying it expired', async () => {
+      const refused = await countCalls(() => send(route, expired));
+      const res = refused.result;
+      expectRefusalCost(route, refused);
+      expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
+        status: 401,
+        error: 'unauthorized',
+        message: 'This token has expired',
+      });
+      expect(res.headers.get('www-authenticate')).toBe(
+        'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
+      );
+    });
+
+    it('another business’s token with the scope sees none of this business’s records', async () => {
+      const sample = sampleRequest(route, ids);
+      const res = await api.request(sample.method, sample.path, { token: theirs, body: sample.body });
+      const sent = JSON.stringify(sample);
+      // Our ids in the path or body are unknown there: 404 (contract §1); everything else is their own business.
+      const refersToOurs = sampleRecordIds(ids).some((id) => sent.includes(id));
+      if (refersToOurs)
+        expect({ status: res.status, error: res.body.error }).toEqual({ status: 404, error: 'not_found' });
+      else expect({ status: res.status, admitted: admitted(res) }).toEqual({ status: res.status, admitted: true });
+      for (const id of Object.values(ids).filter((id) => !sent.includes(id))) expect(res.text).not.toContain(id);
+    });
   });
 
-  it('an expired token gets 401 invalid_token, saying it expired', async () => {
-    const refused = await countCalls(() => send(route, expired));
-    const res = refused.result;
-    expectRefusalCost(route, refused);
-    expect({ status: res.status, error: res.body.error, message: res.body.message }).toEqual({
-      status: 401,
-      error: 'unauthorized',
-      message: 'This token has expired',
-    });
-    expect(res.headers.get('www-authenticate')).toBe(
-      'Bearer realm="api", error="invalid_token", error_description="The access token expired"',
+  describe('the scope is checked before the body', () => {
+    it.each(TOKEN_ROUTES.filter((r) => r.method !== 'GET').map((r) => [r.name, r] as const))(
+      '%s: an invalid body with the wrong scope is 403, not 400/415/422',
+      async (_name, route) => {
+        const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
+        const path = sampleRequest(route, ids).path;
+        const broken = await api.request(route.method, path, {
+          token,
+          rawBody: '{"not json',
+          headers: { 'content-type': 'text/plain' },
+        });
+        expectInsufficientScope(broken, route.scope);
+      },
     );
   });
 
-  it('another business’s token with the scope sees none of this business’s records', async () => {
-    const sample = sampleRequest(route, ids);
-    const res = await api.request(sample.method, sample.path, { token: theirs, body: sample.body });
-    const sent = JSON.stringify(sample);
-    // Our ids in the path or body are unknown there: 404 (contract §1); everything else is their own business.
-    const refersToOurs = sampleRecordIds(ids).some((id) => sent.includes(id));
-    if (refersToOurs)
-      expect({ status: res.status, error: res.body.error }).toEqual({ status: 404, error: 'not_found' });
-    else expect({ status: res.status, admitted: admitted(res) }).toEqual({ status: res.status, admitted: true });
-    for (const id of Object.values(ids).filter((id) => !sent.includes(id))) expect(res.text).not.toContain(id);
-  });
-
-  it('none of the requests above (403, 401, another business’s token) changed anything of this business', async () => {
+  it('none of the refused requests above (403, 401, another business’s token) changed anything of this business', async () => {
     expect(await state()).toEqual(before);
   });
+});
 
+describe.each(TOKEN_ROUTES.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', (_label, route) => {
   it(`a token with only ${route.scope} (and what the body asks for) is admitted`, async () => {
     const res = await send(route, await tokenWith([route.scope, ...(sampleRequest(route, ids).alsoNeeds ?? [])]));
-    // An export started here runs on beside the requests: done before the next route's Scan.
+    // An export started here runs on beside the requests: done before the next request.
     if (res.status === 202) await exportDone(api, full, res.body.id as string);
     expect({ status: res.status, body: admitted(res) ? 'ok' : res.body }).toEqual({
       status: successStatus(route),
       body: 'ok',
     });
   });
-});
-
-describe('the scope is checked before the body', () => {
-  it.each(TOKEN_ROUTES.filter((r) => r.method !== 'GET').map((r) => [r.name, r] as const))(
-    '%s: an invalid body with the wrong scope is 403, not 400/415/422',
-    async (_name, route) => {
-      const token = await tokenWith(SCOPES.filter((s) => s !== route.scope));
-      const path = sampleRequest(route, ids).path;
-      const broken = await api.request(route.method, path, {
-        token,
-        rawBody: '{"not json',
-        headers: { 'content-type': 'text/plain' },
-      });
-      expectInsufficientScope(broken, route.scope);
-    },
-  );
 });
 
 describe('tokens of the import and of new admin tokens', () => {
