@@ -356,6 +356,7 @@ describe('numbers in bodies (contract §2)', () => {
     ...extra,
   });
   const applicant = { first_name: 'A', last_name: 'B', email: 'n@example.com', accept_terms_and_conditions: true };
+  const totals: Record<string, number> = {};
 
   it.each([
     ['employee_jobs', 'time_hours', 1e-200],
@@ -374,7 +375,9 @@ describe('numbers in bodies (contract §2)', () => {
     ['employees', 'cf_15', -1e300],
   ])('POST /%s with %s = %p → 422 is invalid, nothing stored', async (resource, field, value) => {
     const list = `${API}/${resource}?per_page=1`;
-    const before = (await api.request('GET', list, { token: numbersToken })).body.total_entries;
+    const total = async () => (await api.request('GET', list, { token: numbersToken })).body.total_entries as number;
+    // Every case here is refused: the list's total, read before the first case of its resource, holds for all.
+    const before = (totals[resource] ??= await total());
     const base =
       resource === 'employee_jobs'
         ? jobBody({})
@@ -386,7 +389,7 @@ describe('numbers in bodies (contract §2)', () => {
       body: { ...base, [field]: value },
     });
     expect({ status: res.status, body: res.body }).toEqual({ status: 422, body: { [field]: ['is invalid'] } });
-    expect((await api.request('GET', list, { token: numbersToken })).body.total_entries).toBe(before);
+    expect(await total()).toBe(before);
   });
 
   it('what a client stores is what it reads back, at the edges of the bounds', async () => {
