@@ -34,8 +34,9 @@ const fixtureFile = (name: string, content: unknown): string => {
 describe('npm run admin -- import / revoke', () => {
   it('imports, prints {business_id, token} last, and is idempotent', async () => {
     const file = fixtureFile('acme.json', { ...demo, business: { ...demo.business, id: 'acme' } });
-    // As an operator runs it: npm, tsx, the tool's process, its exit code and its two streams.
-    const first = await adminProcess(NPM_RUN_ADMIN, {}, 'import', file);
+    // As an operator runs it: npm, tsx, the tool's process, its exit code and its two streams. This file's
+    // DynamoDB Local runs with -sharedDb; another AWS_REGION in the environment still writes to it (contract §10).
+    const first = await adminProcess(NPM_RUN_ADMIN, { AWS_REGION: 'sa-east-1' }, 'import', file);
     expect(first.code).toBe(0);
     expect(firstLine(first.stderr)).toBe(localTarget());
     const last = JSON.parse(first.stdout.trim().split('\n').pop() ?? '{}');

@@ -12,18 +12,18 @@ import {
   type RunningDynamo,
   TEST_JVM_OPTIONS,
 } from '../../scripts/lib/dynamodb-local';
-import { API, startApi, type TestApi } from '../support/harness';
 
 /**
  * Contract §10 on a fresh checkout and on any DynamoDB Local: `npm start` and
  * `npm run admin` with DYNAMODB_ENDPOINT, with and without -sharedDb, whatever
- * AWS_REGION says; operator mistakes are one line on stderr.
+ * AWS_REGION says; operator mistakes are one line on stderr. (`npm run admin`
+ * on the suite's -sharedDb DynamoDB Local with AWS_REGION set: the first case
+ * of test/integration/admin-import.test.ts.)
  */
 const root = join(__dirname, '..', '..');
 const tsx = join(root, 'node_modules', '.bin', 'tsx');
 const quietEnv = { POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
-let api: TestApi;
 let unshared: RunningDynamo;
 let checkout: string;
 const children: ChildProcess[] = [];
@@ -78,14 +78,12 @@ const get = async (url: string, token: string) =>
 const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as { token: string };
 
 beforeAll(async () => {
-  api = await startApi();
   // The official jar's default: one database per access key and region.
   unshared = await startDynamoLocal({ sharedDb: false, jvmOptions: TEST_JVM_OPTIONS });
   checkout = freshCheckout();
 }, 60_000);
 afterAll(async () => {
   for (const child of children) child.kill('SIGTERM');
-  await api.close();
   await unshared.stop();
   rmSync(checkout, { recursive: true, force: true });
 });
@@ -106,22 +104,6 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
     expect(imported).toMatchObject({ code: 0 });
     expect(await get(`${base}/locations/hq`, lastJson(imported.stdout).token)).toBe(200);
   }, 120_000);
-
-  it('admin import against a -sharedDb DynamoDB Local with AWS_REGION set', async () => {
-    const file = join(checkout, 'shared.json');
-    writeFileSync(file, JSON.stringify({ ...demo, business: { ...demo.business, id: 'shared' } }));
-    const res = await admin(
-      {
-        DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!,
-        TABLE_NAME: process.env.TABLE_NAME!,
-        AWS_REGION: 'sa-east-1',
-      },
-      'import',
-      file,
-    );
-    expect(res.code).toBe(0);
-    expect((await api.request('GET', `${API}/locations/hq`, { token: lastJson(res.stdout).token })).status).toBe(200);
-  }, 60_000);
 
   it.each([
     ['a 2-character TABLE_NAME', { TABLE_NAME: 'ab' }, /TABLE_NAME "ab" is not a valid DynamoDB table name/],
