@@ -47,7 +47,8 @@ beforeAll(async () => {
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   };
   delete env.HOST;
-  child = spawn('npx', ['tsx', 'scripts/local-server.ts'], {
+  // tsx itself, not through npx (whose own start-up costs CPU and checks nothing here): what `npm start` runs.
+  child = spawn(join(ROOT, 'node_modules', '.bin', 'tsx'), ['scripts/local-server.ts'], {
     cwd: ROOT,
     env,
     detached: true,
