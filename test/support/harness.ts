@@ -127,7 +127,9 @@ function httpRequest(
   body: string | Uint8Array | undefined,
 ): Promise<{ status: number; headers: Headers; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = nodeRequest(url, { method, headers }, (res) => {
+    // Like fetch, a body always says its length: node:http sends a DELETE's body without Content-Length or chunking.
+    const sent = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+    const req = nodeRequest(url, { method, headers: sent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
