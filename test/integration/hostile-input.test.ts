@@ -123,8 +123,9 @@ function expectContractError(res: ApiResponse): void {
   expect(res.text).not.toMatch(/at .+\.(ts|js):\d+|Exception|TypeError|ReferenceError/);
 }
 
+/** A list's total_entries, from a page of one entry (the total is the same whatever the page's size). */
 const totalOf = async (list: string): Promise<number> =>
-  (await api.request('GET', list, { token })).body.total_entries as number;
+  (await api.request('GET', `${list}?per_page=1`, { token })).body.total_entries as number;
 
 describe.each([0, 1, 2, 3, 4])('write route #%i with random bodies', (i) => {
   it('never 5xx, always the contract shape; rejected requests store nothing', async () => {
