@@ -38,9 +38,9 @@ beforeAll(async () => {
   api = await startApi();
   ours = await api.provision({ ...demo, business: { ...demo.business, id: OURS } });
   theirs = await api.provision({ ...demo, business: { ...demo.business, id: THEIRS } });
-  // In this order: the DELETE sample takes the subscriptions made last (ours).
-  theirIds = await createSampleRecords(api, theirs);
-  ids = await createSampleRecords(api, ours);
+  // The DELETE samples take ours, once each (the forged request, refused); theirs are never the target of one.
+  theirIds = await createSampleRecords(api, theirs, { doomed: 0 });
+  ids = await createSampleRecords(api, ours, { doomed: 1 });
 }, 90_000);
 afterAll(async () => {
   await api.close();

@@ -139,8 +139,11 @@ export const sampleRequest = (route: RouteDefinition & { name: RouteName }, ids:
   return sample(ids);
 };
 
-/** An employee, one of their jobs, an application and webhook subscriptions, created with a full-access token. */
-export async function createSampleRecords(api: TestApi, token: string): Promise<SampleIds> {
+/**
+ * An employee, one of their jobs, an application and webhook subscriptions, created with a full-access token, and
+ * `doomed` attachments and subscriptions for the DELETE samples (each sampleRequest of a DELETE route takes one).
+ */
+export async function createSampleRecords(api: TestApi, token: string, { doomed = 16 } = {}): Promise<SampleIds> {
   const post = async (path: string, body: unknown): Promise<string> => {
     const res = await api.request('POST', `${API}${path}`, { token, body });
     if (res.status !== 201) throw new Error(`setup POST ${path}: ${res.status} ${res.text}`);
@@ -163,11 +166,11 @@ export async function createSampleRecords(api: TestApi, token: string): Promise<
   });
   const hook = { url: HOOK_URL };
   const subscription = await post('/webhook_subscriptions', hook);
-  for (let i = 0; i < 16; i++) doomedSubscriptions.push(await post('/webhook_subscriptions', hook));
+  for (let i = 0; i < doomed; i++) doomedSubscriptions.push(await post('/webhook_subscriptions', hook));
   allDoomed.push(...doomedSubscriptions);
   const cv = { file_name: 'cv.txt', content_type: 'text/plain', size: 10 };
   const attachment = await post(`/applications/${application}/attachments`, cv);
-  for (let i = 0; i < 16; i++) doomedAttachments.push(await post(`/applications/${application}/attachments`, cv));
+  for (let i = 0; i < doomed; i++) doomedAttachments.push(await post(`/applications/${application}/attachments`, cv));
   allDoomed.push(...doomedAttachments);
   const attachable = await post('/applications', {
     first_name: 'At',
