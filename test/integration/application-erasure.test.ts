@@ -17,6 +17,7 @@ import { batchPut, getItem } from '../../src/data/table-io';
 import { MAX_REDACTIONS_IN_TRANSACTION } from '../../src/domain/feed-refs';
 import { countsOf, MAP_SIZE, summaryOf, totalOf } from '../../src/domain/list-map';
 import { deleteApplication } from '../../src/services/applications';
+import { setEnvForFile } from '../support/env';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
@@ -37,6 +38,10 @@ const fixture = {
 };
 const BUSINESS = 'eraseco';
 const STATUSES = ['new', 'interview', 'hired'] as const;
+
+// Tokens are kept as deployed (lib/api-stack.ts): one lookup per token, not one per request. What a token's
+// lookup costs, and a revoked one ending on every instance, are token-cache.test.ts's and instances.test.ts's.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
 
 let api: TestApi;
 let token: string;

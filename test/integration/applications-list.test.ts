@@ -13,6 +13,7 @@ import { readEntries } from '../../src/data/list-store';
 import { getItem } from '../../src/data/table-io';
 import { forgetPageHints } from '../../src/data/page-hints';
 import { countsOf, summaryOf, totalOf } from '../../src/domain/list-map';
+import { setEnvForFile } from '../support/env';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 
 const fixture = {
@@ -46,6 +47,10 @@ interface Model {
 const SEEDED = 140;
 const JOBS = ['j1', 'j2', null, 'j1'] as const;
 const STATUSES = ['a', 'b', 'c', 'a', 'b', 'a', 'c'] as const;
+
+// The pages here are checked for what they hold: tokens are kept as deployed (lib/api-stack.ts), one lookup per
+// token instead of one per request. 'cost of a page' counts the token's read: it turns the cache off.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
 
 let api: TestApi;
 let token: string;
@@ -321,6 +326,8 @@ describe('tenant isolation', () => {
 });
 
 describe('cost of a page (DynamoDB calls and round trips, authentication included)', () => {
+  beforeAll(() => void (process.env.AUTH_CACHE_SECONDS = '0'));
+  afterAll(() => void (process.env.AUTH_CACHE_SECONDS = '60'));
   const lastPage = (f: Filters, perPage: number): number => Math.max(1, Math.ceil(expected(f).length / perPage));
 
   // Token, config+summary (+ the maps this instance's hint names), the key-only Query, the records: 4 calls on every

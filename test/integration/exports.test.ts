@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- records and feed entries are arbitrary JSON */
 import demo from '../../fixtures/demo.json';
+import { setEnvForFile } from '../support/env';
 import { API, startApi, type TestApi } from '../support/harness';
 import { createToken } from '../../src/data/token-store';
 import type { Scope } from '../../src/domain/scopes';
@@ -13,6 +14,10 @@ import { db, dynamoStats } from '../../src/data/client';
  * the export; a worker run that stops midway is resumed by the next.
  */
 jest.setTimeout(180_000);
+
+// Tokens are kept as deployed (lib/api-stack.ts): one lookup per token, not one per request. What a token's
+// lookup costs, and a revoked one ending on every instance, are token-cache.test.ts's and instances.test.ts's.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
 
 const BUSINESS = 'exports';
 let api: TestApi;

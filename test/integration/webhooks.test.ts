@@ -8,6 +8,7 @@ import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
 import { pumpSubscription, startLocalDispatcher } from '../../src/services/webhook-dispatcher';
 import '../../src/services/feed-wiring';
 import { expectDeliveryMatchesContract } from '../support/contract';
+import { setEnvForFile } from '../support/env';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**
@@ -134,6 +135,10 @@ async function until(check: () => boolean, what: string): Promise<void> {
   }
   throw new Error(`timed out waiting for ${what}`);
 }
+
+// Tokens are kept as deployed (lib/api-stack.ts): one lookup per token, not one per request. What a token's
+// lookup costs, and a revoked one ending on every instance, are token-cache.test.ts's and instances.test.ts's.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
 
 let api: TestApi;
 let token: string;
