@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import demo from '../../fixtures/demo.json';
+import { setEnvForFile } from '../support/env';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
 
 /**
@@ -8,6 +9,10 @@ import { API, startApi, type ApiResponse, type TestApi } from '../support/harnes
  * body of the contract's shape, nothing stored by a rejected request, and no
  * prototype pollution.
  */
+// Tokens are kept as deployed (lib/api-stack.ts): one lookup per token, not one per request; this file is about
+// bodies and queries. What a token's lookup costs and when it ends are token-cache.test.ts's and instances.test.ts's.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
+
 let api: TestApi;
 let token: string;
 let employeeId: string;
