@@ -16,6 +16,7 @@ import { MAX_BODY_BYTES } from '../../src/http/middleware';
 import { buildOpenApiDocument } from '../../src/openapi/build-document';
 import { createToken } from '../../src/data/token-store';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { setEnvForFile } from '../support/env';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
 import { feedAppendWrites, readLaneCounters } from '../../src/data/feed-store';
@@ -23,6 +24,11 @@ import { transactWrite } from '../../src/data/transact-write';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
 import { keys } from '../../src/data/keys';
+
+// Tokens are kept 60 s as deployed (lib/api-stack.ts): the answers are the same (an expired token is refused on
+// every request, an unknown one is never kept, scopes are checked each time), with one lookup per token instead of
+// one per request. The refusals with the cache off are token-scopes.test.ts's and token-format.test.ts's.
+setEnvForFile('AUTH_CACHE_SECONDS', '60');
 
 const FIXTURE = JSON.parse(fs.readFileSync(`${__dirname}/../fixtures/two-locales.json`, 'utf8')) as object;
 
