@@ -146,8 +146,11 @@ describe('writers of one process', () => {
       Array.from({ length: n }, (_, i) => send({ first_name: 'Parallel', last_name: `Employee ${i}` })),
     );
     expect(created.map((r) => r.status)).toEqual(Array(n).fill(201));
-    // Each create refused at most once: after that it waits for its turn instead of racing the others again.
-    expect(Math.max(...Object.keys(writeStats.refusals).map(Number))).toBe(1);
+    // After its first refusal a create waits for its turn instead of racing the others again. Only a create whose
+    // first transaction was already on its way when the queue formed can refuse a turn holder once more (it checked
+    // for holders before sending): on a loaded machine that happens, so a create is refused at most twice. In all,
+    // no more transactions than one refusal per create: without turns, each commit refuses every other racer.
+    expect(Math.max(...Object.keys(writeStats.refusals).map(Number))).toBeLessThanOrEqual(2);
     expect(writeStats.transactions).toBeLessThanOrEqual(2 * n - 1);
     expect(heldKeys()).toEqual([]);
     const listed: string[] = [];
