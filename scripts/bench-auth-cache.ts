@@ -117,9 +117,7 @@ async function main(): Promise<void> {
     console.log(
       `\nToken cache: DynamoDB calls and time per request (${perKind} sequential requests each, settings alternating, DynamoDB Local)`,
     );
-    console.log(
-      '| request | calls, cache off | calls, cache on | p50 ms off | p50 ms on | mean time on/off |',
-    );
+    console.log('| request | calls, cache off | calls, cache on | p50 ms off | p50 ms on | mean time on/off |');
     console.log('|---|---|---|---|---|---|');
     for (const row of rows) console.log(row);
   } finally {

@@ -218,9 +218,9 @@ export async function revokeTokenByHashPrefix(
 ): Promise<'revoked' | 'unknown' | 'ambiguous'> {
   const p = prefix.toLowerCase();
   if (!/^[0-9a-f]{6,64}$/.test(p)) return 'unknown';
-  const matches = (
-    await queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId }, p))
-  ).map(tokenEntity.hashOfListing);
+  const matches = (await queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId }, p))).map(
+    tokenEntity.hashOfListing,
+  );
   if (matches.length > 1) return 'ambiguous';
   const [hash] = matches;
   if (!hash) return 'unknown';

@@ -202,9 +202,7 @@ describe('the document', () => {
       const statuses = Object.keys(op.responses).map(Number);
       const hasBody = 'request' in route;
       const expected = new Set<number>([429, 500]);
-      expected.add(
-        'accepted' in route ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200,
-      );
+      expected.add('accepted' in route ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200);
       if (route.auth) [401, 403].forEach((s) => expected.add(s));
       else expected.add(406);
       if (route.path.includes('{')) expected.add(404);

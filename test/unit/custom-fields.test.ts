@@ -164,10 +164,13 @@ describe('coerceCustomValue', () => {
     );
     it('accepts exactly the whole numbers of magnitude up to 2^53 - 1, unchanged', () => {
       fc.assert(
-        fc.property(fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(2 ** 53, 2 ** 60)), (x) => {
-          const r = coerceCustomValue(d, x);
-          expect(r).toEqual(Number.isInteger(x) && Math.abs(x) <= 2 ** 53 - 1 ? ok(x) : INVALID);
-        }),
+        fc.property(
+          fc.oneof(fc.double(), fc.integer(), fc.maxSafeInteger(), fc.constantFrom(2 ** 53, 2 ** 60)),
+          (x) => {
+            const r = coerceCustomValue(d, x);
+            expect(r).toEqual(Number.isInteger(x) && Math.abs(x) <= 2 ** 53 - 1 ? ok(x) : INVALID);
+          },
+        ),
         { numRuns: 2000 },
       );
     });
@@ -175,9 +178,8 @@ describe('coerceCustomValue', () => {
 
   describe('float', () => {
     const d = def('1', 'float');
-    it.each([0, -3, 1.234567, 0.000001, 123456789012345.6, -999999999999999.9])(
-      'accepts %p unchanged',
-      (v) => expect(coerceCustomValue(d, v)).toEqual(ok(v)),
+    it.each([0, -3, 1.234567, 0.000001, 123456789012345.6, -999999999999999.9])('accepts %p unchanged', (v) =>
+      expect(coerceCustomValue(d, v)).toEqual(ok(v)),
     );
     it.each([NaN, Infinity, '1.5', false, [], 1.2345678, 1e-7, 1e-200, 1e15, -1e15, 1e300])('rejects %p', (v) =>
       expect(coerceCustomValue(d, v)).toEqual(INVALID),
