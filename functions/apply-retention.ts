@@ -14,7 +14,7 @@
 import type { Context } from 'aws-lambda';
 import { runWithDeadline } from '../src/data/deadline';
 import { logger } from '../src/http/logger';
-import { asRetentionJob, runRetention, type RetentionResult } from '../src/services/retention';
+import { asRetentionJob, RetentionFailed, runRetention, type RetentionResult } from '../src/services/retention';
 
 /** No new erasure starts in the last 30 s: one erasure is a read and a transaction, well under that. */
 const STOP_BEFORE_MS = 30_000;
@@ -23,9 +23,19 @@ const HARD_STOP_BEFORE_MS = 5_000;
 
 export async function handler(_event: unknown, context: Context): Promise<RetentionResult> {
   const remaining = context.getRemainingTimeInMillis();
-  const result = await runWithDeadline(remaining - HARD_STOP_BEFORE_MS, () =>
-    asRetentionJob(() => runRetention({ nowMs: Date.now(), deadline: Date.now() + remaining - STOP_BEFORE_MS })),
-  );
+  let result: RetentionResult;
+  try {
+    result = await runWithDeadline(remaining - HARD_STOP_BEFORE_MS, () =>
+      asRetentionJob(() => runRetention({ nowMs: Date.now(), deadline: Date.now() + remaining - STOP_BEFORE_MS })),
+    );
+  } catch (error) {
+    // The runbook's `retention run` ERROR line, with what the run erased before it failed; the invocation fails.
+    logger.error('retention run', {
+      erased: error instanceof RetentionFailed ? error.erased : 0,
+      error: error as Error,
+    });
+    throw error;
+  }
   logger.info('retention run', { erased: result.erased, complete: result.complete });
   return result;
 }

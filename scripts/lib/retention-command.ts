@@ -8,7 +8,12 @@
  */
 import { say, type AdminIo } from './admin-io';
 import { parseCommandArgs } from './parse-command';
-import { runRetention, type RetentionProgress } from '../../src/services/retention';
+import {
+  RetentionFailed,
+  runRetention,
+  type RetentionProgress,
+  type RetentionResult,
+} from '../../src/services/retention';
 
 export const RETENTION_USAGE = '       npm run admin -- retention run [--now DATETIME] [--business BUSINESS_ID]';
 
@@ -46,14 +51,24 @@ export async function retentionCommand(command: RetentionCommand, io: AdminIo): 
     io.err,
     `retention: due = updated_at before (now - application_retention_days), now = ${new Date(command.nowMs).toISOString()}`,
   );
-  const result = await runRetention({
-    nowMs: command.nowMs,
-    ...(command.businessId !== undefined ? { businessId: command.businessId } : {}),
-    onProgress: (p) => {
-      if (live) io.err.write(`\r\x1b[2K${describe(p)}`);
-      else say(io.err, describe(p));
-    },
-  });
+  let result: RetentionResult;
+  try {
+    result = await runRetention({
+      nowMs: command.nowMs,
+      ...(command.businessId !== undefined ? { businessId: command.businessId } : {}),
+      onProgress: (p) => {
+        if (live) io.err.write(`\r\x1b[2K${describe(p)}`);
+        else say(io.err, describe(p));
+      },
+    });
+  } catch (error) {
+    if (!(error instanceof RetentionFailed)) throw error;
+    // What it erased before failing still counts: the JSON line, then the failure (exit 1); a re-run resumes.
+    if (live) io.err.write('\n');
+    say(io.err, `retention: ${error.message}; run it again to resume`);
+    say(io.out, JSON.stringify({ erased: error.erased }));
+    return 1;
+  }
   if (live) io.err.write('\n');
   say(io.err, `retention: done, ${result.erased} erased`);
   say(io.out, JSON.stringify({ erased: result.erased }));

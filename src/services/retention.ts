@@ -68,58 +68,80 @@ export interface RetentionResult {
 export const runRetention = (run: RetentionRun): Promise<RetentionResult> =>
   runWithOrigin(RETENTION_ORIGIN, () => retain(run));
 
+/**
+ * A run that stopped on an error (a DynamoDB fault its retries did not absorb) after erasing `erased`: the job's log
+ * and the admin tool still report those, else the next run's count is all an operator sees and the sum falls short.
+ * The next run resumes as after a deadline.
+ */
+export class RetentionFailed extends Error {
+  constructor(
+    readonly erased: number,
+    cause: unknown,
+  ) {
+    super(`retention run failed after erasing ${erased}: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.name = 'RetentionFailed';
+  }
+}
+
 async function retain(run: RetentionRun): Promise<RetentionResult> {
   const registered = await readRegistry(run.businessId);
   const withRetention = registered.filter(
     (b): b is RegisteredBusiness & { retentionDays: number } => b.retentionDays !== undefined,
   );
   const order = runOrder(withRetention, run.nowMs);
-  let erased = 0;
-  for (const [index, business] of order.entries()) {
-    const cutoff = retentionCutoff(run.nowMs, business.retentionDays);
-    const result = await walkBusiness(business.businessId, cutoff, run, (examined, n) =>
-      run.onProgress?.({
-        businessId: business.businessId,
-        businessIndex: index,
-        businesses: order.length,
-        erased: erased + n,
-        examined,
-      }),
-    );
-    erased += result.erased;
-    if (!result.complete) return { erased, complete: false };
+  // Counted as each erasure lands, so a run that fails part-way can say how many it erased (RetentionFailed).
+  const tally = { erased: 0 };
+  try {
+    for (const [index, business] of order.entries()) {
+      const cutoff = retentionCutoff(run.nowMs, business.retentionDays);
+      const complete = await walkBusiness(business.businessId, cutoff, run, tally, (examined) =>
+        run.onProgress?.({
+          businessId: business.businessId,
+          businessIndex: index,
+          businesses: order.length,
+          erased: tally.erased,
+          examined,
+        }),
+      );
+      if (!complete) return { erased: tally.erased, complete: false };
+    }
+  } catch (error) {
+    throw new RetentionFailed(tally.erased, error);
   }
-  return { erased, complete: true };
+  return { erased: tally.erased, complete: true };
 }
 
+/** Walks one business; false when the deadline stopped it before its end. */
 async function walkBusiness(
   businessId: string,
   cutoffMs: number,
   run: RetentionRun,
-  progress: (examined: number, erased: number) => void,
-): Promise<RetentionResult> {
+  tally: { erased: number },
+  progress: (examined: number) => void,
+): Promise<boolean> {
   const outOfTime = (): boolean => run.deadline !== undefined && Date.now() >= run.deadline;
-  let erased = 0;
   let examined = 0;
   let from = 1;
   for (;;) {
-    if (outOfTime()) return { erased, complete: false };
+    if (outOfTime()) return false;
     const batch = await readWriteOrderFrom(businessId, from, run.batchSize ?? BATCH_SIZE);
     if (batch.length === 0) {
-      progress(examined, erased);
-      return { erased, complete: true };
+      progress(examined);
+      return true;
     }
     for (const { id, updatePosition } of batch) {
-      if (outOfTime()) return { erased, complete: false };
+      if (outOfTime()) return false;
       const outcome = await eraseApplication(businessId, id, (app) => !isDue(app.updated_at, cutoffMs));
       examined += 1;
-      if (outcome.kind === 'erased') erased += 1;
+      if (outcome.kind === 'erased') tally.erased += 1;
       if (endsWalk(outcome, updatePosition)) {
-        progress(examined, erased);
-        return { erased, complete: true };
+        progress(examined);
+        return true;
       }
     }
-    progress(examined, erased);
+    progress(examined);
     from = batch[batch.length - 1]!.updatePosition + 1;
   }
 }
