@@ -5,18 +5,21 @@
  * scheduled job (the same service). Due vs not due at the exact boundary,
  * twice and concurrently (nothing counted twice, no error), a large business
  * walked in bounded batches (items read per call, not wall time), and the
- * erased applicants leave no trace in the table (feed entries included).
+ * erased applicants leave no trace in the table (feed entries included),
+ * also when DynamoDB applies writes and loses their answers.
  */
 import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf, readRegistry } from '../../src/data/business-store';
 import { db } from '../../src/data/client';
 import { keys } from '../../src/data/keys';
 import { batchPut, getItem } from '../../src/data/table-io';
-import { BATCH_SIZE, asRetentionJob, runRetention } from '../../src/services/retention';
+import { BATCH_SIZE, RetentionFailed, asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as retentionJob } from '../../functions/apply-retention';
 import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
+import { runWithDeadline } from '../../src/data/deadline';
 import { admin } from '../support/admin';
+import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
 import { API, startApi, type TestApi } from '../support/harness';
 import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
@@ -219,5 +222,157 @@ describe('a business of many batches, walked in bounded batches, twice and concu
     });
     expect(partial).toEqual({ erased: 40, complete: true });
     expect(calls).toBeGreaterThanOrEqual(8);
+  }, 120_000);
+});
+
+describe('retention while DynamoDB applies writes and loses the answers, throttles and drops connections', () => {
+  const BID = 'faultretain';
+  // FIRST due on day one (random faults), DUE - FIRST more on day two (every transaction's answer lost), KEPT not due.
+  const FIRST = 16;
+  const DUE = FIRST + 4;
+  const KEPT = 4;
+  // As in ambiguous-writes.test.ts: 30 % of writes applied then answered 500, throttles, resets before and after.
+  // On what an erasure sends: the API's rate count syncs (UpdateItem, on a timer after the creates) would draw from
+  // the seeded sequence at moments that vary from run to run.
+  const FAULTS = {
+    applyThenFail: 0.3,
+    throttle: 0.05,
+    dropBeforeForward: 0.03,
+    dropAfterForward: 0.03,
+    operations: ['BatchGetItem', 'Query', 'TransactWriteItems', 'GetItem'],
+  };
+  // Every record read dropped before it reaches DynamoDB, each of the SDK's attempts.
+  const READS_LOST = { dropBeforeForward: 1, operations: ['BatchGetItem'] };
+  // Every erasure's transaction applied and each of the SDK's attempts answered 500: only its witness read can tell.
+  const ANSWERS_LOST = { applyThenFail: 1, operations: ['TransactWriteItems'] };
+  let token: string;
+  const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
+    api.request(method, `${API}${path}`, {
+      token,
+      ...(body !== undefined ? { body } : {}),
+      ...(headers ? { headers } : {}),
+    });
+  const secret = (i: number) => `faultsecret-${i}-x`;
+
+  beforeAll(async () => {
+    token = await api.provision(fixture(BID, 30));
+  });
+
+  it('erases every due application exactly once, counts each once, and touches nothing else', async () => {
+    // With Idempotency-Key (its record keeps the first answer: data to erase) and a PUT on some (an update entry).
+    const create = async (i: number) => {
+      const res = await call(
+        'POST',
+        '/applications',
+        {
+          accept_terms_and_conditions: true,
+          first_name: `Faulty${i}`,
+          last_name: 'Retainer',
+          email: `faulty${i}@example.com`,
+          cf_7: secret(i),
+        },
+        { 'Idempotency-Key': `fault-retain-${i}` },
+      );
+      expect(res.status).toBe(201);
+      if (i % 4 === 0) {
+        const put = await call('PUT', `/applications/${res.body.id}`, { application_status_id: 'hired' });
+        expect(put.status).toBe(200);
+        return put.body as { id: string; updated_at: string };
+      }
+      return res.body as { id: string; updated_at: string };
+    };
+    const apps: { id: string; updated_at: string }[] = [];
+    for (let i = 0; i < DUE + KEPT; i++) apps.push(await create(i));
+    const due = apps.slice(0, DUE);
+    const kept = apps.slice(DUE);
+    const newest = (list: typeof apps) => Math.max(...list.map((a) => Date.parse(a.updated_at)));
+    const oldest = (list: typeof apps) => Math.min(...list.map((a) => Date.parse(a.updated_at)));
+    expect(oldest(due.slice(FIRST))).toBeGreaterThan(newest(due.slice(0, FIRST)));
+    expect(oldest(kept)).toBeGreaterThan(newest(due));
+    const keptBefore = await Promise.all(kept.map(async (a) => (await call('GET', `/applications/${a.id}`)).body));
+    // At each `now` the due ones are older than 30 days, and the next one is not.
+    const firstDay = newest(due.slice(0, FIRST)) + 30 * DAY + 1;
+    const nextDay = newest(due) + 30 * DAY + 1;
+
+    // As the deployed job runs (functions/apply-retention.ts): in its call scope (its calls are checked against
+    // WORKER_GRANTS), under a deadline, starting no erasure after its stop time. A run that stops (its deadline, or
+    // a fault its retries did not absorb: RetentionFailed) is run again, as the next invocation would.
+    const proxy = await proxyTheApi({}, seededRandom(20261126));
+    const reported: number[] = [];
+    const runUntilComplete = async (nowMs: number): Promise<void> => {
+      for (let run = 0; run < 5; run++) {
+        try {
+          const result = await asRetentionJob(() =>
+            runWithDeadline(60_000, () => runRetention({ nowMs, businessId: BID, deadline: Date.now() + 30_000 })),
+          );
+          reported.push(result.erased);
+          if (result.complete) return;
+        } catch (error) {
+          expect(error).toBeInstanceOf(RetentionFailed);
+          reported.push((error as RetentionFailed).erased);
+        }
+      }
+      throw new Error(`retention did not complete in 5 runs: ${JSON.stringify(reported)}`);
+    };
+    let witnessed: number;
+    try {
+      // A run that fails part-way (after its first batch every record read is refused) still says what it erased.
+      proxy.setModes(FAULTS);
+      const failed: unknown = await asRetentionJob(() =>
+        runWithDeadline(60_000, () =>
+          runRetention({
+            nowMs: firstDay,
+            businessId: BID,
+            batchSize: 4,
+            onProgress: () => proxy.setModes(READS_LOST),
+          }),
+        ),
+      ).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(RetentionFailed);
+      expect((failed as RetentionFailed).erased).toBe(4);
+      reported.push(4);
+      proxy.setModes(FAULTS);
+      await runUntilComplete(firstDay);
+      // The faults really happened.
+      expect(proxy.stats.faults.applyThenFail ?? 0).toBeGreaterThanOrEqual(3);
+      expect(proxy.stats.faults.throttle ?? 0).toBeGreaterThanOrEqual(1);
+      expect(
+        (proxy.stats.faults.dropBeforeForward ?? 0) + (proxy.stats.faults.dropAfterForward ?? 0),
+      ).toBeGreaterThanOrEqual(1);
+      // What the runs reported is what they erased: none counted twice, none left out.
+      expect(reported.reduce((n, e) => n + e, 0)).toBe(FIRST);
+
+      proxy.resetStats();
+      proxy.setModes(ANSWERS_LOST);
+      await runUntilComplete(nextDay);
+      expect(proxy.stats.faults.applyThenFail).toBeGreaterThanOrEqual(DUE - FIRST);
+      witnessed = proxy.stats.requests.GetItem ?? 0;
+    } finally {
+      proxy.setModes({});
+      await proxy.restore();
+    }
+    // Each of those erasures was found applied by its witness read, and counted once.
+    expect(witnessed).toBeGreaterThanOrEqual(DUE - FIRST);
+    expect(reported.reduce((n, e) => n + e, 0)).toBe(DUE);
+
+    for (const a of due) expect((await call('GET', `/applications/${a.id}`)).status).toBe(404);
+    for (const [i, a] of kept.entries())
+      expect((await call('GET', `/applications/${a.id}`)).body).toEqual(keptBefore[i]);
+    const list = await call('GET', '/applications?per_page=100');
+    expect(list.body.total_entries).toBe(KEPT);
+    expect((list.body.entries as { id: string }[]).map((e) => e.id).sort()).toEqual(kept.map((a) => a.id).sort());
+    const feed = (await call('GET', '/changes?limit=100')).body.entries as {
+      type: string;
+      id: string;
+      data: unknown;
+    }[];
+    const deleted = feed.filter((e) => e.type === 'application.deleted').map((e) => e.id);
+    expect(deleted.sort()).toEqual(due.map((a) => a.id).sort());
+    // Earlier entries of the erased are redacted; those of the kept still carry their data.
+    for (const e of feed) expect(e.data === null).toBe(due.some((a) => a.id === e.id));
+    const traces = due.map((_, i) => secret(i)).concat(due.map((_, i) => `faulty${i}@`));
+    expect((await scanAll()).filter((item) => traces.some((t) => JSON.stringify(item).includes(t)))).toEqual([]);
+    // A run after: nothing left, nothing of the kept ones erased.
+    expect(await runRetention({ nowMs: nextDay, businessId: BID })).toEqual({ erased: 0, complete: true });
   }, 120_000);
 });
