@@ -375,4 +375,56 @@ describe('retention while DynamoDB applies writes and loses the answers, throttl
     // A run after: nothing left, nothing of the kept ones erased.
     expect(await runRetention({ nowMs: nextDay, businessId: BID })).toEqual({ erased: 0, complete: true });
   }, 120_000);
+
+  it('the admin command prints what a failed run erased, exits 1, and its re-run finishes', async () => {
+    // A business of its own, one batch and a part due; after the first batch's progress line every record read is
+    // lost, as the service-level case above does with its onProgress.
+    const OWN = 'adminfail';
+    const count = BATCH_SIZE + 5;
+    await api.provision(fixture(OWN, 30));
+    const config = configOf(await getItem(keys.business(OWN)))!;
+    const at = (i: number) => new Date(Date.parse('2025-01-01T00:00:00.000Z') + i * 60_000).toISOString();
+    await batchPut(
+      seedItems(
+        OWN,
+        config,
+        Array.from({ length: count }, (_, i) =>
+          storedApplication({
+            id: `af-${i}`,
+            first_name: 'Fail',
+            last_name: `${i}`,
+            email: `af${i}@example.com`,
+            created_at: at(i),
+          }),
+        ),
+      ),
+    );
+    const command = { nowMs: Date.parse(at(count)) + 31 * DAY, businessId: OWN };
+    const proxy = await proxyTheApi({}, seededRandom(20261127));
+    let out = '';
+    let err = '';
+    let code: number;
+    try {
+      code = await retentionCommand(command, {
+        out: { write: (t: string) => (out += t) },
+        err: {
+          isTTY: false,
+          write: (t: string) => {
+            if (t.startsWith('retention: business')) proxy.setModes(READS_LOST);
+            return (err += t);
+          },
+        },
+      });
+      expect(proxy.stats.faults.dropBeforeForward ?? 0).toBeGreaterThanOrEqual(1);
+    } finally {
+      proxy.setModes({});
+      await proxy.restore();
+    }
+    expect(code).toBe(1);
+    expect(erasedBy({ stdout: out })).toEqual({ erased: BATCH_SIZE });
+    expect(err).toMatch(/run it again to resume\n$/);
+    const again = await admin('retention', 'run', '--now', new Date(command.nowMs).toISOString(), '--business', OWN);
+    expect(again.code).toBe(0);
+    expect(erasedBy(again)).toEqual({ erased: count - BATCH_SIZE });
+  }, 60_000);
 });
