@@ -18,6 +18,7 @@ const SECONDS = {
   'integration/rate-limits.test.ts': 17,
   'integration/hostile-input.test.ts': 14,
   'integration/applications-list.test.ts': 13,
+  'integration/retention.test.ts': 13,
   'integration/local-stack.test.ts': 11,
   'integration/token-cache.test.ts': 9,
   'integration/local-setup.test.ts': 8,
@@ -29,7 +30,6 @@ const SECONDS = {
   'integration/changes.test.ts': 7,
   'integration/token-format.test.ts': 6,
   'e2e/docs-browser.test.ts': 5,
-  'integration/retention.test.ts': 5,
 };
 
 const known = (path) => {
