@@ -107,11 +107,18 @@ describe("a token's limit", () => {
   });
 
   it("answers the 429 in the client's language (contract §16)", async () => {
-    while ((await get(token)).status !== 429);
-    const de = await get(token, '/locations/hq', { 'accept-language': 'de-AT,de;q=0.9' });
-    const it = await get(token, '/locations/hq', { 'accept-language': 'it' });
-    const en = await get(token, '/locations/hq', { 'accept-language': 'fr' });
-    expect([de.status, it.status, en.status]).toEqual([429, 429, 429]);
+    // The window slides: on a loaded machine its oldest admission may leave it between two requests, and one
+    // of them is admitted. Each language asks until it is refused (at most a few admissions of 5).
+    const refusedIn = async (language: string): Promise<ApiResponse> => {
+      for (let i = 0; i < 12; i++) {
+        const res = await get(token, '/locations/hq', { 'accept-language': language });
+        if (res.status === 429) return res;
+      }
+      throw new Error(`no 429 in 12 requests (accept-language: ${language})`);
+    };
+    const de = await refusedIn('de-AT,de;q=0.9');
+    const it = await refusedIn('it');
+    const en = await refusedIn('fr');
     expect(de.headers.get('content-language')).toBe('de');
     expect(de.body.message).toMatch(
       /^Dieses Token hat sein Limit von 5 Anfragen pro 2 Sekunden überschritten; nichts wurde ausgeführt, bitte in \d Sekunden? erneut versuchen$/,
@@ -126,7 +133,10 @@ describe("a token's limit", () => {
 
   it('once refused, refuses again without any DynamoDB call until the window frees capacity', async () => {
     while ((await get(token)).status !== 429);
-    const again = await countCalls(() => get(token, '/employees?per_page=5'));
+    // The next refusal (the sliding window may admit one request first when its oldest admission leaves it).
+    let again = await countCalls(() => get(token, '/employees?per_page=5'));
+    for (let i = 0; i < 5 && again.result.status !== 429; i++)
+      again = await countCalls(() => get(token, '/employees?per_page=5'));
     expect(again.result.status).toBe(429);
     expect({ calls: again.calls, beside: dynamoStats.besideCalls }).toEqual({ calls: 0, beside: 0 });
   });
