@@ -15,6 +15,7 @@ import { keys } from '../../src/data/keys';
 import { batchPut, getItem } from '../../src/data/table-io';
 import { BATCH_SIZE, RetentionFailed, asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as retentionJob } from '../../functions/apply-retention';
+import { logger } from '../../src/http/logger';
 import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
 import { runWithDeadline } from '../../src/data/deadline';
@@ -375,6 +376,40 @@ describe('retention while DynamoDB applies writes and loses the answers, throttl
     // A run after: nothing left, nothing of the kept ones erased.
     expect(await runRetention({ nowMs: nextDay, businessId: BID })).toEqual({ erased: 0, complete: true });
   }, 120_000);
+
+  it('the scheduled job logs the runbook line at ERROR when a run fails, and fails the invocation', async () => {
+    const proxy = await proxyTheApi({}, seededRandom(20261128));
+    const lines: string[] = [];
+    // Powertools writes ERROR lines to stderr, the others to stdout.
+    const capture = (chunk: string | Uint8Array): boolean => (lines.push(String(chunk)), true);
+    const writes = [process.stdout, process.stderr].map((stream) =>
+      jest.spyOn(stream, 'write').mockImplementation(capture),
+    );
+    logger.setLogLevel('INFO');
+    let failure: unknown;
+    try {
+      // Every read dropped, the registry's Query first: the run fails before it erases anything.
+      proxy.setModes({ dropBeforeForward: 1, operations: ['Query', 'BatchGetItem'] });
+      const context = { getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
+      failure = await retentionJob({}, context).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      logger.setLogLevel('SILENT');
+      for (const write of writes) write.mockRestore();
+      proxy.setModes({});
+      await proxy.restore();
+    }
+    expect(failure).toBeInstanceOf(Error);
+    const logged = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => l.message === 'retention run')).toEqual([
+      expect.objectContaining({ level: 'ERROR', erased: 0 }),
+    ]);
+  }, 60_000);
 
   it('the admin command prints what a failed run erased, exits 1, and its re-run finishes', async () => {
     // A business of its own, one batch and a part due; after the first batch's progress line every record read is
