@@ -128,7 +128,8 @@ async function walkBusiness(
     if (outOfTime()) return false;
     const batch = await readWriteOrderFrom(businessId, from, run.batchSize ?? BATCH_SIZE);
     if (batch.length === 0) {
-      progress(examined);
+      // The batch before already reported these figures; a business with nothing to walk reports once.
+      if (examined === 0) progress(examined);
       return true;
     }
     for (const { id, updatePosition } of batch) {

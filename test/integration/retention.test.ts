@@ -461,5 +461,9 @@ describe('retention while DynamoDB applies writes and loses the answers, throttl
     const again = await admin('retention', 'run', '--now', new Date(command.nowMs).toISOString(), '--business', OWN);
     expect(again.code).toBe(0);
     expect(erasedBy(again)).toEqual({ erased: count - BATCH_SIZE });
+    // Off a terminal, one progress line per batch: the last batch, then the walk's end, are not the same line twice.
+    expect(again.stderr.split('\n').filter((line) => line.startsWith('retention: business'))).toEqual([
+      `retention: business 1/1 ${OWN}: ${count - BATCH_SIZE} examined, ${count - BATCH_SIZE} erased in this run`,
+    ]);
   }, 60_000);
 });
