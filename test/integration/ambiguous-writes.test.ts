@@ -1,6 +1,6 @@
 import demo from '../../fixtures/demo.json';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
-import { proxyTheApi, seededRandom, type DynamoProxy } from '../support/dynamo-proxy';
+import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom, type DynamoProxy } from '../support/dynamo-proxy';
 
 /**
  * Contract §3/§11: DynamoDB sometimes applies a write and loses the answer
@@ -13,12 +13,7 @@ let token: string;
 let proxy: DynamoProxy & { restore(): Promise<void> };
 const CREATES = 60;
 
-const FAULTS = {
-  applyThenFail: 0.3,
-  throttle: 0.05,
-  dropBeforeForward: 0.03,
-  dropAfterForward: 0.03,
-};
+const FAULTS = AMBIGUOUS_FAULTS;
 
 beforeAll(async () => {
   api = await startApi();

@@ -20,7 +20,7 @@ import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
 import { runWithDeadline } from '../../src/data/deadline';
 import { admin } from '../support/admin';
-import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
+import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom } from '../support/dynamo-proxy';
 import { API, startApi, type TestApi } from '../support/harness';
 import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
@@ -232,16 +232,9 @@ describe('retention while DynamoDB applies writes and loses the answers, throttl
   const FIRST = 16;
   const DUE = FIRST + 4;
   const KEPT = 4;
-  // As in ambiguous-writes.test.ts: 30 % of writes applied then answered 500, throttles, resets before and after.
-  // On what an erasure sends: the API's rate count syncs (UpdateItem, on a timer after the creates) would draw from
-  // the seeded sequence at moments that vary from run to run.
-  const FAULTS = {
-    applyThenFail: 0.3,
-    throttle: 0.05,
-    dropBeforeForward: 0.03,
-    dropAfterForward: 0.03,
-    operations: ['BatchGetItem', 'Query', 'TransactWriteItems', 'GetItem'],
-  };
+  // As in ambiguous-writes.test.ts, on what an erasure sends: the API's rate count syncs (UpdateItem, on a timer
+  // after the creates) would draw from the seeded sequence at moments that vary from run to run.
+  const FAULTS = { ...AMBIGUOUS_FAULTS, operations: ['BatchGetItem', 'Query', 'TransactWriteItems', 'GetItem'] };
   // Every record read dropped before it reaches DynamoDB, each of the SDK's attempts.
   const READS_LOST = { dropBeforeForward: 1, operations: ['BatchGetItem'] };
   // Every erasure's transaction applied and each of the SDK's attempts answered 500: only its witness read can tell.

@@ -47,6 +47,17 @@ export interface FaultModes {
   operations?: readonly string[];
 }
 
+/**
+ * The faults the ambiguous-write tests run under: 30 % of writes applied then answered 500, throttles, and
+ * connections reset before and after forwarding.
+ */
+export const AMBIGUOUS_FAULTS = {
+  applyThenFail: 0.3,
+  throttle: 0.05,
+  dropBeforeForward: 0.03,
+  dropAfterForward: 0.03,
+} as const satisfies FaultModes;
+
 export interface ProxyStats {
   /** Requests received per operation (including those answered with a fault). */
   requests: Record<string, number>;
