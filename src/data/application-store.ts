@@ -45,6 +45,7 @@ import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
+import { ifNotExists, updateOf } from './update-expression';
 
 export const applicationKey = application.key;
 /** The counter of the order of writes (updated_at ascending). */
@@ -60,29 +61,12 @@ export const positionsOf = application.positionsOf;
 /** Moves the summary counts of one entry: status `from` -> `to` (undefined = not counted / not live). */
 function summaryMove(key: Key, position: number, from: number | undefined, to: number | undefined): TxWrite {
   const sb = superblockOf(position);
-  const adds: string[] = [];
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {};
-  const add = (attr: string, delta: number): void => {
-    const i = adds.length;
-    names[`#a${i}`] = attr;
-    values[`:d${i}`] = delta;
-    adds.push(`#a${i} :d${i}`);
-  };
-  if (from === undefined && to !== undefined) add(liveAttribute(sb), 1);
-  if (from !== undefined && to === undefined) add(liveAttribute(sb), -1);
-  if (from !== undefined) add(statusAttribute(sb, from), -1);
-  if (to !== undefined) add(statusAttribute(sb, to), 1);
-  return {
-    item: {
-      Update: {
-        Key: key,
-        UpdateExpression: `ADD ${adds.join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-  };
+  const add: [string, number][] = [];
+  if (from === undefined && to !== undefined) add.push([liveAttribute(sb), 1]);
+  if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
+  if (from !== undefined) add.push([statusAttribute(sb, from), -1]);
+  if (to !== undefined) add.push([statusAttribute(sb, to), 1]);
+  return { item: { Update: { Key: key, ...updateOf({ add }) } } };
 }
 
 /** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
@@ -91,9 +75,7 @@ function mapWrite(businessId: string, list: string, position: number, value: num
     item: {
       Update: {
         Key: mapKey(businessId, list, position),
-        UpdateExpression: 'SET #p = :c',
-        ExpressionAttributeNames: { '#p': mapAttribute(position) },
-        ExpressionAttributeValues: { ':c': value },
+        ...updateOf({ set: { [mapAttribute(position)]: value } }),
       },
     },
   };
@@ -124,23 +106,20 @@ function updatedListMove(
     add(liveAttribute(superblockOf(from.position)), -1);
     add(statusAttribute(superblockOf(from.position), from.code), -1);
   }
-  const changed = [...deltas].filter(([, d]) => d !== 0);
-  const names: Record<string, string> = { '#f': firstCreatedAttribute(sb), '#t': 'last_updated_at' };
-  const values: Record<string, unknown> = { ':next': position, ':current': state.count, ':ms': ms, ':t': updatedAt };
-  changed.forEach(([attr, d], i) => {
-    names[`#a${i}`] = attr;
-    values[`:d${i}`] = d;
-  });
   const counter: TxWrite = {
     item: {
       Update: {
         Key: updatedCounterKey(businessId),
-        UpdateExpression:
-          'SET n = :next, #f = if_not_exists(#f, :ms), #t = :t' +
-          (changed.length ? ` ADD ${changed.map((_, i) => `#a${i} :d${i}`).join(', ')}` : ''),
-        ConditionExpression: state.count === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...updateOf(
+          {
+            set: { n: position, [firstCreatedAttribute(sb)]: ifNotExists(ms), last_updated_at: updatedAt },
+            add: [...deltas].filter(([, d]) => d !== 0),
+          },
+          {
+            expression: state.count === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
+            values: { ':current': state.count },
+          },
+        ),
       },
     },
     onConditionFailed: () => 'retry',
@@ -154,9 +133,7 @@ function updatedListMove(
     item: {
       Update: {
         Key: keys.listMap(businessId, application.writeOrder, superblock),
-        UpdateExpression: `SET ${pairs.map((_, i) => `#p${i} = :v${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(pairs.map(([attr], i) => [`#p${i}`, attr])),
-        ExpressionAttributeValues: Object.fromEntries(pairs.map(([, v], i) => [`:v${i}`, v])),
+        ...updateOf({ set: pairs }),
       },
     },
   }));

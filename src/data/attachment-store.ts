@@ -22,6 +22,7 @@ import { attachment, type StoredAttachment } from './entities/attachment';
 import type { Key } from './keys';
 import { batchGet, query, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
+import { updateOf } from './update-expression';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 
 export type { StoredAttachment } from './entities/attachment';
@@ -57,9 +58,10 @@ export function createWrites(a: StoredAttachment): TxWrite[] {
       item: {
         Update: {
           Key: attachment.countKey(a.businessId, a.applicationId),
-          UpdateExpression: 'ADD n :one',
-          ConditionExpression: 'attribute_not_exists(n) OR n < :max',
-          ExpressionAttributeValues: { ':one': 1, ':max': MAX_ATTACHMENTS_PER_APPLICATION },
+          ...updateOf(
+            { add: { n: 1 } },
+            { expression: 'attribute_not_exists(n) OR n < :max', values: { ':max': MAX_ATTACHMENTS_PER_APPLICATION } },
+          ),
         },
       },
       onConditionFailed: () => tooManyAttachments(),
@@ -163,8 +165,7 @@ export function deleteWrites(a: StoredAttachment): TxWrite[] {
       item: {
         Update: {
           Key: attachment.countKey(a.businessId, a.applicationId),
-          UpdateExpression: 'ADD n :minus',
-          ExpressionAttributeValues: { ':minus': -1 },
+          ...updateOf({ add: { n: -1 } }),
         },
       },
     },

@@ -27,6 +27,7 @@ import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-stor
 import { batchGet, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
 import { IF_ABSENT, IF_PRESENT } from './entities/entity';
+import { updateOf } from './update-expression';
 
 export const EMPLOYEE_LIST = employeeEntity.list;
 export const EMPLOYEE_JOB_LIST = employeeJob.list;
@@ -243,22 +244,15 @@ export function updateEmployeeWrites(
   number: { from: string | null; to: string | null } | undefined,
   handlers: { taken: TakenError; onStale: () => Error | 'retry' },
 ): TxWrite[] {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':v': employee.version, ':one': 1, ':now': employee.updatedAt };
-  const sets = Object.entries(changes).map(([field, value], i) => {
-    names[`#f${i}`] = field;
-    values[`:f${i}`] = value;
-    return `#f${i} = :f${i}`;
-  });
   const writes: TxWrite[] = [
     {
       item: {
         Update: {
           Key: employeeEntity.key(businessId, employee.id),
-          UpdateExpression: `SET ${[...sets, 'updated_at = :now', 'version = version + :one'].join(', ')}`,
-          ConditionExpression: `${IF_PRESENT} AND version = :v`,
-          ...(sets.length ? { ExpressionAttributeNames: names } : {}),
-          ExpressionAttributeValues: values,
+          ...updateOf(
+            { set: { ...changes, updated_at: employee.updatedAt }, add: { version: 1 } },
+            { expression: `${IF_PRESENT} AND version = :v`, values: { ':v': employee.version } },
+          ),
         },
       },
       onConditionFailed: handlers.onStale,
@@ -301,19 +295,21 @@ export function createEmployeeJobWrites(
       item: {
         Update: {
           Key: employeeEntity.key(businessId, employee.id),
-          UpdateExpression:
-            'SET job_summary.#job = :span, job_count = :next, updated_at = :now, version = version + :one',
-          // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
-          ConditionExpression: `${IF_PRESENT} AND job_count = :count AND version = :v`,
-          ExpressionAttributeNames: { '#job': job.id },
-          ExpressionAttributeValues: {
-            ':span': job.span,
-            ':next': employee.jobCount + 1,
-            ':count': employee.jobCount,
-            ':v': employee.version,
-            ':now': employee.updatedAt,
-            ':one': 1,
-          },
+          ...updateOf(
+            {
+              set: [
+                [['job_summary', job.id], job.span],
+                ['job_count', employee.jobCount + 1],
+                ['updated_at', employee.updatedAt],
+              ],
+              add: { version: 1 },
+            },
+            // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
+            {
+              expression: `${IF_PRESENT} AND job_count = :count AND version = :v`,
+              values: { ':count': employee.jobCount, ':v': employee.version },
+            },
+          ),
         },
       },
       onConditionFailed: () => 'retry',

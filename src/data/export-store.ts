@@ -34,6 +34,7 @@ import { exportJob } from './entities/export-job';
 import { localS3Config, s3 } from './s3-client';
 import { batchGet, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
+import { updateOf } from './update-expression';
 
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;
@@ -87,10 +88,14 @@ export async function leaseExportJob(
       new UpdateCommand({
         TableName: tableName(),
         Key: exportJob.key(businessId, id),
-        UpdateExpression: `SET ${LEASE} = :lease, ${LEASE_UNTIL} = :until`,
-        ConditionExpression: `${IF_PRESENT} AND #status = :running AND (attribute_not_exists(${LEASE_UNTIL}) OR ${LEASE_UNTIL} < :now)`,
-        ExpressionAttributeNames: { '#status': exportJob.statusAttribute },
-        ExpressionAttributeValues: { ':lease': lease, ':until': nowMs + ms, ':now': nowMs, ':running': 'running' },
+        ...updateOf(
+          { set: { [LEASE]: lease, [LEASE_UNTIL]: nowMs + ms } },
+          {
+            expression: `${IF_PRESENT} AND #status = :running AND (attribute_not_exists(${LEASE_UNTIL}) OR ${LEASE_UNTIL} < :now)`,
+            names: { '#status': exportJob.statusAttribute },
+            values: { ':now': nowMs, ':running': 'running' },
+          },
+        ),
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -116,20 +121,15 @@ async function updateUnderLease(
   ms: number,
   set: Record<string, unknown>,
 ): Promise<void> {
-  const names = Object.keys(set);
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: exportJob.key(job.businessId, job.id),
-        UpdateExpression: `SET ${[`${LEASE_UNTIL} = :until`, ...names.map((_, i) => `#n${i} = :v${i}`)].join(', ')}`,
-        ConditionExpression: `${LEASE} = :lease`,
-        ...(names.length ? { ExpressionAttributeNames: Object.fromEntries(names.map((n, i) => [`#n${i}`, n])) } : {}),
-        ExpressionAttributeValues: {
-          ':lease': lease,
-          ':until': Date.now() + ms,
-          ...Object.fromEntries(names.map((n, i) => [`:v${i}`, set[n]])),
-        },
+        ...updateOf(
+          { set: { [LEASE_UNTIL]: Date.now() + ms, ...set } },
+          { expression: `${LEASE} = :lease`, values: { ':lease': lease } },
+        ),
       }),
     );
   } catch (error) {

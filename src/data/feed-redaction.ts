@@ -12,14 +12,10 @@ import { tableName } from './config';
 import { IF_PRESENT } from './entities/entity';
 import { feedLane } from './entities/feed-lane';
 import type { TxWrite } from './transact-write';
+import { updateOf } from './update-expression';
 
-const REDACT = {
-  UpdateExpression: 'SET #d = :null',
-  // Never creates an entry: one TTL removed stays removed.
-  ConditionExpression: IF_PRESENT,
-  ExpressionAttributeNames: { '#d': feedLane.dataAttribute },
-  ExpressionAttributeValues: { ':null': null },
-} as const;
+// Never creates an entry (IF_PRESENT): one TTL removed stays removed.
+const REDACT = updateOf({ set: { [feedLane.dataAttribute]: null } }, { expression: IF_PRESENT });
 
 /**
  * The redactions of an erasure of application `id` whose record lists `refs`:

@@ -26,6 +26,7 @@ import { IF_ABSENT } from './entities/entity';
 import { feedLane, type NewFeedEntry } from './entities/feed-lane';
 import { batchGet, batchGetEventually, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
+import { ifNotExists, updateOf } from './update-expression';
 
 /** A lane's counter as a writer read it. */
 export interface FeedLaneState extends LaneCounter {
@@ -68,19 +69,20 @@ export function feedAppendWrites(
       item: {
         Update: {
           Key: feedLane.counterKey(businessId, state.lane),
-          UpdateExpression: `SET ${N} = :next, #at = :now, #day = if_not_exists(#day, :first)${stale.length ? ` REMOVE ${stale.map((_, i) => `#old${i}`).join(', ')}` : ''}`,
-          ConditionExpression: state.n === 0 ? `attribute_not_exists(${N}) OR ${N} = :current` : `${N} = :current`,
-          ExpressionAttributeNames: {
-            '#at': AT,
-            '#day': dayMarkOf(first.occurred_at),
-            ...Object.fromEntries(stale.map((d, i) => [`#old${i}`, d])),
-          },
-          ExpressionAttributeValues: {
-            ':next': state.n + entries.length,
-            ':current': state.n,
-            ':first': state.n + 1,
-            ':now': now,
-          },
+          ...updateOf(
+            {
+              set: {
+                [N]: state.n + entries.length,
+                [AT]: now,
+                [dayMarkOf(first.occurred_at)]: ifNotExists(state.n + 1),
+              },
+              remove: stale,
+            },
+            {
+              expression: state.n === 0 ? `attribute_not_exists(${N}) OR ${N} = :current` : `${N} = :current`,
+              values: { ':current': state.n },
+            },
+          ),
         },
       },
       onConditionFailed: () => 'retry',

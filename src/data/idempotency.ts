@@ -7,6 +7,7 @@ import type { Item } from './table-io';
 import { transactWrite, type TxWrite } from './transact-write';
 import { withRetries } from './with-retries';
 import { IF_ABSENT } from './entities/entity';
+import { ifNotExists, updateOf } from './update-expression';
 
 /** Contract §11: retries within 24 hours replay the first response. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
@@ -156,13 +157,13 @@ export function idempotencyTombstoneWrite(
     item: {
       Update: {
         Key: { PK: pk, SK: keys.idempotency('', '').SK },
-        UpdateExpression:
-          'SET erased = :t, expires_at = if_not_exists(expires_at, :exp) REMOVE request_hash, body, headers, #s',
-        ExpressionAttributeNames: { '#s': 'status' },
-        ExpressionAttributeValues: {
-          ':t': reason === 'application_erased' ? true : reason,
-          ':exp': Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS,
-        },
+        ...updateOf({
+          set: {
+            erased: reason === 'application_erased' ? true : reason,
+            expires_at: ifNotExists(Math.floor(now / 1000) + IDEMPOTENCY_TTL_SECONDS),
+          },
+          remove: ['request_hash', 'body', 'headers', 'status'],
+        }),
       },
     },
   };

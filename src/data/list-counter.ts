@@ -8,6 +8,7 @@
 import { firstCreatedAttribute, liveAttribute, statusAttribute, superblockOf } from '../domain/list-map';
 import type { Key } from './keys';
 import type { TxWrite } from './transact-write';
+import { ifNotExists, updateOf } from './update-expression';
 
 export function counterAdvance(
   key: Key,
@@ -19,34 +20,26 @@ export function counterAdvance(
     readonly summary?: { readonly code: number; readonly createdAtMs: number };
   } = {},
 ): TxWrite {
-  const set = Object.entries(options.set ?? {});
-  const names: Record<string, string> = Object.fromEntries(set.map(([name], i) => [`#x${i}`, name]));
-  const values: Record<string, unknown> = {
-    ':next': current + 1,
-    ':current': current,
-    ...Object.fromEntries(set.map(([, value], i) => [`:x${i}`, value])),
-  };
-  const sets = ['n = :next', ...set.map((_, i) => `#x${i} = :x${i}`)];
-  let adds = '';
-  if (options.summary) {
-    const sb = superblockOf(current + 1);
-    Object.assign(names, {
-      '#l': liveAttribute(sb),
-      '#s': statusAttribute(sb, options.summary.code),
-      '#f': firstCreatedAttribute(sb),
-    });
-    Object.assign(values, { ':one': 1, ':created': options.summary.createdAtMs });
-    sets.splice(1, 0, '#f = if_not_exists(#f, :created)');
-    adds = ' ADD #l :one, #s :one';
-  }
+  const sb = superblockOf(current + 1);
+  const summary = options.summary;
   return {
     item: {
       Update: {
         Key: key,
-        UpdateExpression: `SET ${sets.join(', ')}${adds}`,
-        ConditionExpression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-        ExpressionAttributeValues: values,
+        ...updateOf(
+          {
+            set: {
+              n: current + 1,
+              ...(summary ? { [firstCreatedAttribute(sb)]: ifNotExists(summary.createdAtMs) } : {}),
+              ...options.set,
+            },
+            ...(summary ? { add: { [liveAttribute(sb)]: 1, [statusAttribute(sb, summary.code)]: 1 } } : {}),
+          },
+          {
+            expression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
+            values: { ':current': current },
+          },
+        ),
       },
     },
     // Another writer took this position: re-read the counter and try again.

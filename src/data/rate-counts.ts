@@ -16,6 +16,7 @@ import { besideRequest, db } from './client';
 import { tableName } from './config';
 import { RATE_ATTRIBUTES, rateCounter, storedRatePolicy } from './entities/rate-counter';
 import type { Key } from './keys';
+import { updateOf } from './update-expression';
 
 /**
  * Rate counts of this instance (contract §18, docs/rate-limits.md). Each
@@ -112,38 +113,26 @@ const businessCounts = (businessId: string): BusinessCounts =>
 async function send(counts: Counts, policy: RatePolicy, learn: (item: Record<string, unknown>) => void): Promise<void> {
   const now = Date.now();
   const sent = counts.beginSync(now);
-  const names: Record<string, string> = { '#me': INSTANCE_ATTRIBUTE };
-  const values: Record<string, unknown> = { ':me': now };
-  const add = [...sent].map(([start, n], i) => {
-    names[`#a${i}`] = rateCounter.sliceAttribute(start);
-    values[`:a${i}`] = n;
-    return `#a${i} :a${i}`;
-  });
   const remove = [
     ...staleSlices(counts.synced, policy, now)
       .filter((start) => !sent.has(start))
       .map((start) => rateCounter.sliceAttribute(start)),
     ...[...counts.instances].filter(([, at]) => at < now - FORGET_INSTANCE_MS).map(([name]) => name),
-  ].map((name, i) => {
-    names[`#r${i}`] = name;
-    return `#r${i}`;
+  ];
+  const update = updateOf({
+    add: [...sent].map(([start, n]) => [rateCounter.sliceAttribute(start), n] as const),
+    set: {
+      [INSTANCE_ATTRIBUTE]: now,
+      ...(counts.expires ? { [RATE_ATTRIBUTES.expiresAt]: Math.ceil(now / 1000) + policy.windowSeconds + 60 } : {}),
+    },
+    remove,
   });
-  const set = ['#me = :me'];
-  if (counts.expires) {
-    names['#e'] = RATE_ATTRIBUTES.expiresAt;
-    values[':e'] = Math.ceil(now / 1000) + policy.windowSeconds + 60;
-    set.push('#e = :e');
-  }
-  let expression = `ADD ${add.join(', ')} SET ${set.join(', ')}`;
-  if (remove.length > 0) expression += ` REMOVE ${remove.join(', ')}`;
   try {
     const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: counts.key,
-        UpdateExpression: expression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...update,
         ReturnValues: 'ALL_NEW',
       }),
       { abortSignal: AbortSignal.timeout(SYNC_TIMEOUT_MS) },
@@ -291,28 +280,20 @@ export async function storeBusinessRateLimits(
   businessId: string,
   limits: { readonly limit?: RatePolicy; readonly tokenLimit?: RatePolicy },
 ): Promise<void> {
-  const set: string[] = [];
+  const set: Record<string, unknown> = {};
   const remove: string[] = [];
-  const values: Record<string, unknown> = {};
-  const names: Record<string, string> = { '#l': RATE_ATTRIBUTES.limit, '#t': RATE_ATTRIBUTES.tokenLimit };
   for (const [name, policy] of [
-    ['#l', limits.limit],
-    ['#t', limits.tokenLimit],
+    [RATE_ATTRIBUTES.limit, limits.limit],
+    [RATE_ATTRIBUTES.tokenLimit, limits.tokenLimit],
   ] as const) {
-    if (policy) {
-      set.push(`${name} = :${name.slice(1)}`);
-      values[`:${name.slice(1)}`] = storedRatePolicy(policy);
-    } else remove.push(name);
+    if (policy) set[name] = storedRatePolicy(policy);
+    else remove.push(name);
   }
   await db().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: rateCounter.businessKey(businessId),
-      UpdateExpression: [set.length ? `SET ${set.join(', ')}` : '', remove.length ? `REMOVE ${remove.join(', ')}` : '']
-        .filter(Boolean)
-        .join(' '),
-      ExpressionAttributeNames: names,
-      ...(set.length ? { ExpressionAttributeValues: values } : {}),
+      ...updateOf({ set, remove }),
     }),
   );
 }

@@ -26,6 +26,7 @@ import { tableName } from './config';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, getItem, isStorableKey, queryAll } from './table-io';
 import { exists, transactWrite, type TxWrite } from './transact-write';
+import { updateOf } from './update-expression';
 import { withRetries } from './with-retries';
 
 export type { StoredSubscription } from './entities/webhook-subscription';
@@ -58,9 +59,13 @@ export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'lease
     item: {
       Update: {
         Key: webhookSubscription.countKey(sub.businessId),
-        UpdateExpression: `ADD ${COUNT} :one`,
-        ConditionExpression: `attribute_not_exists(${COUNT}) OR ${COUNT} < :cap`,
-        ExpressionAttributeValues: { ':one': 1, ':cap': MAX_SUBSCRIPTIONS_PER_BUSINESS },
+        ...updateOf(
+          { add: { [COUNT]: 1 } },
+          {
+            expression: `attribute_not_exists(${COUNT}) OR ${COUNT} < :cap`,
+            values: { ':cap': MAX_SUBSCRIPTIONS_PER_BUSINESS },
+          },
+        ),
       },
     },
     onConditionFailed: () => tooManySubscriptions(),
@@ -117,8 +122,7 @@ export async function deleteSubscription(businessId: string, id: string, now = D
         item: {
           Update: {
             Key: webhookSubscription.countKey(businessId),
-            UpdateExpression: `ADD ${COUNT} :minus`,
-            ExpressionAttributeValues: { ':minus': -1 },
+            ...updateOf({ add: { [COUNT]: -1 } }),
           },
         },
       },
@@ -146,27 +150,19 @@ async function conditionalUpdate(
   key: Key,
   input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
 ): Promise<boolean> {
-  const names: Record<string, string> = { '#version': webhookSubscription.versionAttribute };
-  const values: Record<string, unknown> = { ':expected': input.expectedVersion, ':next': input.expectedVersion + 1 };
-  const sets = ['#version = :next'];
-  Object.entries(input.set).forEach(([name, value], i) => {
-    names[`#a${i}`] = name;
-    values[`:v${i}`] = value;
-    sets.push(`#a${i} = :v${i}`);
-  });
-  const removes = (input.remove ?? []).map((name, i) => {
-    names[`#r${i}`] = name;
-    return `#r${i}`;
-  });
   try {
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-        ConditionExpression: `${IF_PRESENT} AND #version = :expected`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
+        ...updateOf(
+          { set: { ...input.set, [webhookSubscription.versionAttribute]: input.expectedVersion + 1 }, remove: input.remove },
+          {
+            expression: `${IF_PRESENT} AND #version = :expected`,
+            names: { '#version': webhookSubscription.versionAttribute },
+            values: { ':expected': input.expectedVersion },
+          },
+        ),
       }),
     );
     return true;
