@@ -1,0 +1,221 @@
+/**
+ * The rows of an import file (contract §22), streamed: JSON Lines or CSV in,
+ * numbered row bodies out, one at a time, so memory does not grow with the
+ * file. Whatever makes the whole file unreadable (not UTF-8, not JSON Lines,
+ * not CSV, too many rows) is an ImportFileError naming the failure reason.
+ *
+ * CSV is parsed by csv-parse (RFC 4180: quoted separators, quotes and line
+ * breaks); this module finds the separator from the header line, drops empty
+ * cells (absent fields) and converts each cell by its field's type.
+ */
+import { parse } from 'csv-parse';
+import { JSON_LIMITS, jsonShapeProblem } from './json-shape';
+import { MAX_IMPORT_ROWS, type FailureReason, type ImportFormat } from './imports';
+
+export class ImportFileError extends Error {
+  constructor(readonly reason: FailureReason) {
+    super(`import file refused: ${reason}`);
+    this.name = 'ImportFileError';
+  }
+}
+
+/** One row: its number (from 1, file order, blank lines and the CSV header not counted) and its body. */
+export interface ParsedRow {
+  readonly row: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** How a CSV cell of a field is read: as text, a number, true/false, or a JSON array. */
+export type CellKind = 'string' | 'number' | 'boolean' | 'array';
+
+/**
+ * A cell's value for its field's kind. A cell that does not read as its kind
+ * stays the text it is, so the field's schema reports it (`is invalid`) as
+ * it would for that text in a POST body.
+ */
+export function convertCell(kind: CellKind, text: string): unknown {
+  switch (kind) {
+    case 'number': {
+      const t = text.trim();
+      // JSON's number grammar: what a JSON body could hold (no hex, no Infinity, no blanks).
+      return /^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$/.test(t) ? Number(t) : text;
+    }
+    case 'boolean': {
+      const t = text.trim();
+      return t === 'true' ? true : t === 'false' ? false : text;
+    }
+    case 'array': {
+      try {
+        const value: unknown = JSON.parse(text);
+        return Array.isArray(value) ? value : text;
+      } catch {
+        return text;
+      }
+    }
+    default:
+      return text;
+  }
+}
+
+/** UTF-8 text of a byte stream, a leading BOM dropped; invalid UTF-8 is `not_utf8`. */
+async function* decodeUtf8(source: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  try {
+    for await (const chunk of source) {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text) yield text;
+    }
+    const rest = decoder.decode();
+    if (rest) yield rest;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_ENCODING_INVALID_ENCODED_DATA')
+      throw new ImportFileError('not_utf8');
+    throw error;
+  }
+}
+
+function checkRowCount(row: number): void {
+  if (row > MAX_IMPORT_ROWS) throw new ImportFileError('too_many_rows');
+}
+
+/** JSON Lines: one object per non-blank line (`\n` or `\r\n`). */
+async function* jsonLines(text: AsyncIterable<string>): AsyncGenerator<ParsedRow> {
+  let pending = '';
+  let row = 0;
+  const lineRow = (line: string): ParsedRow | undefined => {
+    if (line.trim() === '') return undefined;
+    let body: unknown;
+    try {
+      body = JSON.parse(line);
+    } catch {
+      throw new ImportFileError('malformed_file');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body) || jsonShapeProblem(body, JSON_LIMITS))
+      throw new ImportFileError('malformed_file');
+    row += 1;
+    checkRowCount(row);
+    return { row, body: body as Record<string, unknown> };
+  };
+  for await (const chunk of text) {
+    pending += chunk;
+    let newline = pending.indexOf('\n');
+    while (newline >= 0) {
+      const parsed = lineRow(pending.slice(0, newline));
+      pending = pending.slice(newline + 1);
+      if (parsed) yield parsed;
+      newline = pending.indexOf('\n');
+    }
+  }
+  const last = lineRow(pending);
+  if (last) yield last;
+}
+
+/**
+ * The separator of a CSV file from its header line: `;` when the line has
+ * more semicolons than commas outside quotes, else `,`.
+ */
+export function separatorOf(headerLine: string): ',' | ';' {
+  let commas = 0;
+  let semicolons = 0;
+  let quoted = false;
+  for (const ch of headerLine) {
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && ch === ',') commas += 1;
+    else if (!quoted && ch === ';') semicolons += 1;
+  }
+  return semicolons > commas ? ';' : ',';
+}
+
+/** Text chunks with the first line (up to its first line break outside quotes) made available first. */
+async function withHeaderLine(text: AsyncIterable<string>): Promise<{ header: string; rest: AsyncGenerator<string> }> {
+  const iterator = text[Symbol.asyncIterator]();
+  let buffered = '';
+  let end = -1;
+  while (end < 0) {
+    const next = await iterator.next();
+    if (next.done) break;
+    buffered += next.value;
+    let quoted = false;
+    for (let i = 0; i < buffered.length; i++) {
+      const ch = buffered[i];
+      if (ch === '"') quoted = !quoted;
+      else if (!quoted && (ch === '\n' || ch === '\r')) {
+        end = i;
+        break;
+      }
+    }
+  }
+  const header = end < 0 ? buffered : buffered.slice(0, end);
+  async function* rest(): AsyncGenerator<string> {
+    if (buffered) yield buffered;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { header, rest: rest() };
+}
+
+/** CSV (RFC 4180) with a header line naming the fields. */
+async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => CellKind): AsyncGenerator<ParsedRow> {
+  const { header, rest } = await withHeaderLine(text);
+  const parser = parse({ delimiter: separatorOf(header), skip_empty_lines: true, relax_column_count: false });
+  // Fed by hand rather than piped: a failing source (not_utf8) must end the parser with its error.
+  let sourceError: unknown;
+  void (async () => {
+    try {
+      for await (const chunk of rest) {
+        if (parser.destroyed) return;
+        if (!parser.write(chunk))
+          await new Promise((resolve) => {
+            parser.once('drain', resolve);
+            parser.once('close', resolve);
+          });
+      }
+      parser.end();
+    } catch (error) {
+      parser.destroy(error as Error);
+    }
+  })();
+  let names: string[] | undefined;
+  let row = 0;
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) {
+      if (!names) {
+        names = record.map((name) => name.trim());
+        if (names.some((n) => n === '') || new Set(names).size !== names.length)
+          throw new ImportFileError('malformed_file');
+        continue;
+      }
+      // A line of empty cells is a blank line of a spreadsheet export.
+      if (record.every((cell) => cell === '')) continue;
+      row += 1;
+      checkRowCount(row);
+      const body: Record<string, unknown> = {};
+      record.forEach((cell, i) => {
+        const name = names?.[i];
+        if (name !== undefined && cell !== '') body[name] = convertCell(kindOf(name), cell);
+      });
+      yield { row, body };
+    }
+  } catch (error) {
+    sourceError = error;
+  }
+  if (sourceError instanceof ImportFileError) throw sourceError;
+  if (sourceError !== undefined) {
+    const code = (sourceError as { code?: string }).code;
+    if (typeof code === 'string' && code.startsWith('CSV_')) throw new ImportFileError('malformed_file');
+    throw sourceError;
+  }
+  if (!names) throw new ImportFileError('malformed_file');
+}
+
+/**
+ * The rows of a file, streamed. `kindOf` says how a CSV cell of a field reads
+ * (JSON Lines carry their own types).
+ */
+export function readImportRows(
+  source: AsyncIterable<Uint8Array>,
+  format: ImportFormat,
+  kindOf: (field: string) => CellKind,
+): AsyncGenerator<ParsedRow> {
+  const text = decodeUtf8(source);
+  return format === 'jsonl' ? jsonLines(text) : csvRows(text, kindOf);
+}
