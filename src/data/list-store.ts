@@ -1,3 +1,4 @@
+import type { ListFilterRule } from '../schemas/application-filters';
 import { TABLE } from './table-definition';
 import { keys, type Key } from './keys';
 import {
@@ -24,20 +25,9 @@ export interface QueryFilter {
   readonly values: Record<string, unknown>;
 }
 
-/**
- * How one list filter applies to an item when DynamoDB applies it: the
- * attribute compared, the comparison, and the filter value (if any) that
- * selects items whose attribute is missing or null.
- */
-export interface FilterRule {
-  readonly attribute: string;
-  readonly op: '=' | '>=';
-  readonly absentAs?: string;
-}
-
 /** The FilterExpression of the filters given (undefined values ignored); undefined when none is. */
 export function filterOf<F extends string>(
-  rules: Readonly<Record<F, FilterRule>>,
+  rules: Readonly<Record<F, ListFilterRule>>,
   filter: Readonly<Partial<Record<F, string>>>,
 ): QueryFilter | undefined {
   const parts: string[] = [];
@@ -47,12 +37,12 @@ export function filterOf<F extends string>(
     const value = filter[name];
     if (value === undefined) return;
     const rule = rules[name];
-    names[`#f${i}`] = rule.attribute;
+    names[`#f${i}`] = rule.field;
     if (rule.absentAs !== undefined && value === rule.absentAs) {
       parts.push(`(attribute_not_exists(#f${i}) OR attribute_type(#f${i}, :f${i}))`);
       values[`:f${i}`] = 'NULL';
     } else {
-      parts.push(`#f${i} ${rule.op} :f${i}`);
+      parts.push(`#f${i} ${rule.match === 'since' ? '>=' : '='} :f${i}`);
       values[`:f${i}`] = value;
     }
   });

@@ -16,6 +16,8 @@
  * - `updatedlist-keys` applications by their position in the order of writes (updated_at_since pages) + the
  *                      attributes its filters use; the entry moves on every write anyway
  */
+import { APPLICATION_FILTERS, APPLICATION_FILTER_FIELDS } from '../schemas/application-filters';
+
 export type KeyType = 'S' | 'N';
 
 export interface IndexDefinition {
@@ -42,14 +44,14 @@ const LIST_INDEXES = [
     name: 'sublist-keys',
     partitionKey: 'SubPK',
     sortKey: { name: 'SubSK', type: 'N' },
-    include: ['application_status_id'],
+    include: [APPLICATION_FILTERS.application_status_id.field],
   },
   { name: 'statuslist-keys', partitionKey: 'StatusPK', sortKey: { name: 'StatusSK', type: 'N' }, include: [] },
   {
     name: 'updatedlist-keys',
     partitionKey: 'UpdatedPK',
     sortKey: { name: 'UpdatedSK', type: 'N' },
-    include: ['application_status_id', 'job_id', 'created_at', 'updated_at'],
+    include: APPLICATION_FILTER_FIELDS,
   },
 ] as const satisfies readonly IndexDefinition[];
 

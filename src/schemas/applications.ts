@@ -1,3 +1,4 @@
+import { applicationFilterParams } from './application-filters';
 import { datetime, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
 
 /**
@@ -131,41 +132,8 @@ export const Application = {
   ]),
 } as const;
 
-const timestampParam = (what: string) =>
-  ({
-    type: 'string',
-    minLength: 1,
-    maxLength: 64,
-    description: `Only applications ${what} at or after this instant (inclusive): ISO 8601 with Z or an offset, optional fractional seconds, or a bare date (its start in UTC)`,
-  }) as const;
-
 export const ApplicationQuery = {
   type: 'object',
   additionalProperties: false,
-  properties: {
-    ...PageQuery.properties,
-    application_status_id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 100,
-      description: 'Only applications with this status',
-    },
-    job_id: {
-      type: 'string',
-      minLength: 1,
-      maxLength: 100,
-      description: 'Only applications of this job opening; the literal `null` selects speculative applications',
-    },
-    created_at_since: timestampParam('created'),
-    updated_at_since: timestampParam('last updated'),
-  },
+  properties: { ...PageQuery.properties, ...applicationFilterParams },
 } as const;
-
-/**
- * The filters of GET /applications: its query without page and per_page, one
- * optional string per parameter (the `*_since` values normalised to the stored
- * form by the http layer; `job_id` `null` selects speculative applications).
- */
-export type ApplicationListFilter = {
-  readonly [K in Exclude<keyof typeof ApplicationQuery.properties, keyof typeof PageQuery.properties>]?: string;
-};

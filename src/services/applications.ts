@@ -45,7 +45,7 @@ import {
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import type { PageRequest } from '../domain/pagination';
-import type { ApplicationListFilter } from '../schemas/applications';
+import type { ApplicationListFilter } from '../schemas/application-filters';
 import { FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 

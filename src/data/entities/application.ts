@@ -8,8 +8,7 @@
 import { businessPartition, keys, lists, type Key } from '../keys';
 import type { ApplicationRecord } from '../../domain/application-record';
 import { feedRefsOf, type FeedRef } from '../../domain/feed-refs';
-import type { ApplicationListFilter } from '../../schemas/applications';
-import type { FilterRule } from '../list-store';
+import { APPLICATION_FILTERS, type ApplicationListFilter } from '../../schemas/application-filters';
 import {
   partitionOf,
   pattern,
@@ -137,14 +136,24 @@ export interface FilteredWriteOrder {
   readonly filter: ApplicationListFilter;
 }
 
+/** Compiles only when `rest` is empty: a filter `listOf` does not read fails the build instead of being dropped. */
+const everyFilterRead = (rest: Readonly<Record<string, never>>): void => void rest;
+
 /**
  * The list a page of GET /applications reads for its filters: each filter
  * combination names its list (counter and maps), the partition of its
  * entries and how a status is applied.
  */
 function listOf(businessId: string, filter: ApplicationListFilter): MappedList | FilteredWriteOrder {
-  const { application_status_id: statusId, created_at_since: createdSince, updated_at_since: updated } = filter;
-  const jobId = filter.job_id === undefined ? undefined : filter.job_id === 'null' ? null : filter.job_id;
+  const {
+    application_status_id: statusId,
+    job_id: job,
+    created_at_since: createdSince,
+    updated_at_since: updated,
+    ...unread
+  } = filter;
+  everyFilterRead(unread);
+  const jobId = job === undefined ? undefined : job === APPLICATION_FILTERS.job_id.absentAs ? null : job;
   if (updated !== undefined) {
     const entries = partitionOf(updatedSince, { businessId });
     if (jobId !== undefined || createdSince !== undefined)
@@ -187,17 +196,8 @@ export const application = {
   positionLists,
   /** The order of writes: every write moves the application to its end (updated_at_since, retention). */
   lists: LISTS,
-  /**
-   * How each filter of GET /applications applies to a stored application where
-   * DynamoDB applies it (a status on a key range, the filtered order of writes);
-   * the indexes read that way project these attributes.
-   */
-  filters: {
-    application_status_id: { attribute: 'application_status_id', op: '=' },
-    job_id: { attribute: 'job_id', op: '=', absentAs: 'null' },
-    created_at_since: { attribute: 'created_at', op: '>=' },
-    updated_at_since: { attribute: 'updated_at', op: '>=' },
-  } satisfies Record<keyof ApplicationListFilter, FilterRule>,
+  /** The filters, for where DynamoDB applies them (a status on a key range, the filtered order of writes). */
+  filters: APPLICATION_FILTERS,
   writeOrder: LISTS.writeOrder,
   /** The index attributes of an application at `at` (business, job, status and write-order lists). */
   indexKeys: (
