@@ -1,11 +1,13 @@
 import type { EventEmitter } from 'node:events';
+import type { Server as HttpServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import S3rver from 's3rver';
-import { localS3Config } from '../../src/data/s3-client';
+import { LOCAL_S3_CREDENTIALS, localS3Config } from '../../src/data/s3-client';
+import { createS3Gate } from './s3-gate';
 import { freePort, makePrivate } from './dynamodb-local';
 
 /** The bucket `npm start` uses when ATTACHMENTS_BUCKET does not name another. */
@@ -19,33 +21,42 @@ export interface RunningS3 {
 }
 
 /**
- * Starts s3rver (an S3-compatible server written in Node) on 127.0.0.1.
- * `path` keeps its objects there (folder 0700, like DynamoDB Local's);
- * without it they live in a temporary folder removed at stop.
- *
- * s3rver stores POST uploads but does not enforce a POST policy's conditions
- * (size range, Content-Type, expiry): the post-upload check
- * (src/services/attachment-check.ts) is what rejects a file of another size
- * or type locally, as S3 itself would refuse it at upload.
+ * Starts the local S3 endpoint on 127.0.0.1: the gate (scripts/lib/s3-gate.ts)
+ * that refuses what S3 refuses (unsigned or wrongly signed requests, POST
+ * uploads outside their policy), in front of s3rver (an S3-compatible server
+ * written in Node), which listens only on a Unix socket in a private
+ * temporary folder. `path` keeps the objects there (folder 0700, like
+ * DynamoDB Local's); without it they live in a temporary folder removed at stop.
  */
 export async function startS3Local(options: { path?: string; port?: number } = {}): Promise<RunningS3> {
   const port = options.port ?? (await freePort());
   const directory = options.path ? resolvePath(options.path) : mkdtempSync(join(tmpdir(), 's3-local-'));
   makePrivate(directory);
-  const umask = process.umask(0o077);
-  const server = new S3rver({ address: '127.0.0.1', port, silent: true, directory, resetOnClose: false });
-  try {
-    await server.run();
-  } finally {
-    process.umask(umask);
-  }
+  const socketDirectory = mkdtempSync(join(tmpdir(), 's3-socket-'));
+  const socket = join(socketDirectory, 's3rver.sock');
+  const server = new S3rver({ silent: true, directory, resetOnClose: false });
+  // s3rver's own listen (it records the server for close()), on the socket instead of a TCP port.
+  const internal = server as unknown as { listen(path: string): Promise<HttpServer>; httpServer?: HttpServer };
+  internal.httpServer = await internal.listen(socket);
   const endpoint = `http://127.0.0.1:${port}`;
+  const sdk = new S3Client(localS3Config(endpoint));
+  const gate = createS3Gate({ ...LOCAL_S3_CREDENTIALS, sha256: sdk.config.sha256, now: Date.now }, socket);
+  sdk.destroy();
+  await new Promise<void>((resolve, reject) => {
+    gate.once('error', reject);
+    gate.listen(port, '127.0.0.1', resolve);
+  });
   return {
     endpoint,
     // s3rver is a Koa application (an EventEmitter); its types leave out the 'event' it emits per stored object.
     onEvent: (listener) => (server as unknown as EventEmitter).on('event', listener),
     stop: async () => {
+      await new Promise<void>((resolve) => {
+        gate.close(() => resolve());
+        gate.closeAllConnections();
+      });
       await server.close();
+      rmSync(socketDirectory, { recursive: true, force: true });
       if (!options.path) rmSync(directory, { recursive: true, force: true });
     },
   };

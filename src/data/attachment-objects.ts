@@ -25,7 +25,7 @@ export interface PresignedUpload {
 /**
  * The policy admits exactly one object: this key, exactly `size` bytes, this
  * Content-Type, until `expiresSeconds` from now (S3 refuses anything else at
- * upload; the post-upload check covers servers that do not enforce policies).
+ * upload, and so does the local gate, scripts/lib/s3-gate.ts; the check still measures what landed).
  */
 export async function presignUpload(
   key: string,

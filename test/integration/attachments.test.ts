@@ -6,14 +6,14 @@
  * the application (contract §17): a scan of the table and a listing of the
  * bucket find nothing of the applicant.
  */
-import { HeadObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { s3 } from '../../src/data/s3-client';
 import { createToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { scanAll } from '../support/table-scan';
 import { asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as checkAttachment } from '../../functions/check-attachment';
-import { scanResultEvent, uploadAndCheck, uploadAs } from '../support/attachment-upload';
+import { objectCreatedEvent, scanResultEvent, uploadAndCheck, uploadAs } from '../support/attachment-upload';
 
 const fixture = (id: string) => ({
   business: { id, name: `${id} Ltd`, locales: ['en', 'de'], timezone: 'Europe/Rome' },
@@ -85,7 +85,7 @@ describe('upload, check, download', () => {
     const expiresIn = Date.parse(created.body.upload.expires_at) - Date.now();
     expect(expiresIn).toBeGreaterThan(0);
     expect(expiresIn).toBeLessThanOrEqual(15 * 60 * 1000);
-    // The policy fixes key, size and type (enforced by S3 itself; the check covers the local server).
+    // The policy fixes key, size and type (enforced by S3, and locally by the gate: test/integration/local-s3.test.ts).
     const policy = JSON.parse(Buffer.from(created.body.upload.fields.Policy, 'base64').toString('utf8'));
     expect(policy.conditions).toEqual(
       expect.arrayContaining([
@@ -146,10 +146,16 @@ describe('upload, check, download', () => {
 });
 
 describe('the check rejects what S3 itself would have refused, and what is not what it claims', () => {
-  it('a file of another size: rejected (size_mismatch), its bytes deleted, no download_url', async () => {
+  it('a file of another size: S3 refuses the upload (403); written past the policy, the check rejects it (size_mismatch)', async () => {
     const app = await newApplication();
     const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length + 10);
-    await uploadAndCheck(created.body.upload, PDF);
+    expect(await uploadAs(created.body.upload, PDF)).toBe(403);
+    expect(await objectExists(created.body.upload.fields.key)).toBe(false);
+    // Bytes the policy never admitted (a writer with the service's own key): the check still measures them.
+    await s3().send(
+      new PutObjectCommand({ Bucket: process.env.ATTACHMENTS_BUCKET!, Key: created.body.upload.fields.key, Body: PDF }),
+    );
+    await checkAttachment(objectCreatedEvent(created.body.upload.fields.key, PDF.length));
     const shown = await call('GET', `/applications/${app}/attachments/${created.body.id}`);
     expect(shown.body).toMatchObject({ status: 'rejected', rejection_reason: 'size_mismatch' });
     expect(shown.body).not.toHaveProperty('download_url');
@@ -427,10 +433,10 @@ describe('delete and erasure', () => {
     const app = await newApplication(name);
     const fileName = `${name}-Lebenslauf.pdf`;
     const available = await declare(app, fileName, 'application/pdf', PDF.length);
-    const rejected = await declare(app, `${name}-photo.png`, 'image/png', 3);
+    const rejected = await declare(app, `${name}-photo.png`, 'image/png', PDF.length);
     const pending = await declare(app, `${name}-pending.txt`, 'text/plain', 4);
     await uploadAndCheck(available.body.upload, PDF);
-    await uploadAndCheck(rejected.body.upload, PNG);
+    await uploadAndCheck(rejected.body.upload, PDF);
     const url = (await call('GET', `/applications/${app}/attachments/${available.body.id}`)).body.download_url;
     expect((await fetch(url)).status).toBe(200);
     // Before: the checked copy and the pending upload are stored.
