@@ -1,7 +1,7 @@
 /**
  * Application attachments (contract §19): what may be uploaded, where it is
  * stored, and the verdict on what arrived. No I/O: the signature library's
- * answer (src/services/attachment-check.ts) comes in as a value.
+ * answer (the check in src/services/attachments.ts) comes in as a value.
  */
 
 export const ATTACHMENT_CONTENT_TYPES = [
@@ -120,18 +120,18 @@ export function verdictOf(
   return typeOk ? { status: 'available' } : { status: 'rejected', reason: 'type_mismatch' };
 }
 
-/**
- * GuardDuty Malware Protection for S3's `scanResultStatus` (its EventBridge
- * event `GuardDuty Malware Protection Object Scan Result`): only
- * NO_THREATS_FOUND clears a file; THREATS_FOUND is malware, and a scan that
- * could not judge the file (UNSUPPORTED, ACCESS_DENIED, FAILED, or a status
- * this code does not know) clears nothing either.
- */
 /** The EventBridge detail-type of GuardDuty's scan result for one S3 object. */
 export const SCAN_RESULT_DETAIL_TYPE = 'GuardDuty Malware Protection Object Scan Result';
 
 export type ScanVerdict = { clean: true } | { clean: false; reason: 'malware_detected' | 'scan_failed' };
 
+/**
+ * GuardDuty Malware Protection for S3's `scanResultStatus` (its EventBridge
+ * event SCAN_RESULT_DETAIL_TYPE): only NO_THREATS_FOUND clears a file;
+ * THREATS_FOUND is malware, and a scan that could not judge the file
+ * (UNSUPPORTED, ACCESS_DENIED, FAILED, or a status this code does not know)
+ * clears nothing either.
+ */
 export function scanVerdictOf(scanResultStatus: string | undefined): ScanVerdict {
   if (scanResultStatus === 'NO_THREATS_FOUND') return { clean: true };
   return { clean: false, reason: scanResultStatus === 'THREATS_FOUND' ? 'malware_detected' : 'scan_failed' };

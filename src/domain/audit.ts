@@ -4,6 +4,7 @@
  * read it, its compact stored form, and the names of the fields an update
  * changed.
  */
+import stableStringify from 'fast-json-stable-stringify';
 
 /** The jobs that write on their own: retention (contract §17) and the check of uploaded attachments (§19). */
 export const SYSTEM_JOBS = ['retention', 'attachment_check'] as const;
@@ -38,11 +39,16 @@ export function encodeActor(actor: Actor): string {
   return 'a';
 }
 
-/** The actor of a stored form; entries written before audit fields existed (undefined) read as the admin tool. */
+/**
+ * The actor of a stored form; entries written before audit fields existed
+ * (undefined), like any form this code does not know, read as the admin tool.
+ */
 export function decodeActor(stored: unknown): Actor {
   if (typeof stored !== 'string' || stored === 'a') return { type: 'admin' };
-  if (stored.startsWith('s'))
-    return { type: 'system', name: stored === 'sattachment_check' ? 'attachment_check' : 'retention' };
+  if (stored.startsWith('s')) {
+    const name = SYSTEM_JOBS.find((job) => job === stored.slice(1));
+    return name ? { type: 'system', name } : { type: 'admin' };
+  }
   const colon = stored.indexOf(':');
   if (!stored.startsWith('t') || colon < 0) return { type: 'admin' };
   return { type: 'token', token_id: stored.slice(1, colon), token_name: stored.slice(colon + 1) };
@@ -54,13 +60,6 @@ export function decodeActor(stored: unknown): Actor {
  */
 const ALWAYS_CHANGED = new Set(['updated_at']);
 
-const canonical = (value: unknown): string =>
-  JSON.stringify(value ?? null, (_, v: unknown) =>
-    v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)))
-      : v,
-  );
-
 /**
  * The sorted names of the fields whose value differs between two views of a
  * record as its GET answers (a field present in one only counts as changed),
@@ -69,6 +68,6 @@ const canonical = (value: unknown): string =>
 export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...names]
-    .filter((name) => !ALWAYS_CHANGED.has(name) && canonical(before[name]) !== canonical(after[name]))
+    .filter((name) => !ALWAYS_CHANGED.has(name) && stableStringify(before[name] ?? null) !== stableStringify(after[name] ?? null))
     .sort();
 }

@@ -1,4 +1,4 @@
-import { changedFields, decodeActor, encodeActor, type Actor } from '../../src/domain/audit';
+import { changedFields, decodeActor, encodeActor, SYSTEM_JOBS, type Actor } from '../../src/domain/audit';
 import fc from 'fast-check';
 import {
   LANE_COUNT,
@@ -208,12 +208,13 @@ describe('audit fields', () => {
     const actors: Actor[] = [
       { type: 'token', token_id: '0123456789ab', token_name: 'payroll: sync' },
       { type: 'token', token_id: '0123456789ab', token_name: '' },
-      { type: 'system', name: 'retention' },
+      ...SYSTEM_JOBS.map((name): Actor => ({ type: 'system', name })),
       { type: 'admin' },
     ];
     for (const actor of actors) expect(decodeActor(encodeActor(actor))).toEqual(actor);
     // Entries written before the audit fields existed.
     expect(decodeActor(undefined)).toEqual({ type: 'admin' });
+    expect(decodeActor('sno_such_job')).toEqual({ type: 'admin' });
   });
 
   it('changed fields: sorted names of the values that differ, updated_at left out, objects by value', () => {
