@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  * The regexes match relative specifiers at any depth (`../http/x`, `../../src/http/x`).
  */
 const layer = (...names) => `^(\\.\\./)+(src/)?(${names.join('|')})(/|$)`;
-const OUTSIDE_RUNTIME = layer('lib', 'scripts', 'bin', 'test', 'functions');
+const OUTSIDE_RUNTIME = layer('lib', 'scripts', 'bin', 'test', 'functions', 'client');
 const rule = (files, regexes, extra = []) => ({
   files,
   rules: {
@@ -27,7 +27,12 @@ export const LAYER_RULES = [
   rule(
     ['src/domain/**/*.ts'],
     ['^\\.\\./'],
-    [{ regex: '^(@aws-sdk|@middy|ajv|aws-lambda)', message: 'domain/ is pure logic: no I/O, schema compiler or HTTP types.' }],
+    [
+      {
+        regex: '^(@aws-sdk|@middy|ajv|aws-lambda)',
+        message: 'domain/ is pure logic: no I/O, schema compiler or HTTP types.',
+      },
+    ],
   ),
   // Errors are data every layer may throw: the module imports nothing at all.
   rule(['src/domain/errors.ts'], ['.'], []),
@@ -36,7 +41,9 @@ export const LAYER_RULES = [
   rule(['src/services/**/*.ts'], [layer('http', 'openapi'), OUTSIDE_RUNTIME]),
   rule(['src/http/**/*.ts'], [layer('openapi'), OUTSIDE_RUNTIME]),
   rule(['src/openapi/**/*.ts'], [layer('data', 'services'), OUTSIDE_RUNTIME]),
-  rule(['functions/**/*.ts'], [layer('lib', 'scripts', 'bin', 'test')]),
+  rule(['functions/**/*.ts'], [layer('lib', 'scripts', 'bin', 'test', 'client')]),
+  // The client package (client/) is published on its own: it knows the service only by the served document.
+  rule(['client/**/*.ts', 'client/**/*.mjs'], [layer('src', 'lib', 'scripts', 'bin', 'test', 'functions')]),
 ];
 
 /**
@@ -49,7 +56,8 @@ const RAW_INDEX_ATTRIBUTE = '/\\b(List|Sub|Status|Updated)(PK|SK)\\b/';
 const INDEX_ATTRIBUTE_MESSAGE = 'Raw index attribute: use the entity module (src/data/entities/) that owns the key.';
 /** The list index names likewise: a query or a grant names the access pattern, whose entity names the index. */
 const RAW_INDEX_NAME = '/^(list|sublist|statuslist|updatedlist)-keys$/';
-const INDEX_NAME_MESSAGE = 'Raw index name: use the access pattern of the entity module (src/data/entities/) that reads it.';
+const INDEX_NAME_MESSAGE =
+  'Raw index name: use the access pattern of the entity module (src/data/entities/) that reads it.';
 /**
  * The table's own key attributes (PK/SK) in an expression (`attribute_not_exists(PK)`, `PK = :p`): stores use
  * IF_ABSENT / IF_PRESENT / partitionQuery / tableKeyOf of src/data/entities/entity.ts.
@@ -78,7 +86,20 @@ export const INDEX_ATTRIBUTE_RULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', 'coverage/', '.dynamodb/', '.cache/', 'jest.config.js', 'src/schemas/generated/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'cdk.out/',
+      'coverage/',
+      '.dynamodb/',
+      '.cache/',
+      'jest.config.js',
+      'src/schemas/generated/',
+      'client/dist/',
+      'client/src/schema.ts',
+      'client/src/operations.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   { rules: { '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }] } },
   ...LAYER_RULES,

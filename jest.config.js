@@ -12,7 +12,12 @@ const transformIgnorePatterns = [
 
 // file-type's package exports offer `import` and `module-sync` only, conditions jest's CommonJS resolver does not
 // ask for: name its entry file (transformed like the other ES modules above).
-const moduleNameMapper = { '^file-type$': '<rootDir>/node_modules/file-type/index.js' };
+// The client package (client/src) is an ES module written for nodenext: its relative imports name the .js files
+// its build emits; here they are its TypeScript sources.
+const moduleNameMapper = {
+  '^file-type$': '<rootDir>/node_modules/file-type/index.js',
+  '^\\./(schema|operations|timing|webhook)\\.js$': '<rootDir>/client/src/$1.ts',
+};
 
 module.exports = {
   testEnvironment: 'node',
@@ -28,7 +33,14 @@ module.exports = {
   transformIgnorePatterns,
   moduleNameMapper,
   projects: [
-    { displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper },
+    {
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+      testEnvironment: 'node',
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+    },
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
@@ -40,6 +52,13 @@ module.exports = {
       setupFilesAfterEnv: ['<rootDir>/test/support/record-calls.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },
-    { displayName: 'infra', testMatch: ['<rootDir>/test/infra/**/*.test.ts'], testEnvironment: 'node', transform, transformIgnorePatterns, moduleNameMapper },
+    {
+      displayName: 'infra',
+      testMatch: ['<rootDir>/test/infra/**/*.test.ts'],
+      testEnvironment: 'node',
+      transform,
+      transformIgnorePatterns,
+      moduleNameMapper,
+    },
   ],
 };

@@ -17,6 +17,8 @@ const SECONDS = {
   'integration/webhooks.test.ts': 18,
   'integration/rate-limits.test.ts': 17,
   'integration/hostile-input.test.ts': 14,
+  'integration/client-package.test.ts': 14,
+  'integration/client.test.ts': 10,
   'integration/applications-list.test.ts': 13,
   'integration/retention.test.ts': 13,
   'integration/local-stack.test.ts': 11,

@@ -44,6 +44,9 @@ const cases: [file: string, source: string, allowed: boolean][] = [
   ['src/openapi/x.ts', "export { getItem } from '../data/table-io';", false],
   ['functions/x.ts', "export { TABLE } from '../lib/api-stack';", false],
   ['lib/x.ts', "export { ROUTES } from '../src/http/routes';", true],
+  ['client/src/x.ts', "export { ROUTES } from '../../src/http/routes';", false],
+  ['client/src/x.ts', "export { OPERATIONS } from './operations.js';", true],
+  ['src/http/x.ts', "export { createClient } from '../../client/src/index';", false],
 ];
 
 const RAW = 'no-restricted-syntax';
