@@ -39,7 +39,7 @@ import {
 } from './entities/application';
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
-import { counterAdvance } from './list-counter';
+import { appendToList } from './list-counter';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
@@ -50,8 +50,6 @@ import { ifNotExists, updateOf } from './update-expression';
 export const applicationKey = application.key;
 /** The counter of the order of writes (updated_at ascending). */
 export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, application.writeOrder);
-const mapKey = (businessId: string, list: string, position: number): Key =>
-  keys.listMap(businessId, list, superblockOf(position));
 export const applicationItem = application.item;
 export const storedOf = application.fromItem;
 export const positionsOf = application.positionsOf;
@@ -70,15 +68,26 @@ function summaryMove(key: Key, position: number, from: number | undefined, to: n
 }
 
 /** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
-function mapWrite(businessId: string, list: string, position: number, value: number): TxWrite {
-  return {
-    item: {
-      Update: {
-        Key: mapKey(businessId, list, position),
-        ...updateOf({ set: { [mapAttribute(position)]: value } }),
-      },
-    },
-  };
+const mapWrite = (businessId: string, list: string, position: number, value: number): TxWrite =>
+  mapWritesFrom(businessId, list, position, [value])[0]!;
+
+/**
+ * Sets consecutive positions of a list's map from `first` on, `values[i]` at
+ * `first + i` (`mapValue` of the entry, or HOLE): one Update per superblock
+ * they span. With `appendToList` (src/data/list-counter.ts) this is how a
+ * chunk of applications takes its positions in one transaction. At most 100
+ * values: DynamoDB caps an UpdateExpression at 4 KB.
+ */
+export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
+  if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
+  const bySuperblock = new Map<number, [string, number][]>();
+  values.forEach((value, i) => {
+    const sb = superblockOf(first + i);
+    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(first + i), value]]);
+  });
+  return [...bySuperblock].map(([sb, pairs]) => ({
+    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
+  }));
 }
 
 /**
@@ -224,10 +233,12 @@ export function createWrites(
       confirms: exists,
     },
     ...lists.flatMap(({ list, length }, i) => [
-      counterAdvance(keys.counter(businessId, list), length, {
-        ...(i === 0 ? { set: { last_created_at: app.created_at } } : {}),
-        summary: { code, createdAtMs: Date.parse(app.created_at) },
-      }),
+      appendToList(
+        keys.counter(businessId, list),
+        length,
+        [{ code, createdAtMs: Date.parse(app.created_at) }],
+        i === 0 ? { last_created_at: app.created_at } : {},
+      ),
       mapWrite(businessId, list, length + 1, mapValue(Date.parse(app.created_at), code)),
     ]),
     ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),

@@ -21,7 +21,7 @@ import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
 import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
-import { counterAdvance } from './list-counter';
+import { appendToList } from './list-counter';
 import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, type Item } from './table-io';
@@ -214,7 +214,7 @@ export function createEmployeeWrites(
 ): TxWrite[] {
   const position = counter.n + 1;
   const writes: TxWrite[] = [
-    counterAdvance(employeeEntity.counter(businessId), counter.n, { set: { last_created_at: employee.createdAt } }),
+    appendToList(employeeEntity.counter(businessId), counter.n, 1, { last_created_at: employee.createdAt }),
     {
       item: {
         Put: {
@@ -290,7 +290,7 @@ export function createEmployeeJobWrites(
   supervisor: { id: string; missing: () => Error } | undefined,
 ): TxWrite[] {
   const writes: TxWrite[] = [
-    counterAdvance(employeeJob.counter(businessId), counter.n, { set: { last_created_at: job.createdAt } }),
+    appendToList(employeeJob.counter(businessId), counter.n, 1, { last_created_at: job.createdAt }),
     {
       item: {
         Update: {

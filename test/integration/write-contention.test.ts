@@ -15,6 +15,11 @@ import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { laneOf } from '../../src/domain/change-feed';
+import { appendToList } from '../../src/data/list-counter';
+import { mapWritesFrom } from '../../src/data/application-store';
+import { keys } from '../../src/data/keys';
+import { HOLE, MAP_SIZE, mapOf, mapValue, summaryOf } from '../../src/domain/list-map';
+import { RetryOperation } from '../../src/data/operation-state';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -106,6 +111,55 @@ describe('a refused transaction', () => {
     } finally {
       await proxy.restore();
     }
+  });
+});
+
+describe('a chunk of entries (bulk import)', () => {
+  it('takes consecutive positions in one counter write, counted per superblock, and a stale chunk is refused', async () => {
+    const list = 'chunk-list';
+    // MAP_SIZE - 3 entries already, then a chunk of 10: it fills superblock 0 and starts superblock 1.
+    const before = MAP_SIZE - 3;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.counter('chunkco', list),
+        UpdateExpression: 'SET n = :n',
+        ExpressionAttributeValues: { ':n': before },
+      }),
+    );
+    const t0 = Date.parse('2026-03-01T00:00:00.000Z');
+    const entries = Array.from({ length: 10 }, (_, i) => ({ code: i % 3, createdAtMs: t0 + i }));
+    const chunk = (current: number): TxWrite[] => [
+      appendToList(keys.counter('chunkco', list), current, entries, { last_created_at: 'x' }),
+      ...mapWritesFrom(
+        'chunkco',
+        list,
+        current + 1,
+        entries.map((e) => mapValue(e.createdAtMs, e.code)),
+      ),
+    ];
+    writeStats.reset();
+    await transactWrite(chunk(before));
+    expect(writeStats.transactions).toBe(1);
+    const [counter, map0, map1] = await batchGet([
+      keys.counter('chunkco', list),
+      keys.listMap('chunkco', list, 0),
+      keys.listMap('chunkco', list, 1),
+    ]);
+    const summary = summaryOf(counter);
+    expect(summary.allocated).toBe(before + 10);
+    expect(counter?.last_created_at).toBe('x');
+    // Superblock 0 got the chunk's first 3 entries, superblock 1 the rest.
+    expect(summary.live).toEqual([3, 7]);
+    expect(summary.firstCreated[1]).toBe(t0 + 3);
+    expect(summary.byStatus.get(0)).toEqual([1, 3]);
+    expect(summary.byStatus.get(2)).toEqual([1, 2]);
+    expect(mapOf(map0).slice(MAP_SIZE - 3)).toEqual([0, 1, 2].map((i) => mapValue(t0 + i, i % 3)));
+    expect(mapOf(map1).slice(0, 7)).toEqual(entries.slice(3).map((e) => mapValue(e.createdAtMs, e.code)));
+    expect(mapOf(map1)[7]).toBe(HOLE);
+    // A chunk built on the counter as it was before is refused whole: the operation re-runs from a read.
+    await expect(transactWrite(chunk(before))).rejects.toBeInstanceOf(RetryOperation);
+    expect(summaryOf(await getItem(keys.counter('chunkco', list))).allocated).toBe(before + 10);
   });
 });
 
