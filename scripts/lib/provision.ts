@@ -3,6 +3,7 @@ import { importBusiness, type ImportSummary } from '../../src/data/business-stor
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
+import { checkFixtureRecords } from './fixture-records';
 
 export class FixtureRejected extends Error {
   constructor(readonly problems: string[]) {
@@ -11,7 +12,10 @@ export class FixtureRejected extends Error {
   }
 }
 
-/** Reads and checks a fixture file as a whole; throws FixtureRejected naming every bad entry. */
+/**
+ * Reads and checks a fixture file as a whole, records included (each as its
+ * POST would be checked); throws FixtureRejected naming every bad entry.
+ */
 export function loadFixture(file: string) {
   let json: unknown;
   try {
@@ -21,6 +25,8 @@ export function loadFixture(file: string) {
   }
   const result = parseFixture(json);
   if (!result.ok) throw new FixtureRejected(result.problems);
+  const problems = checkFixtureRecords(result.fixture, buildBusiness(result.fixture).config);
+  if (problems.length) throw new FixtureRejected(problems);
   return result.fixture;
 }
 

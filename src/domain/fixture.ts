@@ -46,7 +46,21 @@ export interface Fixture {
   employee_fields: Json[];
   employee_job_fields: Json[];
   application_fields: Json[];
+  /**
+   * Records (contract §24), each the body of the POST creating it plus its
+   * `external_id` (contract §22); a job names its employee and supervisor by
+   * their external ids (`employee_external_id`, `supervisor_external_id`),
+   * since record ids are given by the service. Imported through the bulk
+   * import's row applier, so checked as that POST (scripts/lib/fixture-records.ts).
+   */
+  employees: Json[];
+  employee_jobs: Json[];
+  applications: Json[];
 }
+
+/** The record lists of a fixture, in the order they are imported (jobs need their employees). */
+export const RECORD_LISTS = ['employees', 'employee_jobs', 'applications'] as const;
+export type RecordList = (typeof RECORD_LISTS)[number];
 
 const LIST_KEYS = [
   'employee_statuses',
@@ -68,7 +82,10 @@ export type FixtureResult = { ok: true; fixture: Fixture } | { ok: false; proble
  * src/schemas/fixture.ts has already checked. Every problem names its entry.
  */
 export function checkFixture(root: Json): FixtureResult {
-  const fixture = { ...Object.fromEntries(LIST_KEYS.map((k) => [k, []])), ...root } as unknown as Fixture;
+  const fixture = {
+    ...Object.fromEntries([...LIST_KEYS, ...RECORD_LISTS].map((k) => [k, []])),
+    ...root,
+  } as unknown as Fixture;
   const problems: string[] = [];
   if (!isValidTimezone(fixture.business.timezone))
     problems.push(`business: timezone "${fixture.business.timezone}" is not an IANA time zone`);
@@ -78,6 +95,14 @@ export function checkFixture(root: Json): FixtureResult {
     fixture[list].forEach((e, i) => {
       const eid = String(e.id);
       if (seen.has(eid)) problems.push(`${list}[${i}] (id "${eid}"): duplicate id`);
+      seen.add(eid);
+    });
+  }
+  for (const list of RECORD_LISTS) {
+    const seen = new Set<string>();
+    fixture[list].forEach((e, i) => {
+      const eid = String(e.external_id);
+      if (seen.has(eid)) problems.push(`${list}[${i}] (external_id "${eid}"): duplicate external_id`);
       seen.add(eid);
     });
   }

@@ -31,6 +31,19 @@ type Json = Record<string, unknown>;
 const nullableString = { type: ['string', 'null'] };
 const id = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._~-]+$' };
 const numericId = { type: 'string', pattern: '^[0-9]{1,18}$' };
+/** Contract §22: 1..100 characters of A-Z a-z 0-9 . _ : - */
+const externalId = { type: 'string', pattern: '^[A-Za-z0-9._:-]{1,100}$' };
+
+/**
+ * A record: what makes it a fixture entry (its external id; a job's employee and
+ * supervisor by theirs). Its other keys are the body of its POST, checked by the
+ * same request schema and rules as that POST (scripts/lib/fixture-records.ts).
+ */
+const record = (refs: Json = {}, required: string[] = []): Json => ({
+  type: 'object',
+  required: ['external_id', ...required],
+  properties: { external_id: externalId, ...refs },
+});
 
 /** Locale-suffixed properties for exactly the business's locales: another locale's key is unknown. */
 function localeProps(prefixes: readonly string[], locales: readonly Locale[], schema: object): Json {
@@ -107,6 +120,14 @@ function fixtureSchema(locales: readonly Locale[]): Json {
       employee_fields: { type: 'array', items: customField },
       employee_job_fields: { type: 'array', items: customField },
       application_fields: { type: 'array', items: customField },
+      employees: { type: 'array', items: record() },
+      employee_jobs: {
+        type: 'array',
+        items: record({ employee_external_id: externalId, supervisor_external_id: externalId }, [
+          'employee_external_id',
+        ]),
+      },
+      applications: { type: 'array', items: record() },
     },
   };
 }
@@ -118,7 +139,12 @@ function entryName(root: Json, path: string): string {
   const [list, index] = parts;
   if (index === undefined || !/^\d+$/.test(index)) return parts.join('.');
   const entryValue = (root[list ?? ''] as Json[] | undefined)?.[Number(index)];
-  const entryId = typeof entryValue?.id === 'string' ? ` (id "${entryValue.id}")` : '';
+  const entryId =
+    typeof entryValue?.id === 'string'
+      ? ` (id "${entryValue.id}")`
+      : typeof entryValue?.external_id === 'string'
+        ? ` (external_id "${entryValue.external_id}")`
+        : '';
   const rest = parts.slice(2).join('.');
   return `${list}[${index}]${entryId}${rest ? ` ${rest}` : ''}`;
 }

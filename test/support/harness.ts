@@ -32,7 +32,7 @@ export interface TestApi {
       headers?: Record<string, string>;
     },
   ): Promise<ApiResponse<T>>;
-  /** Imports a fixture object into this file's table and returns a fresh token for it. */
+  /** Imports a fixture object's business and reference data (not its records) into this file's table; a fresh token. */
   provision(fixture: object): Promise<string>;
   close(): Promise<void>;
 }
