@@ -155,6 +155,29 @@ function forward(
   if (body.contentType) sent['content-type'] = body.contentType;
   sent['content-length'] = body.body.length;
   const wanted = method === 'GET' || method === 'HEAD' ? ifMatchOf(headers, query) : undefined;
+  const copySourceEtag = method === 'PUT' ? headers['x-amz-copy-source-if-match'] : undefined;
+  if (copySourceEtag !== undefined && headers['x-amz-copy-source']) {
+    // s3rver ignores the copy's condition too: the source's current ETag, asked first.
+    const source = `/${headers['x-amz-copy-source'].replace(/^\//, '')}`;
+    const head = upstreamRequest(
+      { socketPath: upstreamSocket, method: 'HEAD', path: source, headers: { host: headers.host } },
+      (answer) => {
+        answer.resume();
+        if (answer.statusCode === 200 && answer.headers.etag !== copySourceEtag)
+          return sendRefusal(res, method, {
+            status: 412,
+            code: 'PreconditionFailed',
+            message: 'At least one of the pre-conditions you specified did not hold',
+          });
+        forward(upstreamSocket, req, res, { ...headers, 'x-amz-copy-source-if-match': undefined }, query, body);
+      },
+    );
+    head.on('error', () =>
+      sendRefusal(res, method, { status: 500, code: 'InternalError', message: 'The local S3 server failed.' }),
+    );
+    head.end();
+    return;
+  }
   const upstream = upstreamRequest({ socketPath: upstreamSocket, method, path: req.url, headers: sent }, (answer) => {
     const status = answer.statusCode ?? 502;
     const etag = answer.headers.etag;

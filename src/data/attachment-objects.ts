@@ -1,140 +1,114 @@
 /**
  * Every S3 access of attachments (contract §19): the presigned POST that
- * fixes key, size and type, the presigned download, and what the check and
- * erasure read and delete. Bucket from ATTACHMENTS_BUCKET, client from
- * src/data/s3-client.ts (the local S3 server's endpoint when S3_ENDPOINT is set).
+ * fixes key, size and type, the presigned download pinned to the checked
+ * object, and what the check and erasure read, copy and delete. Bucket from
+ * ATTACHMENTS_BUCKET; client and presigning shared with exports (src/data/s3-objects.ts).
  */
-import { CopyObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { attachmentsBucket } from './config';
-import { remainingMs } from './deadline';
 import { s3 } from './s3-client';
+import { deleteKeys, isMissing, presignGet, presignPost, withinDeadline, type PresignedPost } from './s3-objects';
 
-/** An S3 call ends by the request's deadline (none outside a request: the check, retention). */
-const within = (): { abortSignal?: AbortSignal } => {
-  const left = remainingMs();
-  return left === Infinity ? {} : { abortSignal: AbortSignal.timeout(Math.max(1, Math.floor(left))) };
-};
-
-export interface PresignedUpload {
-  readonly url: string;
-  readonly fields: Record<string, string>;
-}
-
-/**
- * The policy admits exactly one object: this key, exactly `size` bytes, this
- * Content-Type, until `expiresSeconds` from now (S3 refuses anything else at
- * upload, and so does the local gate, scripts/lib/s3-gate.ts; the check still measures what landed).
- */
-export async function presignUpload(
+/** The policy admits exactly one object: this key, exactly `size` bytes, this Content-Type, for `expiresSeconds`. */
+export const presignUpload = (
   key: string,
   size: number,
   contentType: string,
   expiresSeconds: number,
-): Promise<PresignedUpload> {
-  const { url, fields } = await createPresignedPost(s3(), {
-    Bucket: attachmentsBucket(),
-    Key: key,
-    Conditions: [
-      ['content-length-range', size, size],
-      ['eq', '$Content-Type', contentType],
-    ],
-    Fields: { 'Content-Type': contentType },
-    Expires: expiresSeconds,
-  });
-  return { url, fields };
-}
+): Promise<PresignedPost> =>
+  presignPost(attachmentsBucket(), key, { minBytes: size, maxBytes: size, contentType, expiresSeconds });
 
-/** A GET URL answering the object with the declared type and as an attachment, never as a page. */
-export function presignDownload(
+/**
+ * A GET URL answering the checked object (its ETag, signed into the URL: other
+ * bytes under the key are never served) with the declared type and as an
+ * attachment, never as a page.
+ */
+export const presignDownload = (
   key: string,
+  etag: string | undefined,
   contentType: string,
   contentDisposition: string,
   expiresSeconds: number,
-): Promise<string> {
-  return getSignedUrl(
-    s3(),
-    new GetObjectCommand({
-      Bucket: attachmentsBucket(),
-      Key: key,
-      ResponseContentType: contentType,
-      ResponseContentDisposition: contentDisposition,
-    }),
-    { expiresIn: expiresSeconds },
-  );
-}
+): Promise<string> =>
+  presignGet(attachmentsBucket(), key, {
+    expiresSeconds,
+    ...(etag ? { ifMatch: etag } : {}),
+    contentType,
+    contentDisposition,
+  });
 
-const isMissing = (error: unknown): boolean => {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return e.name === 'NotFound' || e.name === 'NoSuchKey' || e.$metadata?.httpStatusCode === 404;
-};
-
-/** The stored object's size, or undefined when there is none. */
-export async function objectSize(key: string): Promise<number | undefined> {
+/** An object's size and ETag (which the reads and the copy below pin), or undefined when there is none. */
+export async function objectHead(key: string): Promise<{ size: number; etag: string } | undefined> {
   try {
-    const out = await s3().send(new HeadObjectCommand({ Bucket: attachmentsBucket(), Key: key }), within());
-    return Number(out.ContentLength ?? 0);
+    const out = await s3().send(new HeadObjectCommand({ Bucket: attachmentsBucket(), Key: key }), withinDeadline());
+    return { size: Number(out.ContentLength ?? 0), etag: String(out.ETag) };
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
   }
 }
 
-/** The object's bytes from the start, at most `limit` of them (all when undefined); undefined when there is none. */
-export async function objectBytes(key: string, limit?: number): Promise<Uint8Array | undefined> {
+/** Whether S3 refused because the object is no longer the one with the ETag asked for. */
+const isChanged = (error: unknown): boolean =>
+  (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 412;
+
+/**
+ * The bytes of the object with ETag `etag`, from the start, at most `limit`
+ * of them (all when undefined); undefined when the key holds no object or
+ * another one now.
+ */
+export async function objectBytes(key: string, etag: string, limit?: number): Promise<Uint8Array | undefined> {
   try {
     const out = await s3().send(
       new GetObjectCommand({
         Bucket: attachmentsBucket(),
         Key: key,
+        IfMatch: etag,
         ...(limit !== undefined ? { Range: `bytes=0-${limit - 1}` } : {}),
       }),
-      within(),
+      withinDeadline(),
     );
     return out.Body ? await out.Body.transformToByteArray() : new Uint8Array();
   } catch (error) {
-    if (isMissing(error)) return undefined;
+    if (isMissing(error) || isChanged(error)) return undefined;
     throw error;
   }
 }
 
 /**
- * A checked upload copied to where downloads read it (S3 copies server-side,
- * up to 5 GB in one call), stored with the declared type and as an attachment.
+ * The checked upload (the object with ETag `etag`, nothing written since)
+ * copied to where downloads read it (S3 copies server-side, up to 5 GB in one
+ * call), stored with the declared type and as an attachment: the copy's ETag,
+ * or undefined when the upload is no longer that object.
  */
 export async function copyObject(
   from: string,
+  etag: string,
   to: string,
   contentType: string,
   contentDisposition: string,
-): Promise<void> {
+): Promise<string | undefined> {
   const bucket = attachmentsBucket();
-  await s3().send(
-    new CopyObjectCommand({
-      Bucket: bucket,
-      Key: to,
-      CopySource: `${bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
-      MetadataDirective: 'REPLACE',
-      ContentType: contentType,
-      ContentDisposition: contentDisposition,
-    }),
-    within(),
-  );
-}
-
-/** Deletes objects (missing ones are fine), 1000 per call; any key S3 reports as not deleted fails the operation. */
-export async function deleteObjects(objectKeys: readonly string[]): Promise<void> {
-  if (objectKeys.length === 0) return;
-  for (let i = 0; i < objectKeys.length; i += 1000) {
+  try {
     const out = await s3().send(
-      new DeleteObjectsCommand({
-        Bucket: attachmentsBucket(),
-        Delete: { Objects: objectKeys.slice(i, i + 1000).map((Key) => ({ Key })), Quiet: true },
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key: to,
+        CopySource: `${bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+        CopySourceIfMatch: etag,
+        MetadataDirective: 'REPLACE',
+        ContentType: contentType,
+        ContentDisposition: contentDisposition,
       }),
-      within(),
+      withinDeadline(),
     );
-    if (out.Errors?.length)
-      throw new Error(`S3 kept ${out.Errors.length} attachment object(s): ${out.Errors[0]?.Code}`);
+    return String(out.CopyObjectResult?.ETag);
+  } catch (error) {
+    if (isMissing(error) || isChanged(error)) return undefined;
+    throw error;
   }
 }
+
+/** Deletes objects (missing ones are fine); any key S3 reports as not deleted fails the operation. */
+export const deleteObjects = (objectKeys: readonly string[]): Promise<void> =>
+  deleteKeys(attachmentsBucket(), objectKeys, withinDeadline);

@@ -1,43 +1,30 @@
 /**
- * Every DynamoDB and S3 access of exports (contract §20, src/services/exports.ts).
+ * Every DynamoDB access of exports (contract §20, src/services/exports.ts);
+ * the file's S3 calls are in src/data/export-objects.ts.
  *
  * The job: one item in the business's export partition (src/data/entities/export-job.ts).
  * Every write after the create is conditioned on the lease its worker holds,
  * so a worker that lost its lease changes nothing.
  *
  * Records: one type's record partition, a strongly consistent Query page at a
- * time (no index, no read by key). The file: `exports/<business>/<id>.jsonl`,
- * one multipart upload, a part per PART_BYTES.
+ * time (no index, no read by key).
  */
 import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  S3Client,
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  GetObjectCommand,
-  UploadPartCommand,
-} from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { DOWNLOAD_URL_SECONDS, type ExportCheckpoint, type ExportJob, type ExportType } from '../domain/exports';
+import { type ExportCheckpoint, type ExportJob, type ExportType } from '../domain/exports';
 import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { db } from './client';
-import { exportsBucket, s3Endpoint, tableName } from './config';
+import { tableName } from './config';
 import { recordIdOf } from './keys';
 import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { exportJob } from './entities/export-job';
-import { localS3Config, s3 } from './s3-client';
 import { batchGet, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
 import { updateOf } from './update-expression';
-
-const objectKey = (businessId: string, id: string): string =>
-  `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;
 
 const jobOf = exportJob.fromItem;
 const { holder: LEASE, until: LEASE_UNTIL } = exportJob.leaseAttributes;
@@ -180,77 +167,5 @@ export async function readRecordBatch(
   );
   return { items, next: last && recordIdOf(last) };
 }
-
-// ---------------------------------------------------------------- the file
-
-let uploads: S3Client | undefined;
-/** The worker's client: a part is megabytes, so it gets more time than the API's 5 s per request. */
-function uploadClient(): S3Client {
-  const endpoint = s3Endpoint();
-  return (uploads ??= new S3Client({
-    ...(endpoint ? localS3Config(endpoint) : {}),
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 2000, requestTimeout: 60_000 },
-  }));
-}
-
-export async function startUpload(businessId: string, id: string): Promise<string> {
-  const out = await uploadClient().send(
-    new CreateMultipartUploadCommand({
-      Bucket: exportsBucket(),
-      Key: objectKey(businessId, id),
-      ContentType: 'application/x-ndjson',
-    }),
-  );
-  if (!out.UploadId) throw new Error('S3 answered no UploadId');
-  return out.UploadId;
-}
-
-export async function uploadPart(
-  businessId: string,
-  id: string,
-  uploadId: string,
-  partNumber: number,
-  body: Buffer,
-): Promise<{ PartNumber: number; ETag: string }> {
-  const out = await uploadClient().send(
-    new UploadPartCommand({
-      Bucket: exportsBucket(),
-      Key: objectKey(businessId, id),
-      UploadId: uploadId,
-      PartNumber: partNumber,
-      Body: body,
-    }),
-  );
-  return { PartNumber: partNumber, ETag: String(out.ETag) };
-}
-
-export async function completeUpload(
-  businessId: string,
-  id: string,
-  uploadId: string,
-  parts: readonly { PartNumber: number; ETag: string }[],
-): Promise<void> {
-  await uploadClient().send(
-    new CompleteMultipartUploadCommand({
-      Bucket: exportsBucket(),
-      Key: objectKey(businessId, id),
-      UploadId: uploadId,
-      MultipartUpload: { Parts: [...parts] },
-    }),
-  );
-}
-
-export async function abortUpload(businessId: string, id: string, uploadId: string): Promise<void> {
-  await uploadClient().send(
-    new AbortMultipartUploadCommand({ Bucket: exportsBucket(), Key: objectKey(businessId, id), UploadId: uploadId }),
-  );
-}
-
-/** A presigned GET of the file, valid DOWNLOAD_URL_SECONDS. */
-export const downloadUrl = (businessId: string, id: string): Promise<string> =>
-  getSignedUrl(s3(), new GetObjectCommand({ Bucket: exportsBucket(), Key: objectKey(businessId, id) }), {
-    expiresIn: DOWNLOAD_URL_SECONDS,
-  });
 
 export const newExportId = (): string => `exp_${randomUUID().replace(/-/g, '')}`;

@@ -2,9 +2,9 @@ import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { s3Endpoint } from './config';
 
 /**
- * How every client of the local S3-compatible server (S3_ENDPOINT, `npm start`
- * and the tests: scripts/lib/s3-local.ts) connects: path-style URLs on its
- * loopback address, the fixed key pair it verifies signatures with.
+ * How every client of the local S3 endpoint (S3_ENDPOINT: `npm start` and
+ * the tests, scripts/lib/s3-local.ts) connects: path-style URLs on its
+ * loopback address, the fixed key pair its gate verifies signatures with.
  */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const localS3Config = (endpoint: string): S3ClientConfig => ({
@@ -14,12 +14,17 @@ export const localS3Config = (endpoint: string): S3ClientConfig => ({
   credentials: LOCAL_S3_CREDENTIALS,
 });
 
+/**
+ * One client per process for attachments and exports alike. Its request
+ * timeout fits an export's multipart part (megabytes); a call made for an
+ * API request is bounded much tighter by its own signal (src/data/s3-objects.ts).
+ */
 function createClient(): S3Client {
   const endpoint = s3Endpoint();
   return new S3Client({
     ...(endpoint ? localS3Config(endpoint) : {}),
     maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 5000, throwOnRequestTimeout: true },
+    requestHandler: { connectionTimeout: 2000, requestTimeout: 60_000, throwOnRequestTimeout: true },
   });
 }
 

@@ -156,7 +156,10 @@ async function conditionalUpdate(
         TableName: tableName(),
         Key: key,
         ...updateOf(
-          { set: { ...input.set, [webhookSubscription.versionAttribute]: input.expectedVersion + 1 }, remove: input.remove },
+          {
+            set: { ...input.set, [webhookSubscription.versionAttribute]: input.expectedVersion + 1 },
+            remove: input.remove,
+          },
           {
             expression: `${IF_PRESENT} AND #version = :expected`,
             names: { '#version': webhookSubscription.versionAttribute },

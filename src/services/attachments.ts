@@ -48,7 +48,7 @@ import {
   copyObject,
   deleteObjects,
   objectBytes,
-  objectSize,
+  objectHead,
   presignDownload,
   presignUpload,
 } from '../data/attachment-objects';
@@ -91,6 +91,7 @@ async function shownWithDownload(a: StoredAttachment): Promise<Record<string, un
   if (a.status !== 'available') return attachmentView(a);
   const url = await presignDownload(
     storedKeyOf(a),
+    a.checkedEtag ?? undefined,
     a.contentType,
     contentDispositionOf(a.fileName),
     DOWNLOAD_EXPIRES_SECONDS,
@@ -148,6 +149,7 @@ export async function createAttachment(
         version: 1,
         feedRefs: [],
         idempotencyPk: idem?.key.PK ?? null,
+        checkedEtag: null,
       };
       const shown = {
         ...attachmentView(attachment),
@@ -225,27 +227,32 @@ function isUtf8WithoutNul(bytes: Uint8Array): boolean {
 }
 
 /**
- * What is stored under `key`: its size, and the type its first bytes show
- * (`file-type`); text is read whole (UTF-8 needs every byte). Only a file of
- * the declared size is read at all.
+ * What is stored under `key`: its size and ETag, and the type its first bytes
+ * show (`file-type`); text is read whole (UTF-8 needs every byte). Only a
+ * file of the declared size is read at all, and only the object with that
+ * ETag: bytes written meanwhile are not this check's (their own event checks them).
  */
-async function storedContent(key: string, declared: StoredAttachment): Promise<StoredContent | undefined> {
-  const size = await objectSize(key);
-  if (size === undefined) return undefined;
-  if (size !== declared.size) return { size, detected: undefined };
+async function storedContent(
+  key: string,
+  declared: StoredAttachment,
+): Promise<(StoredContent & { etag: string }) | undefined> {
+  const head = await objectHead(key);
+  if (head === undefined) return undefined;
+  const { size, etag } = head;
+  if (size !== declared.size) return { size, etag, detected: undefined };
   if (declared.contentType === 'text/plain') {
-    const bytes = await objectBytes(key);
-    return bytes && { size, detected: undefined, utf8WithoutNul: isUtf8WithoutNul(bytes) };
+    const bytes = await objectBytes(key, etag);
+    return bytes && { size, etag, detected: undefined, utf8WithoutNul: isUtf8WithoutNul(bytes) };
   }
-  const head = await objectBytes(key, SIGNATURE_BYTES);
-  if (!head) return undefined;
-  return { size, detected: (await fileTypeFromBuffer(head))?.mime };
+  const first = await objectBytes(key, etag, SIGNATURE_BYTES);
+  if (!first) return undefined;
+  return { size, etag, detected: (await fileTypeFromBuffer(first))?.mime };
 }
 
 export type CheckOutcome =
   | { status: 'available' }
   | { status: 'rejected'; reason: RejectionReason }
-  | { status: 'awaiting-scan' | 'orphan-deleted' | 'not-pending' | 'no-object' | 'ignored' };
+  | { status: 'awaiting-scan' | 'orphan-deleted' | 'stale-deleted' | 'not-pending' | 'no-object' | 'ignored' };
 
 /** The check's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
 export const CHECK_JOB_NAME = 'check-attachment';
@@ -267,8 +274,9 @@ export interface CheckOptions {
  * The check of one uploaded object (deployed: the bucket's object-created
  * event on the upload prefix; locally: the local S3 server's events). An
  * upload under a key this service did not hand out, or whose record is gone
- * (deleted, erased), loses its bytes; keys outside the upload prefix are not
- * the check's. A pending record becomes `available` (the bytes copied to the
+ * (deleted, erased), loses its bytes, and so does one that lands after its
+ * record was settled (an old form used again): never checked, never served.
+ * Keys outside the upload prefix are not the check's. A pending record becomes `available` (the bytes copied to the
  * stored prefix, with the declared type) or `rejected` (the bytes deleted);
  * either way its feed entry goes into the same transaction. Awaiting a scan,
  * a file that passes is left pending, untouched.
@@ -286,12 +294,15 @@ export async function checkUploadedObject(key: string, options: CheckOptions = {
       await deleteObjects([key]);
       return { status: 'orphan-deleted' };
     }
-    if (attachment.status !== 'pending') return { status: 'not-pending' };
+    if (attachment.status !== 'pending') {
+      await deleteObjects([key]);
+      return { status: 'stale-deleted' };
+    }
     const content = await storedContent(key, attachment);
     if (!content) return { status: 'no-object' };
     const verdict = verdictOf(attachment, content);
     if (verdict.status === 'available' && options.awaitScan) return { status: 'awaiting-scan' };
-    return settle(key, attachment, feed, verdict);
+    return settle(key, attachment, feed, verdict, content.etag);
   });
 }
 
@@ -315,24 +326,36 @@ export async function applyScanResult(key: string, scanResultStatus: string | un
     if (!scan.clean) return settle(key, attachment, feed, { status: 'rejected', reason: scan.reason });
     const content = await storedContent(key, attachment);
     if (!content) return { status: 'no-object' };
-    return settle(key, attachment, feed, verdictOf(attachment, content));
+    return settle(key, attachment, feed, verdictOf(attachment, content), content.etag);
   });
 }
 
 /**
- * Makes a pending record `available` (the bytes copied to the stored prefix,
- * with the declared type) or `rejected` (the bytes deleted); the record and
- * its feed entry in one transaction.
+ * Makes a pending record `available` (the checked bytes, the object with
+ * ETag `etag`, copied to the stored prefix with the declared type; downloads
+ * are pinned to the copy's ETag) or `rejected` (the bytes deleted); the
+ * record and its feed entry in one transaction. When the upload is no longer
+ * the checked object, nothing changes: the newer upload's event checks it.
  */
 async function settle(
   key: string,
   attachment: StoredAttachment,
   feed: Awaited<ReturnType<typeof readForChange>>['feed'],
   verdict: { status: 'available' } | { status: 'rejected'; reason: RejectionReason },
+  etag?: string,
 ): Promise<CheckOutcome> {
-  if (verdict.status === 'available')
-    await copyObject(key, storedKeyOf(attachment), attachment.contentType, contentDispositionOf(attachment.fileName));
-  else await deleteObjects([key]);
+  let checkedEtag: string | null = null;
+  if (verdict.status === 'available') {
+    const copied = await copyObject(
+      key,
+      etag!,
+      storedKeyOf(attachment),
+      attachment.contentType,
+      contentDispositionOf(attachment.fileName),
+    );
+    if (copied === undefined) return { status: 'no-object' };
+    checkedEtag = copied;
+  } else await deleteObjects([key]);
   const now = Date.now();
   const updatedAt = new Date(Math.max(now, Date.parse(attachment.updatedAt) + 1)).toISOString();
   const after: StoredAttachment = {
@@ -342,6 +365,7 @@ async function settle(
     updatedAt,
     version: attachment.version + 1,
     feedRefs: withFeedRef(attachment.feedRefs, feed.n + 1, updatedAt, now),
+    checkedEtag,
   };
   const entry: NewFeedEntry = {
     type: verdict.status === 'available' ? 'attachment.available' : 'attachment.rejected',
@@ -350,7 +374,7 @@ async function settle(
     data: attachmentView(after),
   };
   await transactWrite([statusWrite(after), ...feedAppendWrites(attachment.businessId, feed, [entry])]);
-  // The upload has been copied; what is left under the upload prefix would expire in a day anyway.
+  // The upload has been copied; whatever is under its key now (an old form used again) is never checked.
   if (verdict.status === 'available') await deleteObjects([key]);
   return verdict;
 }

@@ -42,11 +42,9 @@ import { runInBackground } from '../data/client';
 import { storedOf } from '../data/application-store';
 import { batchGet, type Item } from '../data/table-io';
 import { idempotentCreate, type Idempotency } from '../data/idempotency';
+import { abortUpload, completeUpload, downloadUrl, startUpload, uploadPart } from '../data/export-objects';
 import {
   LeaseLost,
-  abortUpload,
-  completeUpload,
-  downloadUrl,
   finishExportJob,
   leaseExportJob,
   exportJobWrite,
@@ -57,8 +55,6 @@ import {
   releaseExportJob,
   saveCheckpoint,
   saveUploadId,
-  startUpload,
-  uploadPart,
 } from '../data/export-store';
 import { employeeView } from './employees';
 import { employeeJobView } from './employee-jobs';

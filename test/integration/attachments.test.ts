@@ -194,6 +194,83 @@ describe('the check rejects what S3 itself would have refused, and what is not w
   });
 });
 
+describe('what an attacker tried on the local stack (issue 41), through the local S3 gate', () => {
+  const show = (app: string, id: string) => call('GET', `/applications/${app}/attachments/${id}`);
+
+  it("a form whose key is changed into another business's upload or into a stored key: 403, nothing written", async () => {
+    const victimApp = (
+      await call(
+        'POST',
+        '/applications',
+        { first_name: 'V', last_name: 'Ictim', email: 'v@example.com', accept_terms_and_conditions: true },
+        theirToken,
+      )
+    ).body.id as string;
+    const victim = await call(
+      'POST',
+      `/applications/${victimApp}/attachments`,
+      { file_name: 'cv.pdf', content_type: 'application/pdf', size: PDF.length },
+      theirToken,
+    );
+    const app = await newApplication();
+    const mine = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    await uploadAndCheck(mine.body.upload, PDF);
+    const stored = (mine.body.upload.fields.key as string).replace(/^uploads\//, 'attachments/');
+    const evil = await declare(app, 'evil.pdf', 'application/pdf', PDF.length);
+    const forged = Buffer.from(PDF.toString('latin1').replace('Catalog', 'Catalug'), 'latin1');
+    for (const key of [victim.body.upload.fields.key, stored])
+      expect(await uploadAs({ ...evil.body.upload, fields: { ...evil.body.upload.fields, key } }, forged)).toBe(403);
+    expect(await objectExists(victim.body.upload.fields.key)).toBe(false);
+    expect((await show(victimApp, victim.body.id)).status).toBe(404); // another business's, to us
+    const theirs = await call('GET', `/applications/${victimApp}/attachments/${victim.body.id}`, undefined, theirToken);
+    expect(theirs.body.status).toBe('pending');
+    const download = await fetch((await show(app, mine.body.id)).body.download_url);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(PDF);
+  });
+
+  it('bytes uploaded again with an old form after available or rejected are deleted, never checked or served', async () => {
+    const app = await newApplication();
+    const good = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    const bad = await declare(app, 'photo.png', 'image/png', PDF.length);
+    await uploadAndCheck(good.body.upload, PDF);
+    await uploadAndCheck(bad.body.upload, PDF);
+    const forged = Buffer.from(PDF.toString('latin1').replace('Catalog', 'Catalug'), 'latin1');
+    for (const created of [good, bad]) {
+      // The form is still within its 15 minutes: S3 stores the bytes; the check deletes them on arrival.
+      await uploadAndCheck(created.body.upload, forged);
+      expect(await objectExists(created.body.upload.fields.key)).toBe(false);
+    }
+    expect((await show(app, good.body.id)).body.status).toBe('available');
+    expect((await show(app, bad.body.id)).body).toMatchObject({
+      status: 'rejected',
+      rejection_reason: 'type_mismatch',
+    });
+    const download = await fetch((await show(app, good.body.id)).body.download_url);
+    expect(Buffer.from(await download.arrayBuffer())).toEqual(PDF);
+    expect(
+      (await feed('attachment.available,attachment.rejected')).filter((e) =>
+        [good.body.id, bad.body.id].includes(e.id),
+      ),
+    ).toHaveLength(2);
+  });
+
+  it('a download_url is pinned to the checked object: bytes changed under its key afterwards are never served', async () => {
+    const app = await newApplication();
+    const created = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    await uploadAndCheck(created.body.upload, PDF);
+    const url = (await show(app, created.body.id)).body.download_url as string;
+    expect(new URL(url).searchParams.get('If-Match')).toMatch(/^".+"$/);
+    expect((await fetch(url)).status).toBe(200);
+    const stored = (created.body.upload.fields.key as string).replace(/^uploads\//, 'attachments/');
+    await s3().send(new PutObjectCommand({ Bucket: process.env.ATTACHMENTS_BUCKET!, Key: stored, Body: 'changed' }));
+    for (const u of [url, (await show(app, created.body.id)).body.download_url]) {
+      const res = await fetch(u);
+      expect(res.status).toBe(412);
+      expect(await res.text()).not.toContain('changed');
+    }
+  });
+});
+
 describe('malware scanning (the stack setting malwareScan: MALWARE_SCAN=true)', () => {
   beforeEach(() => {
     process.env.MALWARE_SCAN = 'true';

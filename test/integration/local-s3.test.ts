@@ -8,6 +8,7 @@ import {
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { localS3Config, s3 } from '../../src/data/s3-client';
+import { presignGet } from '../../src/data/s3-objects';
 import { startApi, type TestApi } from '../support/harness';
 
 /**
@@ -174,15 +175,20 @@ test('unsigned or wrongly signed GET, HEAD, PUT, DELETE and listings are refused
   expect(listed.Contents?.map((c) => c.Key)).toContain(Key);
 });
 
-test('If-Match signed into a GET URL: bytes with another ETag are never served (412)', async () => {
+test('If-Match signed into a GET URL (or sent as a header): bytes with another ETag are never served (412)', async () => {
   const Key = 'probe/pinned.txt';
   const { ETag } = await s3().send(new PutObjectCommand({ Bucket, Key, Body: 'checked' }));
-  const pinned = await getSignedUrl(s3(), new GetObjectCommand({ Bucket, Key, IfMatch: ETag }), {
-    expiresIn: 60,
-  });
-  expect(await (await fetch(pinned, { headers: { 'if-match': ETag! } })).text()).toBe('checked');
+  const pinned = await presignGet(Bucket, Key, { expiresSeconds: 60, ifMatch: ETag! });
+  expect(await (await fetch(pinned)).text()).toBe('checked');
+  // The condition is part of the signature: dropping it breaks the URL.
+  const stripped = new URL(pinned);
+  stripped.searchParams.delete('If-Match');
+  expect((await fetch(stripped)).status).toBe(403);
   await s3().send(new PutObjectCommand({ Bucket, Key, Body: 'changed' }));
-  const res = await fetch(pinned, { headers: { 'if-match': ETag! } });
+  const res = await fetch(pinned);
   expect(res.status).toBe(412);
   expect(await res.text()).toContain('<Code>PreconditionFailed</Code>');
+  await expect(s3().send(new GetObjectCommand({ Bucket, Key, IfMatch: ETag }))).rejects.toMatchObject({
+    $metadata: { httpStatusCode: 412 },
+  });
 });

@@ -22,6 +22,8 @@ export interface StoredAttachment {
   readonly version: number;
   readonly feedRefs: readonly FeedRef[];
   readonly idempotencyPk: string | null;
+  /** The ETag of the checked copy downloads are pinned to (null until available). */
+  readonly checkedEtag: string | null;
 }
 
 const ofApplication = pattern<{ readonly businessId: string; readonly applicationId: string }>(
@@ -55,6 +57,7 @@ export const attachment = {
     version: a.version,
     feed_refs: a.feedRefs,
     ...(a.idempotencyPk ? { idempotency_pk: a.idempotencyPk } : {}),
+    ...(a.checkedEtag ? { checked_etag: a.checkedEtag } : {}),
   }),
   /** The attachment an item holds; undefined for none or the count item. */
   fromItem: (item: Readonly<Record<string, unknown>> | undefined): StoredAttachment | undefined => {
@@ -73,6 +76,7 @@ export const attachment = {
       version: Number(item.version ?? 1),
       feedRefs: feedRefsOf(item.feed_refs),
       idempotencyPk: typeof item.idempotency_pk === 'string' ? item.idempotency_pk : null,
+      checkedEtag: typeof item.checked_etag === 'string' ? item.checked_etag : null,
     };
   },
 } as const;
