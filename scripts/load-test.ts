@@ -29,6 +29,8 @@ import { authCacheSeconds } from '../src/data/config';
 import { dynamoStats } from '../src/data/client';
 import { writeStats } from '../src/data/write-stats';
 import { isolationReport, runIsolation } from './lib/load-isolation';
+import { oneBusinessReport, runOneBusiness } from './lib/load-one-business';
+import { isInstance, serveInstance } from './lib/instances';
 
 const API = '/services/api/v1';
 
@@ -274,11 +276,28 @@ async function main(): Promise<void> {
   for (const line of isolationReport(isolation)) console.log(line);
   for (const problem of isolation.problems) console.log(`isolation     ${problem}`);
   server.close();
+  const one = oneBusinessReport(
+    await runOneBusiness(dynamo.endpoint, demo, {
+      instances: 4,
+      writers: 16,
+      seconds: Number(process.env.LOAD_ONE_SECONDS ?? 8),
+      rounds: Number(process.env.LOAD_ONE_ROUNDS ?? 2),
+    }),
+  );
+  for (const line of one.lines) console.log(line);
+  for (const problem of one.problems) console.log(`one-business  ${problem}`);
   await dynamo.stop();
-  process.exit(errors > 0 || lost === 'YES' || isolation.problems.length > 0 ? 1 : 0);
+  process.exit(errors > 0 || lost === 'YES' || isolation.problems.length > 0 || one.problems.length > 0 ? 1 : 0);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+// The one-business scenario forks this script as its instances (scripts/lib/instances.ts): they serve.
+if (isInstance())
+  serveInstance(createLocalServer()).catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+else
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });

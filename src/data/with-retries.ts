@@ -2,8 +2,13 @@ import { serviceUnavailable } from '../domain/errors';
 import { remainingMs, sleepWithin } from './deadline';
 import { writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
-import { releaseTurns, takeTurns, untilWanted } from './process-turns';
-import { operationState, RetryOperation, type OperationState } from './operation-state';
+import {
+  operationState,
+  RetryOperation,
+  turnsOfProcess,
+  type OperationState,
+  type WriterTurns,
+} from './operation-state';
 
 /**
  * The turn on the items a refusal named, with those the operation holds
@@ -11,12 +16,16 @@ import { operationState, RetryOperation, type OperationState } from './operation
  * each other). `'waited'`: another writer of this process had it, and has
  * finished with it; the re-run can start at once.
  */
-async function takeTurnOn(contended: readonly string[], state: OperationState): Promise<'free' | 'waited' | 'held'> {
+async function takeTurnOn(
+  turns: WriterTurns,
+  contended: readonly string[],
+  state: OperationState,
+): Promise<'free' | 'waited' | 'held'> {
   if (contended.every((key) => state.held.has(key))) return 'held';
   const wanted = new Set([...state.held, ...contended]);
-  releaseTurns(state.held, state.owner);
+  turns.releaseTurns(state.held, state.owner);
   state.held = new Set();
-  const turn = await takeTurns(wanted, state.owner, remainingMs());
+  const turn = await turns.takeTurns(wanted, state.owner, remainingMs());
   if (turn === 'timeout') {
     writeStats.exhausted += 1;
     throw serviceUnavailable();
@@ -29,9 +38,10 @@ async function takeTurnOn(contended: readonly string[], state: OperationState): 
 /**
  * Optimistic operations (read, decide, conditional write) re-run from the read
  * (all of it but the business config: OperationState) when a concurrent writer
- * got there first. A writer refused on items that other writers of this
- * process were refused on too waits for its turn on them and re-runs when it
- * comes (src/data/process-turns.ts); otherwise it pauses for a time scaled to
+ * got there first. Where the process takes turns (the local server:
+ * WriterTurns, src/data/operation-state.ts), a writer refused on items that
+ * other writers of this process were refused on too waits for its turn on
+ * them and re-runs when it comes; otherwise it pauses for a time scaled to
  * the refused attempt that shrinks as refusals add up (retryPauseMs). Bounded
  * in attempts and by the request's deadline; then 503.
  */
@@ -42,7 +52,7 @@ export async function withRetries<T>(operation: () => Promise<T>, attempts = 40)
   try {
     return await operationState.run(state, () => retrying(operation, attempts, state));
   } finally {
-    releaseTurns(state.held, state.owner);
+    turnsOfProcess()?.releaseTurns(state.held, state.owner);
   }
 }
 
@@ -68,19 +78,21 @@ async function retrying<T>(operation: () => Promise<T>, attempts: number, state:
         const pauseStarted = performance.now();
         // Pausing spaces a refused writer from its rivals; one that waited for its turn, or was not refused
         // (it yielded to a holder that has since finished), has none left in this process.
-        if ((await takeTurnOn(error.contended, state)) === 'waited' || !error.refused) {
+        const turns = turnsOfProcess();
+        const turn = turns ? await takeTurnOn(turns, error.contended, state) : undefined;
+        if (turn === 'waited' || !error.refused) {
           writeStats.pauseMs += performance.now() - pauseStarted;
           continue;
         }
         const pause = sleepWithin(retryPauseMs(pauseStarted - started, attempt + 1, Math.random(), remainingMs()));
-        const wanted = untilWanted(state.owner);
+        const wanted = turns?.untilWanted(state.owner);
         try {
-          await Promise.race([pause, wanted.wanted]);
+          await (wanted ? Promise.race([pause, wanted.wanted]) : pause);
         } catch (e) {
           writeStats.exhausted += 1;
           throw e;
         } finally {
-          wanted.stop();
+          wanted?.stop();
           pause.catch(() => undefined);
         }
         writeStats.pauseMs += performance.now() - pauseStarted;

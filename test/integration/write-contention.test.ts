@@ -8,7 +8,7 @@ import { tableName } from '../../src/data/config';
 import { batchGet, getItem, keyId } from '../../src/data/table-io';
 import { transactWrite, type TxWrite } from '../../src/data/transact-write';
 import { withRetries } from '../../src/data/with-retries';
-import { heldKeys, releaseTurns, takeTurns } from '../../src/data/process-turns';
+import { heldKeys, releaseTurns, takeTurns } from '../../scripts/lib/process-turns';
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { heldByOthers, heldKeys, releaseTurns, takeTurns, untilWanted } from '../../src/data/process-turns';
+import { heldByOthers, heldKeys, releaseTurns, takeTurns, untilWanted } from '../../scripts/lib/process-turns';
 
 const tick = () => new Promise((r) => setImmediate(r));
 

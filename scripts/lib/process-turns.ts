@@ -10,15 +10,19 @@
  * through the store. So writers of one process never race each other more than
  * once: the local server serves many requests in one process, and on DynamoDB
  * Local, which works on one thread, every lost race costs the other writers
- * as much store time as a commit. A Lambda instance serves one request at a
- * time: there a writer never waits, and writers of different instances race
- * through conditions (with the pauses of src/data/retry-pause.ts).
+ * as much store time as a commit. The local server injects them
+ * (`processTurns`, taken by createLocalServer through takeWriterTurns of
+ * src/data/operation-state.ts). A Lambda instance serves one request at a
+ * time and has none: writers of different instances race through conditions
+ * (with the pauses of src/data/retry-pause.ts).
  *
  * Nothing is stored: a turn is a promise in this process's memory, released
  * when its operation ends however it ends. Keys are taken in sorted order and
  * a writer never waits for a key while holding one it took out of order, so
  * writers cannot wait for each other in a circle.
  */
+
+import type { WriterTurns } from '../../src/data/operation-state';
 
 interface Queue {
   holder: symbol;
@@ -131,3 +135,6 @@ export function releaseTurns(keys: Iterable<string>, owner: symbol): void {
 export function heldKeys(): string[] {
   return [...queues.keys()];
 }
+
+/** What the local server injects into the data layer's retries (src/data/operation-state.ts). */
+export const processTurns: WriterTurns = { heldByOthers, takeTurns, releaseTurns, untilWanted };

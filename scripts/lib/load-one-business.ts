@@ -1,0 +1,184 @@
+/**
+ * `npm run load`, one-business scenario (issue 42): on INSTANCES processes
+ * (scripts/lib/instances.ts, as `INSTANCES=4 npm start` serves), W writers
+ * each POST applications back to back, first spread over W businesses (one
+ * writer each), then all in one business, alternating for a few rounds in one
+ * run. Per phase: creates per second, p99 and TransactWriteItems per create,
+ * counted by a pass-through proxy in front of DynamoDB Local (the instances'
+ * own counters live in their processes). The goal: one business reaches
+ * >= 0.9x the spread create rate, <= 1.1 transactions per create and a p99
+ * within 1.5x of the spread p99.
+ *   LOAD_ONE_SECONDS (default 8): length of each phase; LOAD_ONE_ROUNDS (default 2).
+ */
+import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { importBusiness } from '../../src/data/business-store';
+import { issueToken } from '../../src/data/token-store';
+import { buildBusiness } from '../../src/domain/fixture';
+import { parseFixture } from '../../src/schemas/fixture';
+import { freePort } from './dynamodb-local';
+import { startInstances } from './instances';
+
+const API = '/services/api/v1';
+
+/** Forwards every request to `target` and counts the operations (X-Amz-Target) passing through. */
+async function countingProxy(
+  target: string,
+): Promise<{ endpoint: string; counts: Map<string, number>; close: () => void }> {
+  const counts = new Map<string, number>();
+  const to = new URL(target);
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+    counts.set(op, (counts.get(op) ?? 0) + 1);
+    const out = request(
+      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    close: () => server.close(),
+  };
+}
+
+export interface PhaseResult {
+  readonly phase: 'spread' | 'one business';
+  readonly creates: number;
+  readonly perSecond: number;
+  readonly p99Ms: number;
+  readonly transactionsPerCreate: number;
+  readonly errors: number;
+}
+
+const pct = (sorted: readonly number[], p: number): number =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]! : NaN;
+
+/**
+ * Runs the scenario against a DynamoDB Local at `dynamoEndpoint` (table
+ * TABLE_NAME exists): provisions the businesses, forks the instances, runs
+ * the phases, stops the instances. `fixture` is the demo fixture.
+ */
+export async function runOneBusiness(
+  dynamoEndpoint: string,
+  fixture: { business: object },
+  options: { instances: number; writers: number; seconds: number; rounds: number },
+): Promise<PhaseResult[]> {
+  const unlimited = { requests: 100_000, window_seconds: 10 };
+  const tokens: string[] = [];
+  for (let b = 0; b < options.writers; b++) {
+    const parsed = parseFixture({
+      ...fixture,
+      business: { ...fixture.business, id: `one-${b}`, token_rate_limit: unlimited, rate_limit: unlimited },
+    });
+    if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
+    const { config, records } = buildBusiness(parsed.fixture);
+    await importBusiness(config, records);
+    tokens.push(await issueToken(config.id, 'one business'));
+  }
+  const proxy = await countingProxy(dynamoEndpoint);
+  const port = await freePort();
+  const saved = { endpoint: process.env.DYNAMODB_ENDPOINT, port: process.env.PORT };
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: proxy.endpoint, PORT: String(port) });
+  const forked = await startInstances(options.instances);
+  Object.assign(process.env, { DYNAMODB_ENDPOINT: saved.endpoint, PORT: saved.port });
+  // One connection per writer, kept: the cluster hands connections to the instances in turn.
+  const agents = tokens.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
+  const post = (agent: Agent, token: string, body: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: `${API}/applications`,
+          agent,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  const results: PhaseResult[] = [];
+  try {
+    for (let round = 0; round < options.rounds; round++)
+      for (const phase of ['spread', 'one business'] as const) {
+        const latencies: number[] = [];
+        let errors = 0;
+        const before = proxy.counts.get('TransactWriteItems') ?? 0;
+        const started = performance.now();
+        const endsAt = started + options.seconds * 1000;
+        await Promise.all(
+          agents.map(async (agent, w) => {
+            const token = tokens[phase === 'spread' ? w : 0]!;
+            for (let i = 0; performance.now() < endsAt; i++) {
+              const t0 = performance.now();
+              const status = await post(
+                agent,
+                token,
+                JSON.stringify({
+                  first_name: 'Peak',
+                  last_name: `${w}-${i}`,
+                  email: `peak${w}.${i}@example.com`,
+                  accept_terms_and_conditions: true,
+                  job_id: 'cook-2026',
+                }),
+              );
+              if (status === 201) latencies.push(performance.now() - t0);
+              else errors += 1;
+            }
+          }),
+        );
+        const seconds = (performance.now() - started) / 1000;
+        const transactions = (proxy.counts.get('TransactWriteItems') ?? 0) - before;
+        latencies.sort((a, b) => a - b);
+        results.push({
+          phase,
+          creates: latencies.length,
+          perSecond: latencies.length / seconds,
+          p99Ms: pct(latencies, 0.99),
+          transactionsPerCreate: transactions / Math.max(1, latencies.length),
+          errors,
+        });
+      }
+  } finally {
+    for (const agent of agents) agent.destroy();
+    await forked.stop();
+    proxy.close();
+  }
+  return results;
+}
+
+/** Report lines, and the goals missed (compared on the sums of all rounds of each phase). */
+export function oneBusinessReport(results: readonly PhaseResult[]): { lines: string[]; problems: string[] } {
+  const lines = results.map(
+    (r) =>
+      `one-business  ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors`,
+  );
+  const of = (phase: PhaseResult['phase']) => results.filter((r) => r.phase === phase);
+  const mean = (rs: PhaseResult[], f: (r: PhaseResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
+  const [spread, one] = [of('spread'), of('one business')];
+  const rate = mean(one, (r) => r.perSecond) / mean(spread, (r) => r.perSecond);
+  const p99 = mean(one, (r) => r.p99Ms) / mean(spread, (r) => r.p99Ms);
+  const tx = mean(one, (r) => r.transactionsPerCreate);
+  lines.push(
+    `one-business  one business / spread: create rate ${rate.toFixed(2)}x (goal >= 0.9), p99 ${p99.toFixed(2)}x (goal <= 1.5), ${tx.toFixed(2)} transactions per create (goal <= 1.1)`,
+  );
+  const problems = [
+    ...(rate < 0.9 ? [`one business reached ${rate.toFixed(2)}x the spread create rate`] : []),
+    ...(p99 > 1.5 ? [`one business p99 ${p99.toFixed(2)}x the spread p99`] : []),
+    ...(tx > 1.1 ? [`one business ${tx.toFixed(2)} transactions per create`] : []),
+    ...results.filter((r) => r.errors > 0).map((r) => `${r.phase}: ${r.errors} creates not answered 201`),
+  ];
+  return { lines, problems };
+}
