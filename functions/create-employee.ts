@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/http/validation';
+import { bodyValidator } from '../src/schemas/validation';
 import { EMPLOYEE_READ_ONLY } from '../src/schemas/employees';
 import { createEmployee, type Body } from '../src/services/employees';
 import validateEmployeeCreate from '../src/schemas/generated/validate-employee-create';

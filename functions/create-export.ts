@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/http/validation';
+import { bodyValidator } from '../src/schemas/validation';
 import { insufficientScope } from '../src/domain/errors';
 import { scopesFor, type ExportType } from '../src/domain/exports';
 import { idempotencyOf } from '../src/data/idempotency';

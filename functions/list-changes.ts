@@ -1,5 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { queryCollector } from '../src/http/validation';
+import { queryCollector } from '../src/schemas/validation';
 import { ok } from '../src/domain/result';
 import { listChanges, type ChangesQuery } from '../src/services/changes';
 import validateChangesQuery from '../src/schemas/generated/validate-changes-query';

@@ -1,5 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { bodyValidator } from '../src/http/validation';
+import { bodyValidator } from '../src/schemas/validation';
 import { APPLICATION_UPDATE_READ_ONLY } from '../src/schemas/applications';
 import { updateApplication, type Body } from '../src/services/applications';
 import validateApplicationUpdate from '../src/schemas/generated/validate-application-update';

@@ -1,5 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { bodyValidator } from '../src/http/validation';
+import { bodyValidator } from '../src/schemas/validation';
 import { EMPLOYEE_READ_ONLY } from '../src/schemas/employees';
 import { updateEmployee, type Body } from '../src/services/employees';
 import validateEmployeeUpdate from '../src/schemas/generated/validate-employee-update';

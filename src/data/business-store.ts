@@ -47,6 +47,12 @@ export function requireConfig(config: BusinessConfig | undefined, businessId: st
  */
 export const registryEntry = business.registryEntry;
 
+/** A business's config alone: one consistent read (a bulk import reads it once per run). */
+export async function readBusinessConfig(businessId: string): Promise<BusinessConfig> {
+  const [item] = await batchGet([business.configKey(businessId)]);
+  return requireConfig(configOf(item), businessId);
+}
+
 export type { RegisteredBusiness } from './entities/business';
 const registeredOf = business.registeredOf;
 

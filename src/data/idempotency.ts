@@ -4,7 +4,7 @@ import { applicationErased, idempotencyKeyReused, subscriptionDeleted } from '..
 import type { ApiResult } from '../domain/result';
 import { keys, type Key } from './keys';
 import type { Item } from './table-io';
-import { transactWrite, type TxWrite } from './transact-write';
+import { commitWrite, type TxWrite, type WriteHooks } from './transact-write';
 import { withRetries } from './with-retries';
 import { IF_ABSENT } from './entities/entity';
 import { ifNotExists, updateOf } from './update-expression';
@@ -125,6 +125,7 @@ export function idempotentCreate<S extends { idempotency?: Item }>(
   read: (idempotencyKey: Key | undefined) => Promise<S>,
   build: (state: S) => { result: ApiResult; writes: TxWrite[] },
   attempts?: number,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   return replayingStored(() =>
     withRetries(async () => {
@@ -132,7 +133,8 @@ export function idempotentCreate<S extends { idempotency?: Item }>(
       const replay = idem && replayOf(idem, state.idempotency);
       if (replay) return replay;
       const { result, writes } = build(state);
-      await transactWrite(idem ? [...writes, idempotencyWrite(idem, result)] : writes);
+      const id = String((result.body as { id?: unknown } | null)?.id ?? '');
+      await commitWrite(idem ? [...writes, idempotencyWrite(idem, result)] : writes, id, hooks);
       return result;
     }, attempts),
   );

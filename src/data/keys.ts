@@ -39,6 +39,10 @@ const BUSINESS_CONFIG_SK = 'CONFIG';
 /** Sorts before every attachment id (`att_...`). */
 const ATTACHMENT_COUNT_SK = 'COUNT';
 
+/** Imports per business: their count and the one in progress. Sorts after every import id (digits). */
+export const IMPORT_META_SK = 'N';
+export const IMPORT_ROW_DIGITS = 6;
+
 /** The partition prefix of the rate counters: the only items a function of a GET route writes. */
 export const RATE_PREFIX = 'RATE#';
 
@@ -101,6 +105,14 @@ export const keys = {
   }),
   /** An export job (contract §20): the business's exports share one partition, by id. */
   exportJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#exports`, SK: id }),
+  /** The business's imports (contract §22), by id (ids sort by creation), with their count and the running one at IMPORT_META_SK. */
+  importJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: id }),
+  importMeta: (businessId: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: IMPORT_META_SK }),
+  /** The result of one row of an import, by zero-padded row number: what resumes and the results file read. */
+  importRow: (businessId: string, importId: string, row: number | string): Key => ({
+    PK: `${biz(businessId)}#import#${importId}`,
+    SK: typeof row === 'number' ? String(row).padStart(IMPORT_ROW_DIGITS, '0') : row,
+  }),
   feedCounter: (businessId: string, lane: number | string): Key => ({
     PK: `${biz(businessId)}#feed#${lane}`,
     SK: FEED_COUNTER_SK,

@@ -33,6 +33,32 @@ export interface TxWrite {
   readonly confirms?: (stored: Item | undefined) => boolean;
 }
 
+/**
+ * How a bulk import (src/services/import-rows.ts) runs the write of one row
+ * through the path of its single request: everything up to the transaction
+ * is the request's; the import adds items to it (its claims and the row's
+ * result) or, validating, sends none.
+ */
+export interface WriteHooks {
+  /** Check only: the transaction is built and not sent. */
+  readonly dryRun?: boolean;
+  /** More items for the record's transaction, given the record's id. */
+  readonly extraWrites?: (recordId: string) => TxWrite[];
+  /** Set once the write is committed (or would be, dry): an update that changes nothing leaves it unset. */
+  wrote?: boolean;
+}
+
+/** The transaction of a single-record write, with what `hooks` add; dry: not sent. */
+export async function commitWrite(
+  writes: readonly TxWrite[],
+  recordId: string,
+  hooks: WriteHooks | undefined,
+): Promise<void> {
+  if (!hooks) return transactWrite(writes);
+  if (!hooks.dryRun) await transactWrite([...writes, ...(hooks.extraWrites?.(recordId) ?? [])]);
+  hooks.wrote = true;
+}
+
 /** Witness of a create: the new item (its key holds a fresh id) exists. */
 export const exists = (stored: Item | undefined): boolean => stored !== undefined;
 

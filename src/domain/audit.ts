@@ -14,7 +14,9 @@ export type SystemJob = (typeof SYSTEM_JOBS)[number];
 export type Actor =
   | { readonly type: 'token'; readonly token_id: string; readonly token_name: string }
   | { readonly type: 'system'; readonly name: SystemJob }
-  | { readonly type: 'admin' };
+  | { readonly type: 'admin' }
+  /** A bulk import (contract §22), on behalf of the token that created it. */
+  | { readonly type: 'import'; readonly import_id: string; readonly token_id: string; readonly token_name: string };
 
 /** Who made a write and the request it answered (null outside an API request). */
 export interface WriteOrigin {
@@ -31,10 +33,12 @@ export const ATTACHMENT_CHECK_ORIGIN: WriteOrigin = {
 
 /**
  * The stored form of an actor: `t<token id>:<name>` (the token id is the fixed-length hex hash prefix, so
- * the first colon after it ends it), `s<name>`, `a`. A few bytes instead of the JSON object on every entry.
+ * the first colon after it ends it), `i<import id>:<token id>:<name>` (import ids hold no colon), `s<name>`,
+ * `a`. A few bytes instead of the JSON object on every entry.
  */
 export function encodeActor(actor: Actor): string {
   if (actor.type === 'token') return `t${actor.token_id}:${actor.token_name}`;
+  if (actor.type === 'import') return `i${actor.import_id}:${actor.token_id}:${actor.token_name}`;
   if (actor.type === 'system') return `s${actor.name}`;
   return 'a';
 }
@@ -48,6 +52,16 @@ export function decodeActor(stored: unknown): Actor {
   if (stored.startsWith('s')) {
     const name = SYSTEM_JOBS.find((job) => job === stored.slice(1));
     return name ? { type: 'system', name } : { type: 'admin' };
+  }
+  if (stored.startsWith('i')) {
+    const [importId, tokenId] = stored.slice(1).split(':', 2);
+    if (importId !== undefined && tokenId !== undefined)
+      return {
+        type: 'import',
+        import_id: importId,
+        token_id: tokenId,
+        token_name: stored.slice(importId.length + tokenId.length + 3),
+      };
   }
   const colon = stored.indexOf(':');
   if (!stored.startsWith('t') || colon < 0) return { type: 'admin' };

@@ -23,6 +23,8 @@ export const CHANGE_TYPES = [
   'attachment.available',
   'attachment.rejected',
   'attachment.deleted',
+  'import.completed',
+  'import.failed',
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
@@ -251,7 +253,8 @@ export function assemblePage(
   return { expired: false, entries, next: position };
 }
 
-const madeWith = (actor: Actor, tokenId: string): boolean => actor.type === 'token' && actor.token_id === tokenId;
+const madeWith = (actor: Actor, tokenId: string): boolean =>
+  (actor.type === 'token' || actor.type === 'import') && actor.token_id === tokenId;
 
 /** `types=a,b`: the set wanted, or the names that are not change types. */
 export function parseTypes(raw: string | undefined): { wanted?: ReadonlySet<ChangeType>; unknown: string[] } {

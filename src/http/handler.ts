@@ -11,7 +11,7 @@ import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
 import { runWithOrigin } from '../data/write-origin';
 import { ADMIN_ORIGIN } from '../domain/audit';
-import type { BodyValidator, QueryValidator } from './validation';
+import type { BodyValidator, QueryValidator } from '../schemas/validation';
 
 export interface ApiRequest<Q, B> {
   readonly requestId: string;

@@ -3,7 +3,7 @@ import { listReference, showReference, type ReferenceKind } from '../services/re
 import { apiHandler, type LambdaHandler } from './handler';
 import { pageRequestOf, pageResult, type PageParams } from './paging';
 import { ok } from '../domain/result';
-import { queryValidator } from './validation';
+import { queryValidator } from '../schemas/validation';
 import validatePageQuery from '../schemas/generated/validate-page-query';
 
 const pageQuery = queryValidator<PageParams>(validatePageQuery);

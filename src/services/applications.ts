@@ -32,7 +32,7 @@ import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
 import { RetryOperation } from '../data/operation-state';
-import { transactWrite } from '../data/transact-write';
+import { commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { nextCreatedAt, nextUpdatedAt } from '../domain/application-pages';
 import {
@@ -81,6 +81,7 @@ export async function createApplication(
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
   target: RequestTarget,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   // Chosen before the read: the id decides the change-feed lane whose counter is read.
@@ -114,6 +115,7 @@ export async function createApplication(
       return { result, writes };
     },
     CREATE_ATTEMPTS,
+    hooks,
   );
 }
 
@@ -144,6 +146,7 @@ export async function updateApplication(
   body: Body,
   fieldErrors: FieldErrorCollector,
   ifMatch: string | undefined,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   return withRetries(async () => {
     const { config, item, writeOrder, feed } = await readForWrite(businessId, id);
@@ -170,18 +173,22 @@ export async function updateApplication(
     const at = positionsOf(item);
     // This write's feed entry is the lane's next one (feedAppendWrites): the record lists it for its erasure.
     const feedRefs = withFeedRef(at.feedRefs ?? [], feed.n + 1, after.updated_at, Date.now());
-    await transactWrite([
-      ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, writeOrder),
-      ...feedAppendWrites(businessId, feed, [
-        {
-          type: 'application.updated',
-          id: after.id,
-          occurred_at: after.updated_at,
-          data: rendered,
-          changed_fields: changedFields(renderApplication(config, before), rendered),
-        },
-      ]),
-    ]);
+    await commitWrite(
+      [
+        ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, writeOrder),
+        ...feedAppendWrites(businessId, feed, [
+          {
+            type: 'application.updated',
+            id: after.id,
+            occurred_at: after.updated_at,
+            data: rendered,
+            changed_fields: changedFields(renderApplication(config, before), rendered),
+          },
+        ]),
+      ],
+      after.id,
+      hooks,
+    );
     return ok(rendered, { ETag: etagOf(after.id, after.version) });
   }, UPDATE_ATTEMPTS);
 }

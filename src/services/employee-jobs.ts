@@ -12,6 +12,7 @@ import {
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import type { WriteHooks } from '../data/transact-write';
 import { todayIn } from '../domain/job-dates';
 import { employeeView } from './employees';
 import type { Item } from '../data/table-io';
@@ -103,6 +104,7 @@ export async function createEmployeeJob(
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
   target: RequestTarget,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const employeeId =
@@ -189,6 +191,7 @@ export async function createEmployeeJob(
       return { result, writes };
     },
     JOB_WRITE_ATTEMPTS,
+    hooks,
   );
 }
 

@@ -15,7 +15,7 @@ import { coldestLane, idsInDistinctLanes } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
-import { transactWrite } from '../data/transact-write';
+import { commitWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -169,6 +169,7 @@ export async function createEmployee(
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
   target: RequestTarget,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
@@ -217,6 +218,8 @@ export async function createEmployee(
       );
       return { result, writes };
     },
+    undefined,
+    hooks,
   );
 }
 
@@ -232,6 +235,7 @@ export async function updateEmployee(
   body: Body,
   fieldErrors: FieldErrorCollector,
   ifMatch: string | undefined,
+  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   return withRetries(async () => {
@@ -260,26 +264,30 @@ export async function updateEmployee(
     const oldNumber = (stored.employee_number as string | null | undefined) ?? null;
     const updated: Item = { ...stored, ...effective, version: version + 1, updated_at: updatedAt };
     const view = employeeView(updated, config, today);
-    await transactWrite([
-      ...updateEmployeeWrites(
-        businessId,
-        { id, version, updatedAt },
-        effective,
-        'employee_number' in effective
-          ? { from: oldNumber, to: (effective.employee_number as string | null) ?? null }
-          : undefined,
-        { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
-      ),
-      ...feedAppendWrites(businessId, ctx.feed, [
-        {
-          type: 'employee.updated',
-          id,
-          occurred_at: updatedAt,
-          data: view,
-          changed_fields: changedFields(employeeView(stored, config, today), view),
-        },
-      ]),
-    ]);
+    await commitWrite(
+      [
+        ...updateEmployeeWrites(
+          businessId,
+          { id, version, updatedAt },
+          effective,
+          'employee_number' in effective
+            ? { from: oldNumber, to: (effective.employee_number as string | null) ?? null }
+            : undefined,
+          { taken: takenError, onStale: () => (ifMatch !== undefined ? preconditionFailed() : 'retry') },
+        ),
+        ...feedAppendWrites(businessId, ctx.feed, [
+          {
+            type: 'employee.updated',
+            id,
+            occurred_at: updatedAt,
+            data: view,
+            changed_fields: changedFields(employeeView(stored, config, today), view),
+          },
+        ]),
+      ],
+      id,
+      hooks,
+    );
     return ok(view, { ETag: etagOf(id, version + 1) });
   }, EMPLOYEE_WRITE_ATTEMPTS);
 }

@@ -266,7 +266,7 @@ describe('random query strings on lists', () => {
 
 describe('page and per_page: plain decimal digits in range (contract §7)', () => {
   // One list per query schema (PageQuery, EmployeeJobQuery, ApplicationQuery), all checked by queryValidator
-  // (src/http/validation.ts); the other PageQuery lists refuse the same values through the same validator, and each
+  // (src/schemas/validation.ts); the other PageQuery lists refuse the same values through the same validator, and each
   // list route's 400 for page/per_page is checked in test/integration/i18n.test.ts.
   const lists = ['employees', 'employee_jobs', 'applications'];
   const bad = [

@@ -41,6 +41,10 @@ const built: Record<string, Key> = {
   'business rate counter': keys.businessRate('<bid>'),
   'token rate counter': keys.tokenRate('<bid>', '<sha256>'),
   'export job': keys.exportJob('<bid>', '<id>'),
+  'import job': keys.importJob('<bid>', '<id>'),
+  'import count': keys.importMeta('<bid>'),
+  // Row numbers are zero-padded; the doc names them <row>.
+  'import row': keys.importRow('<bid>', '<id>', '<row>'),
 };
 
 describe('docs/architecture.md matches the key design', () => {

@@ -10,7 +10,7 @@ import { FieldErrorCollector } from '../../src/domain/errors';
 import { FORMAT_PATTERNS } from '../../src/schemas/common';
 import { FORMATS } from '../../src/schemas/formats-registry';
 import { SCHEMAS } from '../../src/schemas';
-import { bodyValidator } from '../../src/http/validation';
+import { bodyValidator } from '../../src/schemas/validation';
 import validateApplicationCreate from '../../src/schemas/generated/validate-application-create';
 
 const generic = new Ajv2020({ strict: false, allErrors: true, validateFormats: false, logger: false });

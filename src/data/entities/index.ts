@@ -9,6 +9,7 @@ import { business } from './business';
 import { employee, employeeJob } from './employee';
 import { exportJob } from './export-job';
 import { feedLane } from './feed-lane';
+import { importJob } from './import-job';
 import { reference } from './reference';
 import { rateCounter } from './rate-counter';
 import { token } from './token';
@@ -27,4 +28,5 @@ export const ENTITIES: readonly Entity[] = [
   feedLane,
   rateCounter,
   exportJob,
+  importJob,
 ];

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv';
-import { NOT_BLANK } from '../schemas/keywords';
+import { NOT_BLANK } from './keywords';
 import { badRequest, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
 
 /**

@@ -1,0 +1,97 @@
+/**
+ * Imports (contract §22, src/data/import-store.ts): one item per import in the
+ * business's imports partition, whose ids start with the import's zero-padded
+ * position (so the partition read backwards is newest first, and page n is a
+ * key range); the count item (`n`, the `active` import); one result item per
+ * row in the import's own partition. Read and written by key or key range
+ * only. The item mapping of each.
+ */
+import {
+  RESULTS_TTL_MS,
+  zeroCounts,
+  type FailureReason,
+  type ImportCounts,
+  type ImportJob,
+  type ImportStatus,
+  type ResultLine,
+} from '../../domain/imports';
+import { keys, type Key } from '../keys';
+import { pattern } from './entity';
+
+/** The worker run holding the import (a random id) and until when (epoch ms). */
+const LEASE = { holder: 'lease', until: 'lease_until' } as const;
+/** Digits of an import's position at the start of its id. */
+export const IMPORT_POSITION_DIGITS = 10;
+
+export const importJob = {
+  entity: 'import job',
+  key: (businessId: string, id: string): Key => keys.importJob(businessId, id),
+  metaKey: (businessId: string): Key => keys.importMeta(businessId),
+  rowKey: (businessId: string, importId: string, row: number): Key => keys.importRow(businessId, importId, row),
+  patterns: {
+    byPosition: pattern(
+      'table',
+      'import id (its position first); N: the count',
+      (p: { businessId: string }) => keys.importMeta(p.businessId).PK,
+    ),
+    rows: pattern(
+      'table',
+      'row number',
+      (p: { businessId: string; importId: string }) => keys.importRow(p.businessId, p.importId, 0).PK,
+    ),
+  },
+  leaseAttributes: LEASE,
+  /** The id of the import at `position`: the position first (sortable), then randomness. */
+  idAt: (position: number, random: string): string =>
+    `${String(position).padStart(IMPORT_POSITION_DIGITS, '0')}-${random}`,
+  positionOf: (id: string): number | undefined => {
+    const match = /^([0-9]{10})-[0-9a-f]{16}$/.exec(id);
+    return match ? Number(match[1]) : undefined;
+  },
+  /** The sort-key bounds of positions first..last. */
+  positionRange: (first: number, last: number): { from: string; to: string } => ({
+    from: String(first).padStart(IMPORT_POSITION_DIGITS, '0'),
+    to: `${String(last).padStart(IMPORT_POSITION_DIGITS, '0')}-~`,
+  }),
+  newItem: (job: ImportJob): Record<string, unknown> => ({
+    ...keys.importJob(job.businessId, job.id),
+    business_id: job.businessId,
+    type: job.type,
+    format: job.format,
+    mode: job.mode,
+    size: job.size,
+    status: job.status,
+    language: job.language,
+    created_at: job.createdAt,
+    updated_at: job.updatedAt,
+    counts: job.counts,
+    token_id: job.tokenId,
+    token_name: job.tokenName,
+    request_id: job.requestId,
+    checkpoint: job.checkpoint,
+  }),
+  fromItem: (item: Readonly<Record<string, unknown>>): ImportJob => ({
+    id: String(item.SK),
+    businessId: String(item.business_id),
+    type: item.type as ImportJob['type'],
+    format: item.format as ImportJob['format'],
+    mode: item.mode as ImportJob['mode'],
+    size: Number(item.size),
+    status: item.status as ImportStatus,
+    language: String(item.language ?? 'en'),
+    createdAt: String(item.created_at),
+    updatedAt: String(item.updated_at ?? item.created_at),
+    counts: { ...zeroCounts(), ...((item.counts as ImportCounts | undefined) ?? {}) },
+    failureReason: (item.failure_reason as FailureReason | undefined) ?? null,
+    tokenId: String(item.token_id ?? ''),
+    tokenName: String(item.token_name ?? ''),
+    requestId: typeof item.request_id === 'string' ? item.request_id : null,
+    checkpoint: Number(item.checkpoint ?? 0),
+  }),
+  rowItem: (businessId: string, importId: string, line: ResultLine, now: number): Record<string, unknown> => ({
+    ...keys.importRow(businessId, importId, line.row),
+    line: JSON.stringify(line),
+    expires_at: Math.ceil((now + RESULTS_TTL_MS) / 1000),
+  }),
+  lineOf: (item: Readonly<Record<string, unknown>>): ResultLine => JSON.parse(String(item.line)) as ResultLine,
+} as const;

@@ -1,0 +1,183 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- records and feed entries are arbitrary JSON */
+import demo from '../../fixtures/demo.json';
+import { API, startApi, type TestApi } from '../support/harness';
+import { applyImportRows, importCellKinds, type ApplyRowsOptions } from '../../src/services/import-rows';
+import { readImportRows } from '../../src/domain/import-rows';
+import { readRowResults } from '../../src/data/import-store';
+import { readBusinessConfig } from '../../src/data/business-store';
+import { translateFields } from '../../src/http/i18n/language';
+import type { ImportType, ResultLine } from '../../src/domain/imports';
+import type { WriteOrigin } from '../../src/domain/audit';
+
+/**
+ * The row applier of contract §22 on DynamoDB Local: each row takes its
+ * single request's path (schemas, rules, uniqueness, messages), external ids
+ * upsert, validate writes nothing, every written record has its feed entry
+ * with the import's actor, and a row with a stored result is never applied
+ * again.
+ */
+const BUSINESS = 'import-rows';
+let api: TestApi;
+let token: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  token = await api.provision({ ...demo, business: { ...demo.business, id: BUSINESS } });
+});
+afterAll(() => api.close());
+
+const get = (path: string) => api.request('GET', `${API}${path}`, { token });
+
+const origin = (importId: string): WriteOrigin => ({
+  actor: { type: 'import', import_id: importId, token_id: 'abcdefabcdef', token_name: 'bulk' },
+  request_id: `req-${importId}`,
+});
+
+async function* bytes(text: string): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(text);
+}
+
+async function run(
+  type: ImportType,
+  file: string,
+  options: Partial<ApplyRowsOptions> & { format?: 'csv' | 'jsonl' } = {},
+): Promise<ResultLine[]> {
+  const config = await readBusinessConfig(BUSINESS);
+  const rows = readImportRows(bytes(file), options.format ?? 'csv', importCellKinds(type, config));
+  const out: ResultLine[] = [];
+  for await (const line of applyImportRows(rows, {
+    businessId: BUSINESS,
+    type,
+    mode: 'apply',
+    origin: origin(options.importId ?? 'imp-1'),
+    ...options,
+  }))
+    out.push(line);
+  return out;
+}
+
+async function feedSince(cursor: string | undefined): Promise<{ entries: any[]; next: string }> {
+  const res = await get(`/changes?limit=500${cursor ? `&after=${cursor}` : ''}`);
+  return { entries: res.body.entries, next: res.body.next_cursor };
+}
+
+describe('applying rows (contract §22)', () => {
+  let start: string | undefined;
+  beforeAll(async () => {
+    start = (await feedSince(undefined)).next;
+  });
+
+  it('validates each row as its POST, in the import language, and never stops at a bad row', async () => {
+    const file = [
+      'external_id;first_name;last_name;employee_number;gender;birthday',
+      'e-1;Anna;Huber;N-1;female;1990-02-03',
+      'e-2;;Moser;N-2;robot;2023-02-30',
+      'e-3;Karl;Gruber;N-1;;',
+      'bad id;Lea;Berg;;;',
+      'e-4;Ida;Wolf;N-4;;',
+    ].join('\n');
+    const lines = await run('employees', file, {
+      importId: 'imp-1',
+      translate: (fields) => translateFields(fields, 'de'),
+    });
+    expect(lines.map((l) => [l.row, l.external_id, l.result])).toEqual([
+      [1, 'e-1', 'created'],
+      [2, 'e-2', 'failed'],
+      [3, 'e-3', 'failed'],
+      [4, 'bad id', 'failed'],
+      [5, 'e-4', 'created'],
+    ]);
+    expect(lines[1]?.errors).toEqual({
+      first_name: ['muss ausgefüllt werden'],
+      gender: ['ist kein gültiger Wert'],
+      birthday: ['ist nicht gültig'],
+    });
+    // Unique against stored records and earlier rows of the file.
+    expect(lines[2]?.errors).toEqual({ employee_number: ['ist bereits vergeben'] });
+    expect(lines[3]?.errors).toEqual({ external_id: ['ist nicht gültig'] });
+    const anna = await get(`/employees/${lines[0]?.id}`);
+    expect(anna.body).toMatchObject({ first_name: 'Anna', employee_number: 'N-1', birthday: '1990-02-03' });
+
+    // Every stored result, in row order: what a resumed run and the results file read.
+    const stored = await readRowResults(BUSINESS, 'imp-1', 0);
+    expect(stored.lines.map((l) => l.row)).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a re-run updates what changed, leaves the rest unchanged, and applies no row of one import twice', async () => {
+    const file = [
+      'external_id,first_name,last_name,employee_number',
+      'e-1,Anna,Huber-Berg,N-1',
+      'e-4,Ida,Wolf,N-4',
+      'e-5,Max,Neu,N-1',
+    ].join('\n');
+    const first = await run('employees', file, { importId: 'imp-2' });
+    expect(first.map((l) => l.result)).toEqual(['updated', 'unchanged', 'failed']);
+    const before = await get(`/employees/${first[1]?.id}`);
+    // The same import again (a resumed run): stored results come back, nothing is applied again.
+    const again = await run('employees', file, { importId: 'imp-2' });
+    expect(again).toEqual(first);
+    expect((await get(`/employees/${first[1]?.id}`)).body.updated_at).toBe(before.body.updated_at);
+    expect((await get(`/employees/${first[0]?.id}`)).body.last_name).toBe('Huber-Berg');
+  });
+
+  it('validate mode reports what apply would do and writes nothing', async () => {
+    const total = (await get('/employees')).body.total_entries;
+    const file =
+      '{"external_id":"e-1","last_name":"X"}\n{"first_name":"V","last_name":"W","employee_number":"N-9"}\n{"first_name":"V","last_name":"W","employee_number":"N-9"}\n';
+    const lines = await run('employees', file, { format: 'jsonl', mode: 'validate', importId: 'imp-3' });
+    expect(lines.map((l) => [l.result, l.id])).toEqual([
+      ['updated', expect.any(String)],
+      ['created', null],
+      ['failed', null],
+    ]);
+    expect(lines[2]?.errors).toEqual({ employee_number: ['has already been taken'] });
+    expect((await get('/employees')).body.total_entries).toBe(total);
+  });
+
+  it('jobs name their employee by employee_external_id; a job with a known external_id is skipped', async () => {
+    const file = [
+      'external_id,employee_external_id,name,from,time_table,time_percentage',
+      'j-1,e-1,Cook,2026-01-01,"[8,8,8,8,8,0,0]",80',
+      'j-1,e-1,Cook,2026-01-01,,',
+      'j-2,e-404,Cook,2026-01-01,,',
+      'j-3,e-4,Cook,2026-13-01,"[1]",',
+    ].join('\n');
+    const lines = await run('employee_jobs', file, { importId: 'imp-4' });
+    expect(lines.map((l) => l.result)).toEqual(['created', 'skipped', 'failed', 'failed']);
+    expect(lines[2]?.errors).toEqual({ employee_external_id: ['does not exist'] });
+    expect(lines[3]?.errors).toEqual({ from: ['is invalid'], time_table: ['is invalid'] });
+    const job = await get(`/employee_jobs/${lines[0]?.id}`);
+    expect(job.body).toMatchObject({ time_table: [8, 8, 8, 8, 8, 0, 0], time_percentage: 80 });
+    const anna = await get(`/employees/${job.body.employee_id}`);
+    expect(anna.body.first_employee_job_from).toBe('2026-01-01');
+  });
+
+  it('applications: created, then updated by external_id', async () => {
+    const created = await run(
+      'applications',
+      '{"external_id":"a-1","first_name":"Eva","last_name":"Ried","email":"eva@example.com","accept_terms_and_conditions":true}\n{"first_name":"No","last_name":"Terms","email":"x@example.com"}\n',
+      { format: 'jsonl', importId: 'imp-5' },
+    );
+    expect(created.map((l) => l.result)).toEqual(['created', 'failed']);
+    expect(created[1]?.errors).toEqual({ accept_terms_and_conditions: ['must be accepted'] });
+    const updated = await run('applications', '{"external_id":"a-1","phone":"+39 1"}\n', {
+      format: 'jsonl',
+      importId: 'imp-6',
+    });
+    expect(updated.map((l) => [l.result, l.id])).toEqual([['updated', created[0]?.id]]);
+  });
+
+  it('every write has its feed entry with the import as actor and the creating request id', async () => {
+    const { entries } = await feedSince(start);
+    expect(entries.length).toBeGreaterThan(0);
+    for (const e of entries) {
+      expect(e.actor).toMatchObject({ type: 'import', token_id: 'abcdefabcdef', token_name: 'bulk' });
+      expect(e.request_id).toBe(`req-${e.actor.import_id}`);
+    }
+    const kinds = entries.map((e) => `${e.type} ${e.actor.import_id}`);
+    expect(kinds.filter((k) => k === 'employee.created imp-1')).toHaveLength(2);
+    expect(kinds.filter((k) => k.startsWith('employee.updated imp-2'))).toHaveLength(1);
+    expect(kinds.filter((k) => k.includes('imp-3'))).toHaveLength(0);
+    expect(kinds.filter((k) => k === 'employee_job.created imp-4')).toHaveLength(1);
+  });
+});
