@@ -15,7 +15,7 @@ import { FieldError, FieldErrorCollector, MESSAGES } from '../../src/domain/erro
 import type { Fixture } from '../../src/domain/fixture';
 import { fieldsForCreate } from '../../src/domain/application-record';
 import { todayIn } from '../../src/domain/job-dates';
-import { bodyValidator } from '../../src/http/validation';
+import { bodyValidator } from '../../src/schemas/validation';
 import { APPLICATION_READ_ONLY } from '../../src/schemas/applications';
 import { EMPLOYEE_JOB_READ_ONLY, EMPLOYEE_READ_ONLY } from '../../src/schemas/employees';
 import validateApplicationCreate from '../../src/schemas/generated/validate-application-create';
