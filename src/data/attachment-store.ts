@@ -11,17 +11,16 @@
  * (feedCounterKey(bid, 'application', aid)): one lane holds an applicant's
  * whole history, and its entries are found the same way for erasure.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { MAX_ATTACHMENTS_PER_APPLICATION } from '../domain/attachments';
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
 import { applicationKey } from './application-store';
-import { db } from './client';
-import { tableName } from './config';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { attachment, type StoredAttachment } from './entities/attachment';
 import type { Key } from './keys';
 import { batchGet, query, type Item } from './table-io';
-import type { TxWrite } from './transact-write';
+import { MAX_TRANSACTION_ITEMS, type TxWrite } from './transact-write';
+import { applicationRedactions } from './feed-redaction';
+import { idempotencyTombstoneWrite } from './idempotency';
 import { updateOf } from './update-expression';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 
@@ -111,11 +110,18 @@ export async function readForChange(
  * at most 20 records and the count), and whether the application exists
  * (read beside it, same round trip).
  */
+/** n of the count item among an application's items; undefined when there is none. */
+function countOf(items: readonly Item[]): number | undefined {
+  const { SK } = attachment.countKey('', '');
+  const item = items.find((i) => i.SK === SK);
+  return item === undefined ? undefined : Number(item.n ?? 0);
+}
+
 export async function readAttachments(
   businessId: string,
   applicationId: string,
   options: { withApplication: boolean },
-): Promise<{ applicationExists: boolean; attachments: StoredAttachment[]; hasCount: boolean }> {
+): Promise<{ applicationExists: boolean; attachments: StoredAttachment[]; count: number | undefined }> {
   const app = options.withApplication ? batchGet([applicationKey(businessId, applicationId)]) : Promise.resolve([]);
   const [items, [application]] = await Promise.all([
     query({
@@ -128,7 +134,7 @@ export async function readAttachments(
   return {
     applicationExists: !options.withApplication || application !== undefined,
     attachments,
-    hasCount: items.length > attachments.length,
+    count: countOf(items),
   };
 }
 
@@ -173,25 +179,62 @@ export function deleteWrites(a: StoredAttachment): TxWrite[] {
 }
 
 /**
- * Erasure's removal of every attachment item of an application and its
- * count (BatchWriteItem, 25 a call); what a create adds meanwhile recreates
- * the count, which the application's delete transaction checks
- * (noAttachmentsLeft) and so re-runs.
+ * The erasure of every attachment of an application read with its count (n as
+ * read; undefined: no count item): one transaction deleting each record if
+ * still the version read, the count if still n (a create or delete since
+ * re-runs the erasure from the read, so nothing is left behind), turning the
+ * Idempotency-Key record of each create into a tombstone, and redacting the
+ * attachments' feed entries. `before` redacts first what cannot go into it
+ * (entries near expiry, or over DynamoDB's 100 items: with 20 attachments, 41
+ * items are records, count and tombstones, 59 are left for redactions).
  */
-export async function deleteAllItems(businessId: string, applicationId: string, ids: readonly string[]): Promise<void> {
-  const all = [
-    ...ids.map((id) => attachment.key({ businessId, applicationId, id })),
-    attachment.countKey(businessId, applicationId),
-  ];
-  for (let i = 0; i < all.length; i += 25) {
-    let pending = all.slice(i, i + 25).map((Key) => ({ DeleteRequest: { Key } }));
-    for (let attempt = 0; pending.length > 0 && attempt < 8; attempt++) {
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-    if (pending.length > 0) throw new Error('attachment records not deleted (throttled)');
-  }
+export function erasureWrites(
+  businessId: string,
+  applicationId: string,
+  attachments: readonly StoredAttachment[],
+  count: number | undefined,
+  nowMs = Date.now(),
+): { before: () => Promise<void>; writes: TxWrite[] } {
+  const records = attachments.map(
+    (a): TxWrite => ({
+      item: {
+        Delete: {
+          Key: attachmentKey(a),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': a.version },
+        },
+      },
+      onConditionFailed: () => 'retry',
+      confirms: (stored) => stored === undefined,
+    }),
+  );
+  const countWrite: TxWrite[] =
+    count === undefined
+      ? []
+      : [
+          {
+            item: {
+              Delete: {
+                Key: attachment.countKey(businessId, applicationId),
+                ConditionExpression: 'n = :n',
+                ExpressionAttributeValues: { ':n': count },
+              },
+            },
+            onConditionFailed: () => 'retry',
+            confirms: (stored) => stored === undefined,
+          },
+        ];
+  const tombstones = attachments.flatMap((a) => (a.idempotencyPk ? [idempotencyTombstoneWrite(a.idempotencyPk, nowMs)] : []));
+  const fixed = [...records, ...countWrite, ...tombstones];
+  if (fixed.length > MAX_TRANSACTION_ITEMS) throw new Error(`erasure of ${attachments.length} attachments exceeds a transaction`);
+  const redactions = applicationRedactions(
+    businessId,
+    applicationId,
+    attachments.flatMap((a) => a.feedRefs),
+    nowMs,
+    MAX_TRANSACTION_ITEMS - fixed.length,
+  );
+  return { before: redactions.before, writes: [...fixed, ...redactions.writes] };
 }
 
 /** In the application's delete transaction: no attachment was created since they were erased. */

@@ -18,19 +18,21 @@ import { updateOf } from './update-expression';
 const REDACT = updateOf({ set: { [feedLane.dataAttribute]: null } }, { expression: IF_PRESENT });
 
 /**
- * The redactions of an erasure of application `id` whose record lists `refs`:
- * `before` runs first (entries near expiry, which may be gone: a failed
- * condition there is ignored; entries over the transaction's cap), then
- * `writes` go into the delete transaction (entries that surely exist).
+ * The redactions of an erasure of application `id` whose record (or whose
+ * attachments' records) list `refs`: `before` runs first (entries near expiry,
+ * which may be gone: a failed condition there is ignored; entries over the
+ * transaction's `cap`), then `writes` go into the delete transaction (entries
+ * that surely exist).
  */
 export function applicationRedactions(
   businessId: string,
   id: string,
   refs: readonly FeedRef[],
   nowMs = Date.now(),
+  cap?: number,
 ): { before: () => Promise<void>; writes: TxWrite[] } {
   const lane = laneOf('application', id);
-  const plan = redactionPlan(refs, nowMs);
+  const plan = redactionPlan(refs, nowMs, cap);
   return {
     before: () => redactEach(businessId, lane, plan.before),
     writes: plan.inTransaction.map((seq) => ({
@@ -39,18 +41,6 @@ export function applicationRedactions(
     })),
   };
 }
-
-/**
- * Redacts the entries `refs` name in the application's lane one by one (an
- * erased application's attachments: their records go before its delete
- * transaction, so their entries cannot wait for it). An entry already gone needs nothing.
- */
-export const redactApplicationEntries = (businessId: string, id: string, refs: readonly FeedRef[]): Promise<void> =>
-  redactEach(
-    businessId,
-    laneOf('application', id),
-    refs.map(([seq]) => seq),
-  );
 
 const PARALLEL = 8;
 

@@ -59,6 +59,9 @@ export async function commitWrite(
   hooks.wrote = true;
 }
 
+/** DynamoDB's most items in one TransactWriteItems. */
+export const MAX_TRANSACTION_ITEMS = 100;
+
 /** Witness of a create: the new item (its key holds a fresh id) exists. */
 export const exists = (stored: Item | undefined): boolean => stored !== undefined;
 

@@ -35,8 +35,8 @@ import { pagePositions, type PageRequest } from '../domain/pagination';
 import { created, etagOf, noContent, ok, type ApiResult } from '../domain/result';
 import {
   createWrites,
-  deleteAllItems,
   deleteWrites,
+  erasureWrites,
   readAttachment,
   readAttachments,
   readForChange,
@@ -52,9 +52,8 @@ import {
   presignDownload,
   presignUpload,
 } from '../data/attachment-objects';
-import { redactApplicationEntries } from '../data/feed-redaction';
 import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
-import { idempotencyOf, idempotentCreate, idempotencyTombstoneWrite, type RequestTarget } from '../data/idempotency';
+import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import { transactWrite } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { inCallScope } from '../data/call-scope';
@@ -385,25 +384,18 @@ async function settle(
 
 /**
  * Erases every attachment of an application (contract §17, §19), before the
- * application's own delete transaction: the bytes (so an earlier download
- * URL stops working), the file names in earlier feed entries, the
- * Idempotency-Key records of their creates, then the records and the count.
+ * application's own delete transaction: the bytes first (so an earlier
+ * download URL stops working, and no object outlives its record), then one
+ * transaction for the records, the count, the Idempotency-Key records of
+ * their creates and the file names in earlier feed entries (erasureWrites).
  * The caller's transaction checks that no attachment came meanwhile
  * (noAttachmentsLeft) and re-runs if one did.
  */
 export async function eraseAttachments(businessId: string, applicationId: string): Promise<void> {
-  const { attachments, hasCount } = await readAttachments(businessId, applicationId, { withApplication: false });
-  if (attachments.length === 0 && !hasCount) return;
+  const { attachments, count } = await readAttachments(businessId, applicationId, { withApplication: false });
+  if (attachments.length === 0 && count === undefined) return;
   await deleteObjects(attachments.flatMap(keysOf));
-  await redactApplicationEntries(
-    businessId,
-    applicationId,
-    attachments.flatMap((a) => a.feedRefs),
-  );
-  for (const a of attachments) if (a.idempotencyPk) await transactWrite([idempotencyTombstoneWrite(a.idempotencyPk)]);
-  await deleteAllItems(
-    businessId,
-    applicationId,
-    attachments.map((a) => a.id),
-  );
+  const erasure = erasureWrites(businessId, applicationId, attachments, count);
+  await erasure.before();
+  await transactWrite(erasure.writes);
 }
