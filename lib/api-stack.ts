@@ -35,17 +35,8 @@ import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
 import { SCAN_RESULT_DETAIL_TYPE, STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
 import { METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
-import {
-  BUCKET_GRANTS,
-  FALLBACK_ROUTE,
-  ROUTES,
-  TABLE_GRANTS,
-  WORKER_GRANTS,
-  RATE_COUNT_GRANT,
-  type RouteDefinition,
-  type RouteName,
-  type TableGrant,
-} from '../src/http/routes';
+import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type RouteName } from '../src/http/routes';
+import { BUCKET_GRANTS, TABLE_GRANTS, WORKER_GRANTS, RATE_COUNT_GRANT, type TableGrant } from '../src/http/grants';
 import { TABLE } from '../src/data/table-definition';
 import { RATE_PREFIX } from '../src/data/keys';
 
@@ -381,7 +372,7 @@ export class ApiStack extends Stack {
         },
         ...(bundleFiles.length > 0 ? { commandHooks: shipNextToHandler(bundleFiles) } : {}),
       });
-      // Exactly what the route's code path calls (TABLE_GRANTS in src/http/routes.ts): no index/*, no Scan.
+      // Exactly what the route's code path calls (TABLE_GRANTS in src/http/grants.ts): no index/*, no Scan.
       if (statement) fn.role.addToPrincipalPolicy(statement);
       if (needsToken(name)) fn.role.addToPrincipalPolicy(rateCountStatement(this.table.tableArn));
       functions[name] = fn;

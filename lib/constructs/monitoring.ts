@@ -37,7 +37,7 @@ export const THRESHOLDS = {
   rateLimited: 1000,
 } as const;
 
-/** The DynamoDB operations the functions use (TABLE_GRANTS in src/http/routes.ts); alarms watch exactly these. */
+/** The DynamoDB operations the functions use (TABLE_GRANTS in src/http/grants.ts); alarms watch exactly these. */
 const TABLE_OPERATIONS = [
   dynamodb.Operation.GET_ITEM,
   dynamodb.Operation.BATCH_GET_ITEM,

@@ -3,14 +3,14 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 /**
  * Which function (route) a DynamoDB call is made for, and the set of
  * (route, action, index) this process has sent. The integration tests compare
- * that set with the IAM grants declared in src/http/routes.ts (TABLE_GRANTS); in
+ * that set with the IAM grants declared in src/http/grants.ts (TABLE_GRANTS); in
  * Lambda the set holds the few combinations of one function.
  */
 const scope = new AsyncLocalStorage<string>();
 
 /**
  * What the rate count syncs of every route are attributed to: one grant for all
- * of them (UpdateItem on the `RATE#` items only, src/http/routes.ts RATE_COUNT_GRANT).
+ * of them (UpdateItem on the `RATE#` items only, src/http/grants.ts RATE_COUNT_GRANT).
  */
 export const RATE_COUNTS_SCOPE = 'rate-counts';
 

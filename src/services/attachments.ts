@@ -253,7 +253,7 @@ export type CheckOutcome =
   | { status: 'rejected'; reason: RejectionReason }
   | { status: 'awaiting-scan' | 'orphan-deleted' | 'stale-deleted' | 'not-pending' | 'no-object' | 'ignored' };
 
-/** The check's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+/** The check's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const CHECK_JOB_NAME = 'check-attachment';
 
 /** Runs `run` with its DynamoDB calls attributed to the check (Lambda, the local server, tests). */

@@ -78,7 +78,7 @@ export function inProcessLauncher(options: RunOptions = {}): ExportLauncher {
   };
 }
 
-/** The worker's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+/** The worker's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const EXPORT_WORKER_NAME = 'run-export';
 
 /** Runs `run` with its DynamoDB calls attributed to the export worker (Lambda, in-process runs, tests). */

@@ -27,7 +27,7 @@ import { eraseApplication } from './applications';
 import { runWithOrigin } from '../data/write-origin';
 import { RETENTION_ORIGIN } from '../domain/audit';
 
-/** The scheduled job's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+/** The scheduled job's function: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const RETENTION_JOB_NAME = 'apply-retention';
 
 /** Runs `run` with its DynamoDB calls attributed to the retention job (Lambda, tests). */

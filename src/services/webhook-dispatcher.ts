@@ -41,7 +41,7 @@ import {
 import { changeSource, type FeedEntry } from './change-source';
 import { deliver } from './webhook-delivery';
 
-/** The function's name: its DynamoDB calls are checked against WORKER_GRANTS of src/http/routes.ts. */
+/** The function's name: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const DISPATCHER_NAME = 'dispatch-webhooks';
 
 /** Runs one dispatcher invocation (Lambda or local pass) with its calls attributed to the dispatcher. */

@@ -27,7 +27,8 @@ import {
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
-import { BUCKET_GRANTS, FALLBACK_ROUTE, ROUTES, TABLE_GRANTS } from '../../src/http/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
+import { BUCKET_GRANTS, TABLE_GRANTS } from '../../src/http/grants';
 import { THRESHOLDS } from '../../lib/constructs/monitoring';
 import { TABLE, projectionOf } from '../../src/data/table-definition';
 
@@ -354,7 +355,6 @@ describe('IAM least privilege', () => {
       'delete-application',
       [
         'BatchGetItem',
-        'BatchWriteItem',
         'ConditionCheckItem',
         'DeleteItem',
         'GetItem',
@@ -745,7 +745,6 @@ describe('retention job', () => {
     expect(dynamoActionsOf(RETENTION_JOB.name).sort()).toEqual(
       [
         'BatchGetItem',
-        'BatchWriteItem',
         'ConditionCheckItem',
         'DeleteItem',
         'GetItem',

@@ -8,11 +8,11 @@ export default async function globalTeardown(): Promise<void> {
   // Every worker has written its file by now: the IAM grants must cover every call the tests saw.
   const { undeclared, unobserved } = checkGrants(readObservedCalls());
   if (unobserved.length > 0) {
-    console.warn(`IAM grants never used by the tests (src/http/routes.ts TABLE_GRANTS):\n  ${unobserved.join('\n  ')}`);
+    console.warn(`IAM grants never used by the tests (src/http/grants.ts TABLE_GRANTS):\n  ${unobserved.join('\n  ')}`);
   }
   if (undeclared.length > 0) {
     throw new Error(
-      `DynamoDB calls missing from the IAM grants in src/http/routes.ts (TABLE_GRANTS) — AccessDenied on AWS:\n  ${undeclared.join('\n  ')}`,
+      `DynamoDB calls missing from the IAM grants in src/http/grants.ts (TABLE_GRANTS) — AccessDenied on AWS:\n  ${undeclared.join('\n  ')}`,
     );
   }
 }

@@ -1,4 +1,5 @@
-import { FALLBACK_ROUTE, ROUTES, TABLE_GRANTS, WORKER_GRANTS } from '../../src/http/routes';
+import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
+import { TABLE_GRANTS, WORKER_GRANTS } from '../../src/http/grants';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
@@ -9,7 +10,7 @@ import { checkGrants, parseCall } from '../support/dynamo-calls';
 
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchWriteItem'];
 
-describe('TABLE_GRANTS (src/http/routes.ts)', () => {
+describe('TABLE_GRANTS (src/http/grants.ts)', () => {
   test('one grant per route and the fallback, and no other', () => {
     expect(Object.keys(TABLE_GRANTS).sort()).toEqual([...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name].sort());
   });
