@@ -207,8 +207,10 @@ export const serviceUnavailable = (retryAfterSeconds = 1): HttpError =>
 export class FieldErrorCollector {
   // No prototype: a body key such as `constructor` or `__proto__` is just another field name.
   private readonly fields: FieldMessages = Object.create(null) as FieldMessages;
+  private readonly settled = new Set<string>();
 
   add(field: string, message: string): void {
+    if (this.settled.has(field)) return;
     const list = (this.fields[field] ??= []);
     // "can't be blank" says everything about an empty value; "is invalid" beside it is noise.
     if (message === MESSAGES.blank) {
@@ -216,6 +218,12 @@ export class FieldErrorCollector {
       if (i >= 0) list.splice(i, 1);
     } else if (message === MESSAGES.invalid && list.includes(MESSAGES.blank)) return;
     if (!list.includes(message)) list.push(message);
+  }
+
+  /** The field's one message, whatever was collected for it before or is after (a value that is not Unicode). */
+  only(field: string, message: string): void {
+    this.fields[field] = [message];
+    this.settled.add(field);
   }
 
   has(field: string): boolean {

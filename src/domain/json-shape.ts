@@ -26,3 +26,37 @@ export function jsonShapeProblem(
   }
   return undefined;
 }
+
+/**
+ * A lone surrogate (`\ud800` escaped in JSON) is UTF-16 that is not Unicode
+ * (contract §2). In a `u` regex a surrogate pair is one code point, so only
+ * unpaired halves match.
+ */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+export const hasLoneSurrogate = (text: string): boolean => LONE_SURROGATE.test(text);
+
+/**
+ * The top-level fields of a parsed JSON body that hold a lone surrogate
+ * anywhere: in their name, or in any string or key beneath them (iterative,
+ * like jsonShapeProblem). Not an object: none.
+ */
+export function loneSurrogateFields(body: unknown): string[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const holds = (value: unknown): boolean => {
+    const pending = [value];
+    while (pending.length > 0) {
+      const next = pending.pop();
+      if (typeof next === 'string') {
+        if (hasLoneSurrogate(next)) return true;
+      } else if (typeof next === 'object' && next !== null)
+        for (const [key, child] of Object.entries(next)) {
+          if (hasLoneSurrogate(key)) return true;
+          pending.push(child);
+        }
+    }
+    return false;
+  };
+  return Object.entries(body)
+    .filter(([field, value]) => hasLoneSurrogate(field) || holds(value))
+    .map(([field]) => field);
+}

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { NOT_BLANK } from './keywords';
+import { loneSurrogateFields } from '../domain/json-shape';
 import { badRequest, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
 
 /**
@@ -66,6 +67,9 @@ export type BodyValidator<T> = (body: unknown, collector?: FieldErrorCollector) 
 /**
  * Validates a parsed JSON body against a request schema. Field errors are
  * collected (not thrown) so the domain can add its own before one 422 goes out.
+ * Every body route validates here, so this is where contract §2's rule holds
+ * for all of them: a field holding a lone surrogate anywhere (read-only ones
+ * included) is `is invalid`, whatever else its schema says.
  */
 export function bodyValidator<T>(validate: CompiledValidator, options: BodyValidatorOptions = {}): BodyValidator<T> {
   const ignored = new Set(options.ignore ?? []);
@@ -79,6 +83,7 @@ export function bodyValidator<T>(validate: CompiledValidator, options: BodyValid
         Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
     if (!validate(input)) collectAjvErrors(validate.errors, collector);
+    for (const field of loneSurrogateFields(body)) collector.only(field, MESSAGES.invalid);
     return input as T;
   };
 }

@@ -228,6 +228,14 @@ describe('what an attacker tried on the local stack (issue 41), through the loca
     expect(Buffer.from(await download.arrayBuffer())).toEqual(PDF);
   });
 
+  it('a file name with a lone surrogate: 422 is invalid, nothing stored (no record left pending)', async () => {
+    const app = await newApplication();
+    const res = await declare(app, '\udc00x.txt', 'text/plain', 5);
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ file_name: ['is invalid'] });
+    expect((await call('GET', `/applications/${app}/attachments`)).body.total_entries).toBe(0);
+  });
+
   it('bytes uploaded again with an old form after available or rejected are deleted, never checked or served', async () => {
     const app = await newApplication();
     const good = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import demo from '../../fixtures/demo.json';
+import { ROUTES } from '../../src/http/routes';
+import { SCHEMAS } from '../../src/schemas';
 import { setEnvForFile } from '../support/env';
 import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
 
@@ -612,5 +614,56 @@ describe('error bodies stay small (contract §2)', () => {
     });
     expect(res.status).toBe(404);
     expect(res.body.message).toContain(`"${'e'.repeat(100)}"`);
+  });
+});
+
+describe('lone surrogates in any JSON body (contract §2)', () => {
+  /** Text holding one unpaired UTF-16 half somewhere (a pair elsewhere is fine Unicode). */
+  const loneText = fc
+    .tuple(fc.string({ maxLength: 12 }), fc.integer({ min: 0xd800, max: 0xdfff }), fc.string({ maxLength: 12 }))
+    .map(([before, half, after]) => `${before}${String.fromCharCode(half)}${after}`)
+    .filter((text) => /\p{Surrogate}/u.test(text));
+  /** The text as the field's value, inside an array or object beneath it, or as a key beneath it. */
+  const placed = fc
+    .tuple(loneText, fc.constantFrom('value', 'in-array', 'as-key'))
+    .map(([text, where]) => (where === 'value' ? text : where === 'in-array' ? ['ok', text] : { [text]: 1 }));
+
+  it('every field of every body route: 422, and `is invalid` alone for that field, whatever its schema says', async () => {
+    const cases = ROUTES.filter((route) => route.auth && 'request' in route && route.request).flatMap((route) => {
+      const schema = SCHEMAS[(route as { request: string }).request] as { properties?: Record<string, unknown> };
+      const path = route.path.replace(/\{[^}]+\}/g, route.path.includes('/employees/') ? employeeId : applicationId);
+      return [...Object.keys(schema.properties ?? {}), 'cf_12', 'not_a_field'].map((field) => ({ route, path, field }));
+    });
+    const values = fc.sample(placed, { numRuns: cases.length, seed: 41 });
+    const results = await Promise.all(
+      cases.map(async ({ route, path, field }, i) => {
+        const res = await api.request(route.method, path, { token, body: { [field]: values[i] } });
+        return [route.name, field, res.status, (res.body as Record<string, unknown>)[field]];
+      }),
+    );
+    expect(results).toEqual(cases.map(({ route, field }) => [route.name, field, 422, ['is invalid']]));
+    // In a key's name too.
+    const res = await api.request('POST', `${API}/employees`, { token, body: { 'x\udc00': 'y' } });
+    expect(res.body['x\udc00']).toEqual(['is invalid']);
+  });
+
+  it('an otherwise valid body with one is refused whole and stores nothing; a surrogate pair is fine', async () => {
+    const before = await totalOf(`${API}/applications`);
+    const body = {
+      first_name: 'Ann',
+      last_name: 'Lee\ud800',
+      email: 'ann@example.com',
+      accept_terms_and_conditions: true,
+    };
+    const res = await api.request('POST', `${API}/applications`, { token, body, headers: { 'accept-language': 'de' } });
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body)).toEqual(['last_name']);
+    expect(await totalOf(`${API}/applications`)).toBe(before);
+    const paired = await api.request('POST', `${API}/applications`, {
+      token,
+      body: { ...body, last_name: 'Lee \ud83d\ude00' },
+    });
+    expect(paired.status).toBe(201);
+    expect(paired.body.last_name).toBe('Lee \ud83d\ude00');
   });
 });
