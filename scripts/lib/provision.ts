@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { importBusiness, type ImportSummary } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
@@ -37,6 +38,7 @@ export async function provisionFromFile(
   const fixture = loadFixture(file);
   const { config, records } = buildBusiness(fixture);
   const summary = await importBusiness(config, records);
-  const token = await issueToken(config.id, `import ${file}`);
+  // Named by the file alone: the name reaches tenants (feed entries, webhooks), the operator's folders must not.
+  const token = await issueToken(config.id, `import ${basename(file)}`);
   return { business_id: config.id, token, summary };
 }

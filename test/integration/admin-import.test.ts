@@ -50,6 +50,14 @@ describe('npm run admin -- import / revoke', () => {
     const after = await api.request('GET', `${API}/locations/hq`, { token: last.token });
     expect(after.body).toEqual(before.body);
     expect(after.headers.get('etag')).toBe(before.headers.get('etag'));
+    // What tenants see of the token (feed entries, webhooks) names the fixture file, not where it lies.
+    const written = await api.request('POST', `${API}/employees`, {
+      token: last.token,
+      body: { first_name: 'Ida', last_name: 'Import' },
+    });
+    const changes = await api.request('GET', `${API}/changes?types=employee.created&limit=500`, { token: last.token });
+    const entry = (changes.body.entries as { id: string; actor: unknown }[]).find((e) => e.id === written.body.id);
+    expect(entry?.actor).toEqual({ type: 'token', token_id: expect.any(String), token_name: 'import acme.json' });
 
     const revoked = await admin('revoke', last.token);
     expect(revoked.code).toBe(0);
