@@ -7,15 +7,16 @@ const transform = { '^.+\\.ts$': swc('typescript'), '^.+\\.js$': swc('ecmascript
 // @middy/*, request-filtering-agent and file-type (with its tokenizer packages) ship ES modules only; jest's
 // CommonJS runtime needs them transformed.
 const transformIgnorePatterns = [
-  'node_modules/(?!(@middy|request-filtering-agent|file-type|strtok3|token-types|@tokenizer|@borewit|uint8array-extras)/)',
+  'node_modules/(?!(@middy|request-filtering-agent|file-type|json-schema-faker|strtok3|token-types|@tokenizer|@borewit|uint8array-extras)/)',
 ];
 
-// file-type's package exports offer `import` and `module-sync` only, conditions jest's CommonJS resolver does not
+// file-type's and json-schema-faker's package exports offer `import` and `module-sync` only, conditions jest's CommonJS resolver does not
 // ask for: name its entry file (transformed like the other ES modules above).
 // The client package (client/src) is an ES module written for nodenext: its relative imports name the .js files
 // its build emits; here they are its TypeScript sources.
 const moduleNameMapper = {
   '^file-type$': '<rootDir>/node_modules/file-type/index.js',
+  '^json-schema-faker$': '<rootDir>/node_modules/json-schema-faker/dist/index.js',
   '^\\./(schema|operations|timing|webhook)\\.js$': '<rootDir>/client/src/$1.ts',
 };
 

@@ -706,7 +706,7 @@ export interface components {
              * @constant
              */
             accept_terms_and_conditions: true;
-            /** @description An application status of the business; absent (or null on create) = the business's default status */
+            /** @description An application status of the business; absent or null = the business's default status */
             application_status_id?: string | null;
             /** @description Whether the applicant accepted archivation; default false */
             accept_archivation?: boolean | null;
@@ -729,8 +729,8 @@ export interface components {
         };
         /** @description Partial update: keys present are changed, absent keys are left alone, null clears an optional field. job_id and accept_terms_and_conditions are fixed at creation (ignored here). Moves updated_at. */
         ApplicationUpdate: {
-            /** @description An application status of the business; absent (or null on create) = the business's default status */
-            application_status_id?: string | null;
+            /** @description An application status of the business (null or blank: `can't be blank`) */
+            application_status_id?: string;
             /** @description Whether the applicant accepted archivation; default false */
             accept_archivation?: boolean | null;
             /** @description ISO 639-1 code, one of the business's locales. Absent or not a locale of the business: the preferred language is used (no error) */

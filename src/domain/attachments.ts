@@ -74,12 +74,16 @@ export const newAttachmentId = (nowMs: number, random: string): string =>
   `att_${nowMs.toString(16).padStart(12, '0')}${random}`;
 export const isAttachmentId = (id: string): boolean => /^att_[0-9a-f]{20}$/.test(id);
 
+/** C0, DEL and C1 controls, and the separators of either path syntax: never in a file name. */
+const FILE_NAME_REFUSED = '/\\\\\\u0000-\\u001f\\u007f-\\u009f';
+/** A file name as a JSON Schema pattern (ECMA-262) says it: a character that is not white space, and none refused. */
+export const FILE_NAME_PATTERN = `^[^${FILE_NAME_REFUSED}]*[^${FILE_NAME_REFUSED}\\s][^${FILE_NAME_REFUSED}]*$`;
+
 /** Why a file name is refused: blank, or too long / a path separator / a control character. */
 export function fileNameProblem(name: string): 'blank' | 'invalid' | undefined {
   if (name.trim() === '') return 'blank';
   if ([...name].length > MAX_FILE_NAME_LENGTH) return 'invalid';
-  // C0, DEL and C1 controls, and the separators of either path syntax.
-  if (/[/\\\u0000-\u001f\u007f-\u009f]/.test(name)) return 'invalid';
+  if (new RegExp(`[${FILE_NAME_REFUSED}]`, 'u').test(name)) return 'invalid';
   return undefined;
 }
 

@@ -128,7 +128,7 @@ once per locale of the business. Every response carries \`X-Request-Id\`; error 
 
 Numbers are finite JSON numbers; anything else is \`422\` \`is invalid\`. Decimal fields (\`time_hours\`,
 \`time_percentage\`, \`time_table\` entries, \`float\` custom fields) take magnitudes below 10^15 with at most 6 digits
-after the decimal point (\`x-max-decimals\` in the schemas); \`integer\` custom fields take whole numbers of magnitude at
+after the decimal point (\`x-max-decimals\` in the schemas, and \`multipleOf\` for generic tools); \`integer\` custom fields take whole numbers of magnitude at
 most 2^53 - 1; \`currency\` custom fields take magnitudes below 10^15 and are stored rounded to 2 decimals. What you store
 is what you read back. A body nested deeper than 64 levels, or with more than 1,000 keys in one object, is \`400\`
 \`bad_request\`. Error bodies stay under 64 KiB: messages quote at most 100 characters of a value you sent (longer ones
@@ -168,8 +168,9 @@ the named fields strict; add \`cf_{id}\` values to a typed body by spreading an 
 ## Validation a generic tool can repeat
 Mandatory texts carry \`pattern: "\\\\S"\` (at least one character that is not white space, ECMA-262); URL, country,
 IBAN and BIC fields a \`pattern\` beside the server's own \`format\` (\`http-url\`, \`country-code\`, \`iban\`, \`bic\`):
-a validating proxy rejects what these reject; the server is stricter where a pattern cannot be (assigned country codes,
-the IBAN checksum), as each field's description says.
+a validating proxy rejects what these reject, and every pattern admits only what the server accepts (URL hosts are DNS
+names or dotted-quad IPv4 addresses; country codes are the assigned ones), except where no pattern can: the IBAN's
+country and mod-97 checksum, as its description says. Decimal fields carry \`multipleOf\` beside \`x-max-decimals\`.
 
 ## Pagination
 Lists take \`page\` (1..2147483647, default 1) and \`per_page\` (1..100, default 30), both plain decimal digits
@@ -402,6 +403,18 @@ function propertiesOf(schema: JsonObject): { properties: Record<string, JsonObje
 }
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * The schemas as the document shows them: `x-max-decimals: n` (the server's exact check) also as the standard
+ * `multipleOf: 10^-n`, so a generic tool knows it too (not given to the server's ajv: in binary floating point
+ * 0.3 is no multiple of 0.000001).
+ */
+export const documented = <T>(value: T): T =>
+  JSON.parse(JSON.stringify(value), (_key, v: unknown) =>
+    v && typeof v === 'object' && typeof (v as JsonObject)['x-max-decimals'] === 'number'
+      ? { ...v, multipleOf: Number(`1e-${(v as JsonObject)['x-max-decimals'] as number}`) }
+      : v,
+  ) as T;
 
 function requireSchema(
   schemas: Record<string, object>,
@@ -711,7 +724,7 @@ export function buildOpenApiDocument(
   routes: readonly RouteDefinition[] = ROUTES,
   schemas: Record<string, object> = SCHEMAS,
 ): OpenApiDocument {
-  const componentSchemas: Record<string, JsonObject> = clone(schemas) as Record<string, JsonObject>;
+  const componentSchemas: Record<string, JsonObject> = documented(schemas) as Record<string, JsonObject>;
   for (const required of ['ErrorBody', 'FieldErrors']) {
     if (!(required in componentSchemas)) throw new Error(`SCHEMAS must contain ${required}`);
   }

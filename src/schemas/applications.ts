@@ -17,9 +17,10 @@ export const APPLICATION_GENDERS = ['male', 'female', 'diverse'] as const;
 /** Fields a PUT may change (contract §6): applicant fields, status, consent, language, campaign. */
 const APPLICATION_UPDATABLE = {
   application_status_id: {
-    type: ['string', 'null'],
+    type: 'string',
+    ...notBlank,
     maxLength: 100,
-    description: "An application status of the business; absent (or null on create) = the business's default status",
+    description: "An application status of the business (null or blank: `can't be blank`)",
   },
   accept_archivation: {
     type: ['boolean', 'null'],
@@ -42,6 +43,13 @@ const APPLICATION_UPDATABLE = {
 } as const;
 
 /** Fields only a create sets. */
+/** On create, null (like absent) means the business's default status. */
+const STATUS_ON_CREATE = {
+  type: ['string', 'null'],
+  maxLength: 100,
+  description: "An application status of the business; absent or null = the business's default status",
+} as const;
+
 const APPLICATION_CREATE_ONLY = {
   job_id: {
     type: ['string', 'null'],
@@ -69,7 +77,7 @@ export const ApplicationCreate = {
   description:
     'accept_terms_and_conditions must be true; first_name, last_name and email are mandatory; cf_{id} keys for the custom application fields of the business',
   required: ['accept_terms_and_conditions', 'first_name', 'last_name', 'email'],
-  properties: { ...APPLICATION_CREATE_ONLY, ...APPLICATION_UPDATABLE },
+  properties: { ...APPLICATION_CREATE_ONLY, ...APPLICATION_UPDATABLE, application_status_id: STATUS_ON_CREATE },
   propertyNames: namedOrCustomKeys([
     ...Object.keys(APPLICATION_CREATE_ONLY),
     ...APPLICATION_UPDATABLE_FIELDS,

@@ -5,6 +5,7 @@ import {
   UPLOAD_EXPIRES_SECONDS,
   DOWNLOAD_EXPIRES_SECONDS,
   REJECTION_REASONS,
+  FILE_NAME_PATTERN,
 } from '../domain/attachments';
 import { datetime, notBlank } from './common';
 
@@ -18,6 +19,8 @@ export const AttachmentCreate = {
     file_name: {
       type: 'string',
       ...notBlank,
+      // Not blank (x-not-blank), and none of the characters fileNameProblem refuses.
+      pattern: FILE_NAME_PATTERN,
       maxLength: MAX_FILE_NAME_LENGTH,
       description: `1..${MAX_FILE_NAME_LENGTH} characters, no \`/\`, \`\\\` or control characters`,
       examples: ['cv.pdf'],

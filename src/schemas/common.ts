@@ -1,3 +1,5 @@
+import { COUNTRY_CODES } from '../domain/formats';
+
 /** The page parameters of every list (contract §7); list queries with filters spread these properties. */
 export const PageQuery = {
   type: 'object',
@@ -88,16 +90,24 @@ export const pageEnvelope = (entry: object): object => ({
   },
 });
 
+/** One of the assigned country codes; `anyCase` also in lower case (a BIC's country, compared upper-cased). */
+const countryAlternatives = (anyCase: boolean): string =>
+  `(${COUNTRY_CODES.map((code) => (anyCase ? code.replace(/[A-Z]/g, (c) => `[${c}${c.toLowerCase()}]`) : code)).join('|')})`;
+const OCTET = '(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])';
+const PORT = '(6553[0-5]|655[0-2][0-9]|65[0-4][0-9]{2}|6[0-4][0-9]{3}|[1-5][0-9]{4}|[0-9]{1,4})';
+
 /**
- * What a generic validator can check of our own formats (`pattern`, ECMA-262),
- * next to the `format` the server checks: the pattern never rejects a value the
- * server accepts; the server is stricter where a pattern cannot be (assigned
- * country codes, the IBAN checksum, a parseable URL host), as each field's
- * description says.
+ * What a generic validator (or a generator of examples) can know of our own formats: a `pattern` (ECMA-262) beside
+ * the `format` the server checks, admitting only values the server accepts. The server checks both, so a pattern
+ * is also the rule: URLs with a DNS name (its last label starting with a letter) or a dotted-quad IPv4 host (a
+ * WHATWG URL parser accepts more spellings, which this API does not), assigned country codes, a BIC's country.
+ * What no pattern can say, the description says: the IBAN's country and mod-97 checksum.
  */
 export const FORMAT_PATTERNS = {
-  'http-url': '^[Hh][Tt][Tt][Pp][Ss]?://',
-  'country-code': '^[A-Z]{2}$',
+  'http-url':
+    `^[Hh][Tt][Tt][Pp][Ss]?://([^\\s/?#@\\\\]*@)?(([A-Za-z0-9_-]+\\.)*[A-Za-z][A-Za-z0-9_-]*\\.?|${OCTET}(\\.${OCTET}){3})` +
+    `(:${PORT})?([/?#][\\s\\S]*)?$`,
+  'country-code': `^${countryAlternatives(false)}$`,
   iban: '^\\s*[A-Za-z]\\s*[A-Za-z]\\s*[0-9]\\s*[0-9](\\s*[A-Za-z0-9]){10,30}\\s*$',
-  bic: '^[A-Za-z]{6}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?$',
+  bic: `^[A-Za-z]{4}${countryAlternatives(true)}[A-Za-z0-9]{2}([A-Za-z0-9]{3})?$`,
 } as const;
