@@ -98,6 +98,13 @@ Deleting an attachment deletes its bytes; erasing the application (DELETE or ret
 
 const DESCRIPTION = `HR and recruiting API: employees, employee jobs, applications and the reference data of one business.
 
+## TypeScript client
+The service's repository holds a typed client of this document (\`client/\`, package \`hr-api-client\`): its README,
+section **Use the client** (\`README.md#use-the-client\`), shows how to install and use it. \`createClient({baseUrl, token})\`
+has one method per \`operationId\` below, sends an \`Idempotency-Key\` with every write and reuses it when it retries
+(429, 502, 503, 504, timeouts, dropped connections; waiting as \`Retry-After\` and \`RateLimit\` ask), pages through lists
+(\`paginate\`), follows the change feed (\`changes\`) and verifies webhook deliveries (\`verifyWebhook\`).
+
 ## Authentication
 Every request except this document and \`/docs\` sends \`Authorization: Bearer <token>\`. A token belongs to one business;
 records of other businesses are invisible (404). Missing, malformed, unknown, revoked or expired tokens answer \`401\`

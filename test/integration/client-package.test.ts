@@ -2,7 +2,8 @@
  * The client as its users get it (contract §23): its types are the served document's (regenerated from the live
  * document, they equal the committed ones), `npm pack --workspace client` makes a tarball that installs into an
  * empty project without the network, whose declarations type-check a sample under strict nodenext and refuse a
- * misspelt field or operation, and the sample runs against the local server. Also the size budget.
+ * misspelt field or operation, and the sample and examples/sync-employees.mjs run against the local server. Also
+ * the size budget.
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -169,6 +170,32 @@ it('packs, installs from the tarball offline, type-checks a sample (strict, node
     code: 'not_found',
     verified: true,
   });
+
+  // examples/sync-employees.mjs, as a user runs it with the installed package: a first run copies the feed to its
+  // head, a second applies only what changed since (its checkpoint on disk), a third finds nothing new.
+  fs.copyFileSync(path.join(ROOT, 'examples', 'sync-employees.mjs'), path.join(project, 'sync.mjs'));
+  const sync = async () =>
+    JSON.parse(
+      (
+        await promisify(execFile)(process.execPath, ['sync.mjs', 'copy.json'], {
+          cwd: project,
+          encoding: 'utf8',
+          env: { PATH: process.env.PATH, BASE_URL: api.baseUrl, TOKEN: token },
+        })
+      ).stdout,
+    );
+  expect(await sync()).toMatchObject({ applied: 2, employees: 1 }); // the sample's create and update
+  const post = async (last_name: string) =>
+    (await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Sync', last_name } })).body
+      .id as string;
+  const [a, b] = [await post('A'), await post('B')];
+  await api.request('PUT', `${API}/employees/${a}`, { token, body: { city: 'Bozen' } });
+  expect(await sync()).toMatchObject({ applied: 3, employees: 3 });
+  expect(await sync()).toMatchObject({ applied: 0, employees: 3 });
+  const copy = JSON.parse(fs.readFileSync(path.join(project, 'copy.json'), 'utf8'));
+  for (const id of [a, b])
+    expect(copy.employees[id]).toEqual((await api.request('GET', `${API}/employees/${id}`, { token })).body);
+  expect(copy.employees[a].city).toBe('Bozen');
 
   // Size (contract §23): the packed bundle, minified and gzipped.
   const bundle = fs.readFileSync(path.join(project, 'node_modules', 'hr-api-client', 'dist', 'index.js'), 'utf8');
