@@ -995,7 +995,7 @@ export interface components {
                 /** @description Pass as `after` to continue right after this entry */
                 cursor: string;
                 /** @enum {string} */
-                type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted";
+                type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed";
                 /** @description Id of the record the change is about */
                 id: string;
                 /**
@@ -1028,6 +1028,16 @@ export interface components {
                      * @constant
                      */
                     type: "admin";
+                } | {
+                    /**
+                     * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                     * @constant
+                     */
+                    type: "import";
+                    import_id: string;
+                    /** @description The token that created the import */
+                    token_id: string;
+                    token_name: string;
                 };
                 /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
                 request_id: string | null;
@@ -1043,13 +1053,13 @@ export interface components {
             /** @description Where deliveries are POSTed: https only (the local server also allows http://127.0.0.1, http://localhost, http://[::1]). A host that is or resolves to a private, loopback, link-local, multicast or cloud-metadata address is refused (422 `is not allowed`), and checked again at every delivery. */
             url: string;
             /** @description Change types to receive; absent or null = all */
-            types?: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted")[] | null;
+            types?: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
         };
         WebhookSubscriptionCreated: {
             id: string;
             url: string;
             /** @description null = all types */
-            types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted")[] | null;
+            types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
             /**
              * @description `disabled` after the last retry of an entry failed; it then receives nothing more
              * @enum {string}
@@ -1064,7 +1074,7 @@ export interface components {
             id: string;
             url: string;
             /** @description null = all types */
-            types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted")[] | null;
+            types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
             /**
              * @description `disabled` after the last retry of an entry failed; it then receives nothing more
              * @enum {string}
@@ -1213,7 +1223,7 @@ export interface components {
             /** @description Pass as `after` to continue right after this entry */
             cursor: string;
             /** @enum {string} */
-            type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted";
+            type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed";
             /** @description Id of the record the change is about */
             id: string;
             /**
@@ -1246,6 +1256,16 @@ export interface components {
                  * @constant
                  */
                 type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
@@ -4895,7 +4915,7 @@ export interface operations {
                 after?: string;
                 /** @description Entries per page, default 100; plain decimal digits */
                 limit?: number;
-                /** @description Comma-separated change types to return (others are skipped): employee.created, employee.updated, employee_job.created, application.created, application.updated, application.deleted, attachment.available, attachment.rejected, attachment.deleted */
+                /** @description Comma-separated change types to return (others are skipped): employee.created, employee.updated, employee_job.created, application.created, application.updated, application.deleted, attachment.available, attachment.rejected, attachment.deleted, import.completed, import.failed */
                 types?: string;
                 /** @description Only the changes made with this token (its `actor.token_id`, the hash prefix `npm run admin -- token list` shows); others are skipped like unwanted types, so a page may hold fewer entries than `limit` (keep following `next_cursor`) */
                 token_id?: string;
