@@ -220,6 +220,7 @@ export function createClient(options: ClientOptions): Client {
     for (let n = 0; ; n++) {
       const wait = notBefore - Date.now();
       if (wait > 0) await sleep(wait, opts.signal);
+      if (opts.signal?.aborted) throw abortError(opts.signal); // aborted before this attempt: nothing is sent
       const outcome = await attempt(method, url, { headers, body }, opts.signal);
       let error: ApiError;
       if ('failure' in outcome) error = outcome.failure!;

@@ -144,6 +144,11 @@ describe('every operation of the document', () => {
     expect((invalid as ApiError).fields!.first_name![0]).not.toBe("can't be blank");
     expect((invalid as ApiError).message).toContain('first_name');
     expect(sent.length - before).toBe(1); // a 422 is never retried
+    // A signal aborted before the call: nothing is sent.
+    await expect(client.getEmployee({ id: 'x' }, { signal: AbortSignal.abort() })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(sent.length - before).toBe(1);
   });
 });
 
