@@ -12,7 +12,9 @@
  * src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
- * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts).
+ * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts),
+ * then the one-business scenario of issue 42 on 4 instances
+ * (scripts/lib/load-one-business.ts; this script is also what they run).
  */
 import autocannon from 'autocannon';
 import type { AddressInfo } from 'node:net';

@@ -5,9 +5,11 @@
  * writer each), then all in one business, alternating for a few rounds in one
  * run. Per phase: creates per second, p99 and TransactWriteItems per create,
  * counted by a pass-through proxy in front of DynamoDB Local (the instances'
- * own counters live in their processes). The goal: one business reaches
+ * own counters live in their processes), and the refused items of those
+ * transactions by reason and kind. The goal: one business reaches
  * >= 0.9x the spread create rate, <= 1.1 transactions per create and a p99
  * within 1.5x of the spread p99.
+ * After a 3 s spread phase that is not counted (the instances warm up).
  *   LOAD_ONE_SECONDS (default 8): length of each phase; LOAD_ONE_ROUNDS (default 2).
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -16,34 +18,73 @@ import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
+import { itemKindOf } from '../../src/data/keys';
 import { freePort } from './dynamodb-local';
 import { startInstances } from './instances';
 
 const API = '/services/api/v1';
 
-/** Forwards every request to `target` and counts the operations (X-Amz-Target) passing through. */
+type WireKey = { PK?: { S?: string }; SK?: { S?: string } };
+type WireTransactItem = Record<string, { Key?: WireKey; Item?: WireKey }>;
+
+/**
+ * Forwards every request to `target` and counts the operations (X-Amz-Target)
+ * passing through, and the items of refused transactions by kind and reason
+ * (`ConditionalCheckFailed counter#applications`, ...).
+ */
 async function countingProxy(
   target: string,
-): Promise<{ endpoint: string; counts: Map<string, number>; close: () => void }> {
+): Promise<{ endpoint: string; counts: Map<string, number>; refused: Map<string, number>; close: () => void }> {
   const counts = new Map<string, number>();
+  const refused = new Map<string, number>();
+  const count = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
   const to = new URL(target);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    counts.set(op, (counts.get(op) ?? 0) + 1);
+    count(counts, op);
+    const sent: Buffer[] = [];
     const out = request(
       { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
+        const received: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => {
+          if (op === 'TransactWriteItems' && answer.statusCode !== 200) received.push(chunk);
+          res.write(chunk);
+        });
+        answer.on('end', () => {
+          res.end();
+          if (!received.length) return;
+          try {
+            const reasons = (
+              JSON.parse(Buffer.concat(received).toString()) as { CancellationReasons?: { Code?: string }[] }
+            ).CancellationReasons;
+            const items = (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] })
+              .TransactItems;
+            reasons?.forEach((reason, i) => {
+              if (!reason.Code || reason.Code === 'None') return;
+              const write = Object.values(items?.[i] ?? {})[0];
+              const key = write?.Key ?? write?.Item;
+              count(refused, `${reason.Code} ${itemKindOf({ PK: key?.PK?.S, SK: key?.SK?.S })}`);
+            });
+          } catch {
+            count(refused, 'unreadable refusal');
+          }
+        });
       },
     );
     out.on('error', () => res.destroy());
-    req.pipe(out);
+    req.on('data', (chunk: Buffer) => {
+      if (op === 'TransactWriteItems') sent.push(chunk);
+      out.write(chunk);
+    });
+    req.on('end', () => out.end());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     counts,
+    refused,
     close: () => server.close(),
   };
 }
@@ -55,6 +96,8 @@ export interface PhaseResult {
   readonly p99Ms: number;
   readonly transactionsPerCreate: number;
   readonly errors: number;
+  /** Refused transaction items per create, by reason and item kind (job lists named as one). */
+  readonly refusedPerCreate: Readonly<Record<string, number>>;
 }
 
 const pct = (sorted: readonly number[], p: number): number =>
@@ -111,37 +154,45 @@ export async function runOneBusiness(
     });
   const results: PhaseResult[] = [];
   try {
-    for (let round = 0; round < options.rounds; round++)
-      for (const phase of ['spread', 'one business'] as const) {
-        const latencies: number[] = [];
-        let errors = 0;
-        const before = proxy.counts.get('TransactWriteItems') ?? 0;
-        const started = performance.now();
-        const endsAt = started + options.seconds * 1000;
-        await Promise.all(
-          agents.map(async (agent, w) => {
-            const token = tokens[phase === 'spread' ? w : 0]!;
-            for (let i = 0; performance.now() < endsAt; i++) {
-              const t0 = performance.now();
-              const status = await post(
-                agent,
-                token,
-                JSON.stringify({
-                  first_name: 'Peak',
-                  last_name: `${w}-${i}`,
-                  email: `peak${w}.${i}@example.com`,
-                  accept_terms_and_conditions: true,
-                  job_id: 'cook-2026',
-                }),
-              );
-              if (status === 201) latencies.push(performance.now() - t0);
-              else errors += 1;
-            }
-          }),
-        );
-        const seconds = (performance.now() - started) / 1000;
-        const transactions = (proxy.counts.get('TransactWriteItems') ?? 0) - before;
-        latencies.sort((a, b) => a - b);
+    // A short spread phase first, not counted: the instances' first requests pay their module loading and JIT.
+    const phases = [
+      { phase: 'spread' as const, seconds: Math.min(3, options.seconds), counted: false },
+      ...Array.from({ length: options.rounds }, () =>
+        (['spread', 'one business'] as const).map((phase) => ({ phase, seconds: options.seconds, counted: true })),
+      ).flat(),
+    ];
+    for (const { phase, seconds: phaseSeconds, counted } of phases) {
+      const latencies: number[] = [];
+      let errors = 0;
+      const before = proxy.counts.get('TransactWriteItems') ?? 0;
+      proxy.refused.clear();
+      const started = performance.now();
+      const endsAt = started + phaseSeconds * 1000;
+      await Promise.all(
+        agents.map(async (agent, w) => {
+          const token = tokens[phase === 'spread' ? w : 0]!;
+          for (let i = 0; performance.now() < endsAt; i++) {
+            const t0 = performance.now();
+            const status = await post(
+              agent,
+              token,
+              JSON.stringify({
+                first_name: 'Peak',
+                last_name: `${w}-${i}`,
+                email: `peak${w}.${i}@example.com`,
+                accept_terms_and_conditions: true,
+                job_id: 'cook-2026',
+              }),
+            );
+            if (status === 201) latencies.push(performance.now() - t0);
+            else errors += 1;
+          }
+        }),
+      );
+      const seconds = (performance.now() - started) / 1000;
+      const transactions = (proxy.counts.get('TransactWriteItems') ?? 0) - before;
+      latencies.sort((a, b) => a - b);
+      if (counted)
         results.push({
           phase,
           creates: latencies.length,
@@ -149,8 +200,11 @@ export async function runOneBusiness(
           p99Ms: pct(latencies, 0.99),
           transactionsPerCreate: transactions / Math.max(1, latencies.length),
           errors,
+          refusedPerCreate: Object.fromEntries(
+            [...proxy.refused].map(([kind, n]) => [kind, Number((n / Math.max(1, latencies.length)).toFixed(3))]),
+          ),
         });
-      }
+    }
   } finally {
     for (const agent of agents) agent.destroy();
     await forked.stop();
@@ -159,11 +213,14 @@ export async function runOneBusiness(
   return results;
 }
 
-/** Report lines, and the goals missed (compared on the sums of all rounds of each phase). */
+/**
+ * Report lines (with the goals of issue 42 not met, compared on the means of
+ * the rounds) and the problems that fail the run: creates not answered 201.
+ */
 export function oneBusinessReport(results: readonly PhaseResult[]): { lines: string[]; problems: string[] } {
   const lines = results.map(
     (r) =>
-      `one-business  ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors`,
+      `one-business  ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors; refused items per create ${JSON.stringify(r.refusedPerCreate)}`,
   );
   const of = (phase: PhaseResult['phase']) => results.filter((r) => r.phase === phase);
   const mean = (rs: PhaseResult[], f: (r: PhaseResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
@@ -174,11 +231,13 @@ export function oneBusinessReport(results: readonly PhaseResult[]): { lines: str
   lines.push(
     `one-business  one business / spread: create rate ${rate.toFixed(2)}x (goal >= 0.9), p99 ${p99.toFixed(2)}x (goal <= 1.5), ${tx.toFixed(2)} transactions per create (goal <= 1.1)`,
   );
-  const problems = [
+  const goals = [
     ...(rate < 0.9 ? [`one business reached ${rate.toFixed(2)}x the spread create rate`] : []),
     ...(p99 > 1.5 ? [`one business p99 ${p99.toFixed(2)}x the spread p99`] : []),
     ...(tx > 1.1 ? [`one business ${tx.toFixed(2)} transactions per create`] : []),
-    ...results.filter((r) => r.errors > 0).map((r) => `${r.phase}: ${r.errors} creates not answered 201`),
   ];
+  // Not met on main yet (docs/decisions/008-one-business-write-scaling.md): reported, not failing the run.
+  for (const goal of goals) lines.push(`one-business  goal not met: ${goal}`);
+  const problems = results.filter((r) => r.errors > 0).map((r) => `${r.phase}: ${r.errors} creates not answered 201`);
   return { lines, problems };
 }
