@@ -13,7 +13,7 @@ export const writeStats = {
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
-  /** Re-runs that first waited for their turn behind another writer of this process (scripts/lib/process-turns.ts). */
+  /** Re-runs that first waited for their turn behind another writer of this process (WriterTurns, src/data/operation-state.ts). */
   turnWaits: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
