@@ -103,12 +103,22 @@ async function retrying(businessId: string, id: string, options: RunOptions): Pr
   }
 }
 
-let launcher: ExportLauncher = inProcessLauncher();
+/**
+ * None until one is plugged in: the deployed functions plug in the queue
+ * (src/services/export-wiring.ts), the local server and the tests an
+ * in-process launcher bound at their start. No default, so the API functions'
+ * bundles do not carry the worker (its S3 upload and record rendering).
+ */
+let launcher: ExportLauncher | undefined;
 
-/** The deployed functions plug in the queue; the local server an in-process launcher bound at its start. */
 export const useExportLauncher = (next: ExportLauncher): void => {
   launcher = next;
 };
+
+function launch(businessId: string, id: string): Promise<void> {
+  if (!launcher) throw new Error('exports: no launcher (EXPORT_QUEUE_URL is not set)');
+  return launcher(businessId, id);
+}
 
 /**
  * POST /exports: the feed's cursor first (every lane's counter: before any
@@ -156,7 +166,7 @@ export async function startExport(
     },
   );
   // A replay starts a run too: one that finds the export done or held by another run ends at once.
-  await launcher(businessId, String((result.body as { id: string }).id));
+  await launch(businessId, String((result.body as { id: string }).id));
   return result;
 }
 
@@ -164,7 +174,7 @@ export async function startExport(
 export async function showExport(businessId: string, id: string): Promise<ApiResult> {
   const job = await readExportJob(businessId, id);
   if (!job) throw notFound('export', id);
-  if (isStale(job, Date.now())) await launcher(businessId, id);
+  if (isStale(job, Date.now())) await launch(businessId, id);
   const url = job.status === 'completed' ? await downloadUrl(businessId, id) : undefined;
   return ok(exportView(job, url));
 }

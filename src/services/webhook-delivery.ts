@@ -1,6 +1,7 @@
 /**
- * The I/O of webhooks kept thin: resolving a URL's host at subscribe time, and
- * one signed POST at delivery time through request-filtering-agent. The address
+ * The I/O of a webhook delivery kept thin: one signed POST through
+ * request-filtering-agent (the subscribe-time resolution is
+ * src/services/webhook-urls.ts). The address
  * it actually connects to is checked with the subscribe-time rule
  * (isAllowedAddress) by the lookup the agent calls, so a host that resolved to a
  * public address when subscribing and to 169.254.169.254 now is refused at
@@ -8,61 +9,22 @@
  * Tests inject `lookup` so no traffic goes to a refused address and no real
  * DNS is asked.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { isIP } from 'node:net';
 import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
 import { Webhook } from 'standardwebhooks';
-import { webhooksAllowLoopback } from '../data/config';
 import {
-  agentAllowList,
   CONNECTION_FAILED,
   DELIVERY_TIMEOUT_MS,
   httpFailure,
-  isAllowedAddress,
   MAX_ANSWER_BYTES,
   TIMEOUT,
-  urlTarget,
   type DeliveryOutcome,
-  type UrlPolicy,
 } from '../domain/webhooks';
-
-/** node's dns.lookup signature (all addresses). */
-export type Lookup = typeof dnsLookup;
-
-let lookupImpl: Lookup = dnsLookup;
-
-/** Tests stub name resolution here (never real DNS, never traffic to a refused address). */
-export function useLookup(next: Lookup | undefined): void {
-  lookupImpl = next ?? dnsLookup;
-}
-
-/** Local mode: the local server (`npm start`, tests) sets WEBHOOKS_ALLOW_LOOPBACK=1; never deployed. */
-export const urlPolicy = (): UrlPolicy => ({ local: webhooksAllowLoopback() });
-
-const bareHost = (host: string): string => (host.startsWith('[') ? host.slice(1, -1) : host);
-
-function resolveAll(host: string): Promise<string[]> {
-  const bare = bareHost(host);
-  if (isIP(bare) !== 0) return Promise.resolve([bare]);
-  return new Promise((resolve) => {
-    lookupImpl(bare, { all: true }, (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => {
-      resolve(error ? [] : addresses.map((a) => a.address));
-    });
-  });
-}
-
-/**
- * Subscribe-time check: the URL's form, then every address its host resolves
- * to. A host that does not resolve is not allowed either.
- */
-export async function isAllowedUrl(url: string, policy = urlPolicy()): Promise<boolean> {
-  const target = urlTarget(url, policy);
-  if (!target) return false;
-  const addresses = await resolveAll(target.host);
-  return addresses.length > 0 && addresses.every((a) => isAllowedAddress(a, policy));
-}
+import { agentAllowList, isAllowedAddress, urlTarget, type UrlPolicy } from '../domain/webhook-urls';
+import { bareHost, currentLookup, urlPolicy, type Lookup } from './webhook-urls';
 
 export interface SignedDelivery {
   readonly url: string;
@@ -95,14 +57,18 @@ function checkedLookup(policy: UrlPolicy): Lookup {
     options: { all?: boolean },
     callback: (error: NodeJS.ErrnoException | null, address?: string | LookupAddress[], family?: number) => void,
   ): void => {
-    lookupImpl(hostname, { ...options, all: true }, (error: NodeJS.ErrnoException | null, found: LookupAddress[]) => {
-      if (error) return callback(error);
-      const refused = found.find((a) => !isAllowedAddress(a.address, policy));
-      if (refused || found.length === 0) return callback(new RefusedAddress(refused?.address ?? hostname));
-      if (options.all) return callback(null, found);
-      const [first] = found as [LookupAddress];
-      callback(null, first.address, first.family);
-    });
+    currentLookup()(
+      hostname,
+      { ...options, all: true },
+      (error: NodeJS.ErrnoException | null, found: LookupAddress[]) => {
+        if (error) return callback(error);
+        const refused = found.find((a) => !isAllowedAddress(a.address, policy));
+        if (refused || found.length === 0) return callback(new RefusedAddress(refused?.address ?? hostname));
+        if (options.all) return callback(null, found);
+        const [first] = found as [LookupAddress];
+        callback(null, first.address, first.family);
+      },
+    );
   };
   return checked as unknown as Lookup;
 }

@@ -19,7 +19,7 @@ import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../dom
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { changeSource } from './change-source';
-import { isAllowedUrl } from './webhook-delivery';
+import { isAllowedUrl } from './webhook-urls';
 
 export interface SubscriptionBody {
   url: string;

@@ -137,10 +137,14 @@ function runNode22(args: string[], env: Record<string, string | undefined> = {},
 }
 
 /** Invokes bundles in one Node 22 process, in order. */
-async function invoke(requests: { name: string; event: APIGatewayProxyEventV2 }[]): Promise<Invocation[]> {
+async function invoke(
+  requests: { name: string; event: APIGatewayProxyEventV2 }[],
+  env: Record<string, string> = {},
+): Promise<Invocation[]> {
   const run = await runNode22(
     [join(__dirname, '..', 'support', 'invoke-bundles.cjs')],
     {
+      ...env,
       POWERTOOLS_SERVICE_NAME: 'hr-api',
       WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY,
       WEBHOOKS_ALLOW_LOOPBACK: '1',
@@ -241,7 +245,36 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   // Every route is exercised.
   expect(new Set(requests.map((r) => r.name))).toEqual(new Set(ROUTE_FUNCTIONS));
 
-  const answers = await invoke(requests);
+  // As deployed, the export functions queue the worker's run (EXPORT_QUEUE_URL): an SQS stand-in on loopback
+  // answers SendMessage (JSON protocol, with the body's MD5 the client checks) and keeps what was queued.
+  const queued: string[] = [];
+  const sqs = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => (body += d.toString()));
+    req.on('end', () => {
+      const { MessageBody } = JSON.parse(body) as { MessageBody: string };
+      queued.push(MessageBody);
+      res.setHeader('content-type', 'application/x-amz-json-1.0');
+      res.end(
+        JSON.stringify({
+          MessageId: randomUUID(),
+          MD5OfMessageBody: createHash('md5').update(MessageBody).digest('hex'),
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => sqs.listen(0, '127.0.0.1', resolve));
+  const answers = await invoke(requests, {
+    EXPORT_QUEUE_URL: `http://127.0.0.1:${(sqs.address() as AddressInfo).port}/000000000000/exports`,
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+  }).finally(() => sqs.close());
+  const exportId = (
+    JSON.parse(answers[requests.findIndex((r) => r.name === 'create-export')]?.body ?? '{}') as {
+      id?: string;
+    }
+  ).id;
+  expect(queued).toEqual([JSON.stringify({ business_id: demo.business.id, id: exportId })]);
   for (const [i, r] of requests.entries()) {
     const answer = answers[i]!;
     expect({ name: r.name, error: answer.error, version: answer.version.split('.')[0] }).toEqual({

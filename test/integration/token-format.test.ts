@@ -13,7 +13,7 @@ import {
   type SampleRequest,
 } from '../support/route-samples';
 import { businessItems } from '../support/table-scan';
-import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
+import { useLookup, type Lookup } from '../../src/services/webhook-urls';
 import { claimingBusiness, withBusinessPart } from '../support/token-formats';
 
 /**

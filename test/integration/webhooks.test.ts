@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import demo from '../../fixtures/demo.json';
-import { useLookup, type Lookup } from '../../src/services/webhook-delivery';
+import { useLookup, type Lookup } from '../../src/services/webhook-urls';
 import { pumpSubscription, startLocalDispatcher } from '../../src/services/webhook-dispatcher';
 import '../../src/services/feed-wiring';
 import { expectDeliveryMatchesContract } from '../support/contract';

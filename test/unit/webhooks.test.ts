@@ -2,14 +2,13 @@ import fc from 'fast-check';
 import {
   afterAttempt,
   DEFAULT_RETRY_DELAYS_SECONDS,
-  isAllowedAddress,
   parseRetryDelays,
-  urlTarget,
   wants,
   webhookIdOf,
   type DeliveryState,
 } from '../../src/domain/webhooks';
-import { urlPolicy } from '../../src/services/webhook-delivery';
+import { isAllowedAddress, urlTarget } from '../../src/domain/webhook-urls';
+import { urlPolicy } from '../../src/services/webhook-urls';
 
 const fresh: DeliveryState = { status: 'active', cursor: 'c0', attempts: 0, nextAttemptAt: 0, lastDeliveryError: null };
 const fail = { ok: false, error: 'HTTP 500' } as const;
