@@ -22,14 +22,15 @@ import {
   OperatorError,
   writeLocalFile,
 } from './lib/environment';
-import { provisionFromFile, loadFixture } from './lib/provision';
+import { describePeople, provisionFromFile, loadFixture } from './lib/provision';
 import { createLocalServer } from './lib/server';
 import { instanceCount, isInstance, serveInstance, startInstances } from './lib/instances';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 import { handler as checkAttachment } from '../functions/check-attachment';
 
-const DEMO_FIXTURE = join(__dirname, '..', 'fixtures', 'demo.json');
+/** What the first run imports (DEMO_FIXTURE: another fixture file, e.g. one without records for a quick start). */
+const DEMO_FIXTURE = process.env.DEMO_FIXTURE || join(__dirname, '..', 'fixtures', 'demo.json');
 const TOKEN_FILE = join(DATA_DIR, 'demo-token');
 const WEBHOOK_KEY_FILE = join(DATA_DIR, 'webhook-key');
 const saveToken = (token: string): void => writeLocalFile('demo-token', token);
@@ -41,11 +42,14 @@ function webhookSecretKey(): string {
 }
 
 async function demoToken(): Promise<{ businessId: string; token: string }> {
-  const businessId = loadFixture(DEMO_FIXTURE).business.id;
+  const fixture = loadFixture(DEMO_FIXTURE);
+  const businessId = fixture.business.id;
   if (!configOf(await getItem(business.configKey(businessId)))) {
-    const { token } = await provisionFromFile(DEMO_FIXTURE);
+    const records = fixture.employees.length + fixture.employee_jobs.length + fixture.applications.length;
+    if (records > 0) console.log(`Importing the demo business "${businessId}": ${records} records, about a minute…`);
+    const { token, people } = await provisionFromFile(DEMO_FIXTURE);
     saveToken(token);
-    console.log(`Imported the demo business "${businessId}" from fixtures/demo.json`);
+    console.log(`Imported the demo business "${businessId}" from ${DEMO_FIXTURE} (${describePeople(people) || 'no records'})`);
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';

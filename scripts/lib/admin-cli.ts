@@ -6,14 +6,15 @@
  */
 import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './token-commands';
 import { parseRetentionCommand, retentionCommand, RETENTION_USAGE } from './retention-command';
+import { parseSandboxCommand, sandboxCommand, SANDBOX_USAGE } from './sandbox-command';
 import { revokeToken } from '../../src/data/token-store';
 import type { RunningDynamo } from './dynamodb-local';
 import { connect, connectS3, describeFailure, describeTarget } from './environment';
 import type { RunningS3 } from './s3-local';
-import { FixtureRejected, provisionFromFile } from './provision';
+import { describePeople, FixtureRejected, provisionFromFile } from './provision';
 import { processIo, say, type AdminIo } from './admin-io';
 
-const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}`;
+const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}\n${SANDBOX_USAGE}`;
 
 /** Runs one command line; returns the exit code (0 done, 1 failed or nothing to do, 2 bad arguments). */
 export async function runAdmin(argv: readonly string[], io: AdminIo = processIo()): Promise<number> {
@@ -21,13 +22,14 @@ export async function runAdmin(argv: readonly string[], io: AdminIo = processIo(
   // Arguments are checked before anything connects: a typo never reaches a table.
   const token = command === 'token' ? parseTokenCommand(argv.slice(1)) : undefined;
   const retention = command === 'retention' ? parseRetentionCommand(argv.slice(1)) : undefined;
-  for (const problem of [token, retention])
+  const sandbox = command === 'business' ? parseSandboxCommand(argv.slice(1)) : undefined;
+  for (const problem of [token, retention, sandbox])
     if (typeof problem === 'string') {
       // One line naming what is wrong (contract §18); the usage is for a missing or unknown command.
       say(io.err, problem);
       return 2;
     }
-  if (!token && !retention && (!command || !arg || !['import', 'revoke'].includes(command))) {
+  if (!token && !retention && !sandbox && (!command || !arg || !['import', 'revoke'].includes(command))) {
     say(io.err, USAGE);
     return 2;
   }
@@ -36,18 +38,25 @@ export async function runAdmin(argv: readonly string[], io: AdminIo = processIo(
   let embeddedS3: RunningS3 | undefined;
   try {
     ({ embedded } = await connect({ allowAws: true }));
-    // Retention erases attachments' bytes too (contract §19): the same S3 as npm start's, or AWS (ATTACHMENTS_BUCKET).
-    if (retention) ({ embedded: embeddedS3 } = await connectS3({ allowAws: true }));
+    // Retention and a sandbox reset erase attachments' bytes too (contract §19): the same S3 as npm start's, or
+    // AWS (ATTACHMENTS_BUCKET).
+    if (retention || (sandbox && typeof sandbox !== 'string' && sandbox.reset))
+      ({ embedded: embeddedS3 } = await connectS3({ allowAws: true }));
     // First, so an operator sees where this writes (a local DynamoDB, or which AWS account) before anything happens.
     say(io.err, await describeTarget());
     if (token && typeof token !== 'string') return await tokenCommand(token, io);
     if (retention && typeof retention !== 'string') return await retentionCommand(retention, io);
+    if (sandbox && typeof sandbox !== 'string') return await sandboxCommand(sandbox, io);
     if (command === 'import') {
-      const { business_id, token, summary } = await provisionFromFile(value);
+      const { business_id, token, summary, people } = await provisionFromFile(value);
       say(
         io.err,
         `${summary.created ? 'Created' : 'Updated'} business ${business_id}: ${summary.written} items written, ${summary.unchanged} unchanged`,
       );
+      const records = describePeople(people);
+      if (records) say(io.err, `Records: ${records}`);
+      for (const failure of people.failures) say(io.err, failure);
+      if (people.failures.length) return 1;
       say(io.out, JSON.stringify({ business_id, token }));
       return 0;
     }

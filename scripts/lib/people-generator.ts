@@ -40,6 +40,8 @@ export interface PeopleOptions {
   readonly anchor: string;
   readonly employees: number;
   readonly applications: number;
+  /** Put before every external id (a sandbox's generation: `g2-emp-0001`). */
+  readonly externalIdPrefix?: string;
   /** Values for particular custom fields (by id), instead of a generic value of the field's type. */
   readonly customValues?: Readonly<Record<string, (r: Random) => unknown>>;
 }
@@ -667,10 +669,11 @@ export function generatePeople(setup: PeopleSetup, options: PeopleOptions): Peop
   const jobs: Json[] = [];
   const usedEmails = new Set<string>();
   const headOf = new Map<string | null, string>();
-  const director = 'emp-0001';
+  const prefix = options.externalIdPrefix ?? '';
+  const director = `${prefix}emp-0001`;
 
   for (let i = 0; i < options.employees; i++) {
-    const externalId = `emp-${pad(i + 1, 4)}`;
+    const externalId = `${prefix}emp-${pad(i + 1, 4)}`;
     const p = personOf(r, setup);
     const story = storyOf(i, heads);
     const department =
@@ -843,10 +846,12 @@ export function generatePeople(setup: PeopleSetup, options: PeopleOptions): Peop
   const statuses = setup.application_status_ids;
   for (let i = 0; i < options.applications; i++) {
     const p = personOf(r, setup);
-    const speculative = setup.job_opening_ids.length === 0 || r.chance(0.15);
+    // The first few cover every job opening and a speculative one, so even a short run finds each filter's records.
+    const openings = setup.job_opening_ids;
+    const speculative = openings.length === 0 || i === openings.length || (i > openings.length && r.chance(0.15));
     applications.push({
-      external_id: `app-${pad(i + 1, 4)}`,
-      ...(speculative ? {} : { job_id: r.pick(setup.job_opening_ids) }),
+      external_id: `${prefix}app-${pad(i + 1, 4)}`,
+      ...(speculative ? {} : { job_id: i < openings.length ? openings[i] : r.pick(openings) }),
       // Round-robin first, so even a short run covers every status.
       ...(statuses.length ? { application_status_id: i < statuses.length ? statuses[i] : r.pick(statuses) } : {}),
       accept_terms_and_conditions: true,

@@ -5,6 +5,8 @@ import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { checkFixtureRecords } from './fixture-records';
+import { ADMIN_ORIGIN } from '../../src/domain/audit';
+import { importPeople, type PeopleImport } from '../../src/services/people-import';
 
 export class FixtureRejected extends Error {
   constructor(readonly problems: string[]) {
@@ -31,14 +33,35 @@ export function loadFixture(file: string) {
   return result.fixture;
 }
 
-/** Import (idempotent) + a new token: what `npm run admin -- import FILE` does. */
+/**
+ * Import (idempotent) + a new token: what `npm run admin -- import FILE` does.
+ * The business and its reference data first, then its records through the
+ * bulk import's row applier (src/services/people-import.ts). Records whose
+ * rows fail against what is stored (an employee_number another record
+ * holds) are listed in `people.failures`; the others are applied.
+ */
 export async function provisionFromFile(
   file: string,
-): Promise<{ business_id: string; token: string; summary: ImportSummary }> {
+): Promise<{ business_id: string; token: string; summary: ImportSummary; people: PeopleImport }> {
   const fixture = loadFixture(file);
   const { config, records } = buildBusiness(fixture);
   const summary = await importBusiness(config, records);
+  const people = await importPeople(config.id, fixture, ADMIN_ORIGIN);
   // Named by the file alone: the name reaches tenants (feed entries, webhooks), the operator's folders must not.
   const token = await issueToken(config.id, `import ${basename(file)}`);
-  return { business_id: config.id, token, summary };
+  return { business_id: config.id, token, summary, people };
+}
+
+/** `employees: 120 created, ...` for the operator. */
+export function describePeople({ counts }: PeopleImport): string {
+  return Object.entries(counts)
+    .filter(([, c]) => Object.values(c).some((n) => n > 0))
+    .map(
+      ([type, c]) =>
+        `${type}: ${Object.entries(c)
+          .filter(([, n]) => n > 0)
+          .map(([result, n]) => `${n} ${result}`)
+          .join(', ')}`,
+    )
+    .join('; ');
 }

@@ -66,6 +66,16 @@ export async function readRegistry(businessId?: string): Promise<RegisteredBusin
   return items.map(registeredOf);
 }
 
+/** Every reference record of a business, as an import takes them (a sandbox copies its business's, contract §24). */
+export async function readReferenceRecords(businessId: string): Promise<ReferenceRecord[]> {
+  const records: ReferenceRecord[] = [];
+  for (const kind of REFERENCE_KINDS) {
+    const items = await readPositions(reference.patterns.byPosition, { businessId, kind }, { from: 1 });
+    for (const item of items) records.push({ kind, id: String(item.id), fields: referenceRecordOf(item) });
+  }
+  return records;
+}
+
 export interface ImportSummary {
   created: boolean;
   written: number;

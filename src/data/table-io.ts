@@ -87,9 +87,18 @@ async function readBatch(keys: readonly Key[], consistent = true): Promise<(Item
  * until all are in (bulk loads only: not atomic, for the import and seeding).
  * Within a request's deadline, like every other retry loop.
  */
-export async function batchPut(items: readonly Item[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    let pending = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+export const batchPut = (items: readonly Item[]): Promise<void> =>
+  batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+
+/** Plain deletes by key, as batchPut (not atomic: for emptying a sandbox, src/data/sandbox-store.ts). */
+export const batchDelete = (keys: readonly Key[]): Promise<void> =>
+  batchWrite(keys.map(({ PK, SK }) => ({ DeleteRequest: { Key: { PK, SK } } })));
+
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
+
+async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
+    let pending = requests.slice(i, i + 25);
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > 0) await sleepWithin(50 * 2 ** Math.min(attempt, 6));
       const out = await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));

@@ -38,6 +38,14 @@ export interface BusinessConfig extends BusinessProfile {
   readonly employee_fields: CustomFieldDefinition[];
   readonly employee_job_fields: CustomFieldDefinition[];
   readonly application_fields: CustomFieldDefinition[];
+  /** Set on a sandbox (contract §24): the business it copies, and how many times it was refilled. */
+  readonly sandbox?: SandboxOf;
+}
+
+export interface SandboxOf {
+  readonly of: string;
+  /** 1 when made, +1 per reset: the external ids of its generated records carry it (src/services/sandbox.ts). */
+  readonly generation: number;
 }
 
 export const preferredLanguage = (business: BusinessProfile): Locale => business.locales[0] ?? 'en';

@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
+import { withoutRecords } from '../support/demo-setup';
 import { admin, adminProcess, NPM_RUN_ADMIN, TSX_ADMIN } from '../support/admin';
 import { API, startApi, type TestApi } from '../support/harness';
 
@@ -33,7 +34,7 @@ const fixtureFile = (name: string, content: unknown): string => {
 
 describe('npm run admin -- import / revoke', () => {
   it('imports, prints {business_id, token} last, and is idempotent', async () => {
-    const file = fixtureFile('acme.json', { ...demo, business: { ...demo.business, id: 'acme' } });
+    const file = fixtureFile('acme.json', { ...withoutRecords(demo), business: { ...demo.business, id: 'acme' } });
     // As an operator runs it: npm, tsx, the tool's process, its exit code and its two streams. This file's
     // DynamoDB Local runs with -sharedDb; another AWS_REGION in the environment still writes to it (contract §10).
     const first = await adminProcess(NPM_RUN_ADMIN, { AWS_REGION: 'sa-east-1' }, 'import', file);
@@ -146,7 +147,12 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
 
   it('creates a scoped, expiring, named token, lists it without the secret, revokes it by hash prefix', async () => {
     expect(
-      (await admin('import', fixtureFile('tok.json', { ...demo, business: { ...demo.business, id: 'tok' } }))).code,
+      (
+        await admin(
+          'import',
+          fixtureFile('tok.json', { ...withoutRecords(demo), business: { ...demo.business, id: 'tok' } }),
+        )
+      ).code,
     ).toBe(0);
     const created = await admin(
       'token',

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
+import { withoutRecords } from '../support/demo-setup';
 import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
 import {
   createTableInput,
@@ -99,7 +100,7 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
 
     // Another region in the admin's environment still reaches the same database.
     const fixture = join(checkout, 'acme.json');
-    writeFileSync(fixture, JSON.stringify({ ...demo, business: { ...demo.business, id: 'acme' } }));
+    writeFileSync(fixture, JSON.stringify({ ...withoutRecords(demo), business: { ...demo.business, id: 'acme' } }));
     const imported = await admin({ ...env, AWS_REGION: 'ap-south-1' }, 'import', fixture);
     expect(imported).toMatchObject({ code: 0 });
     expect(await get(`${base}/locations/hq`, lastJson(imported.stdout).token)).toBe(200);

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import { startDynamoLocal, TEST_JVM_OPTIONS } from '../../scripts/lib/dynamodb-local';
 import { startS3Local } from '../../scripts/lib/s3-local';
 import { CALLS_DIR } from './dynamo-calls';
+import { demoSetupFile } from './demo-setup';
 
 /**
  * One in-memory DynamoDB Local and one local S3-compatible server for the
@@ -12,6 +13,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // Observed DynamoDB calls of this run only (checked against the IAM grants in globalTeardown).
   fs.rmSync(CALLS_DIR, { recursive: true, force: true });
+  // Every `npm start` a test spawns imports the demo's setup only (test/support/demo-setup.ts).
+  process.env.DEMO_FIXTURE ??= demoSetupFile();
   if (!process.env.S3_ENDPOINT) {
     const s3 = await startS3Local();
     process.env.S3_ENDPOINT = s3.endpoint;

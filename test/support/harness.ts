@@ -12,6 +12,7 @@ import { ensureBucket } from '../../scripts/lib/s3-local';
 import { resetS3Client } from '../../src/data/s3-client';
 import { createLocalServer } from '../../scripts/lib/server';
 import { checkResponse } from './contract';
+import { withoutRecords } from './demo-setup';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -79,7 +80,7 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async provision(fixture) {
-      const result = parseFixture(withTestRateLimits(fixture));
+      const result = parseFixture(withTestRateLimits(withoutRecords(fixture)));
       if (!result.ok) throw new Error(`bad test fixture: ${result.problems.join('; ')}`);
       const { config, records } = buildBusiness(result.fixture);
       await importBusiness(config, records);
