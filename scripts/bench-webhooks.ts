@@ -39,8 +39,8 @@ const unlimited = (id: string) => ({
   business: {
     ...fixture.business,
     id,
-    token_rate_limit: { requests: 100000, window_seconds: 1 },
-    rate_limit: { requests: 100000, window_seconds: 1 },
+    token_rate_limit: { requests: 100000, window_seconds: 10 },
+    rate_limit: { requests: 100000, window_seconds: 10 },
   },
 });
 

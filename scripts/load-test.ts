@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     business: object;
   };
   // The workload's own limits (contract §18): far above what it sends, so only the isolation scenario meets a 429.
-  const unlimited = { requests: 100_000, window_seconds: 1 };
+  const unlimited = { requests: 100_000, window_seconds: 10 };
   const parsed = parseFixture({
     ...demo,
     business: { ...demo.business, token_rate_limit: unlimited, rate_limit: unlimited },

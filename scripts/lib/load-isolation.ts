@@ -74,7 +74,7 @@ export interface IsolationResult {
 /** Runs the scenario against the server at `url` (DynamoDB statistics of this process: the server runs here). */
 export async function runIsolation(url: string, fixture: object): Promise<IsolationResult> {
   const seconds = Number(process.env.LOAD_ISOLATION_SECONDS ?? 10);
-  const high = { requests: 100_000, window_seconds: 1 };
+  const high = { requests: 100_000, window_seconds: 10 };
   const quiet = await provision(fixture, 'quiet', { token_rate_limit: high, rate_limit: high });
   const flood = await provision(fixture, 'flood', { token_rate_limit: FLOOD_LIMIT, rate_limit: high });
   const request = async (token: string, method: string, path: string, body?: unknown): Promise<Sample> => {

@@ -1,11 +1,14 @@
-import type { BusinessConfig } from '../domain/business';
+import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { business, type RegisteredBusiness } from './entities/business';
 import { partitionQuery } from './entities/entity';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
-import { RATE_ATTRIBUTES, rateCounter, ratePolicyOf } from './entities/rate-counter';
-import { storeBusinessRateLimits } from './rate-counts';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from './client';
+import { tableName } from './config';
+import { rateCounter } from './entities/rate-counter';
+import { updateOf } from './update-expression';
 import { batchGet, batchPut, queryAll, type Item } from './table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
@@ -89,9 +92,11 @@ export interface ImportSummary {
  * file are kept (records may reference them).
  */
 export async function importBusiness(
-  config: BusinessConfig,
+  fixtureConfig: BusinessConfig,
   records: readonly ReferenceRecord[],
 ): Promise<ImportSummary> {
+  // The limits live on the business's counter item only (contract §18: every instance reads them with its syncs).
+  const { rate_limit: limit, token_rate_limit: tokenLimit, ...config } = fixtureConfig;
   const bid = config.id;
   const now = new Date().toISOString();
   const [existingConfigItem, registered, rateItem] = await batchGet([
@@ -142,14 +147,33 @@ export async function importBusiness(
   }
   const entry = registryEntry(config);
   if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);
-  // Contract §18: every instance reads the business's limits from its counter item with its next sync.
-  const limit = ratePolicyOf(config.rate_limit);
-  const tokenLimit = ratePolicyOf(config.token_rate_limit);
-  const rateChanged =
-    canonical(rateItem?.[RATE_ATTRIBUTES.limit] ?? null) !== canonical(config.rate_limit ?? null) ||
-    canonical(rateItem?.[RATE_ATTRIBUTES.tokenLimit] ?? null) !== canonical(config.token_rate_limit ?? null);
+  const rateChanged = Object.entries({ limit, tokenLimit }).some(
+    ([name, value]) =>
+      canonical(rateItem?.[rateCounter.limitAttributes[name as 'limit']] ?? null) !== canonical(value ?? null),
+  );
   // Before the config: a new business's tokens are usable only once its config is written.
-  if (rateChanged) await storeBusinessRateLimits(bid, { limit, tokenLimit });
+  if (rateChanged) await storeRateLimits(bid, { limit, tokenLimit });
   await batchPut(writes);
   return { created: !existingConfigItem, written: writes.length + (rateChanged ? 1 : 0), unchanged };
+}
+
+/** The business's limits on its counter item, absent ones removed (the defaults apply); its counts untouched. */
+async function storeRateLimits(
+  businessId: string,
+  limits: Record<'limit' | 'tokenLimit', StoredRatePolicy | undefined>,
+): Promise<void> {
+  const set: Record<string, unknown> = {};
+  const remove: string[] = [];
+  for (const [name, policy] of Object.entries(limits)) {
+    const attribute = rateCounter.limitAttributes[name as 'limit'];
+    if (policy) set[attribute] = { requests: policy.requests, window_seconds: policy.window_seconds };
+    else remove.push(attribute);
+  }
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: rateCounter.businessKey(businessId),
+      ...updateOf({ set, remove }),
+    }),
+  );
 }

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { SCOPES, type Scope } from '../domain/scopes';
-import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
+import type { StoredRatePolicy } from '../domain/business';
 import { DEFAULT_TOKEN_RATE_LIMIT, type RatePolicy } from '../domain/rate-window';
-import { ratePolicyOf, storedRatePolicy } from './entities/rate-counter';
+import { rateCounter, storedRatePolicy } from './entities/rate-counter';
 import { db } from './client';
 import { tableName } from './config';
 import { business } from './entities/business';
@@ -169,12 +169,11 @@ export function grantOfItem(item: Item | undefined, claimed: string | undefined)
 
 /** The tokens of a business (never the token itself), oldest first. */
 export async function listTokens(businessId: string): Promise<TokenInfo[]> {
-  const [items, config] = await Promise.all([
+  const [items, counter] = await Promise.all([
     queryAll(partitionQuery(tokenEntity.patterns.ofBusiness, { businessId })),
-    getItem(business.configKey(businessId)),
+    getItem(rateCounter.businessKey(businessId)),
   ]);
-  const businessDefault =
-    ratePolicyOf((config?.config as BusinessConfig | undefined)?.token_rate_limit) ?? DEFAULT_TOKEN_RATE_LIMIT;
+  const businessDefault = rateCounter.limitsOf(counter).tokenLimit ?? DEFAULT_TOKEN_RATE_LIMIT;
   return items
     .flatMap((item) => {
       const stored = tokenEntity.fromItem(item);

@@ -144,10 +144,6 @@ export const authMiddleware = (scope: Scope, readOnly: boolean): MiddlewareObj =
     admit(grant, scope, who, request);
     (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId, scopes: grant.scopes };
   },
-  after: async (request) => {
-    await rateFields(request);
-  },
-  onError: async (request) => {
-    await rateFields(request);
-  },
+  after: async (request) => rateFields(request),
+  onError: async (request) => rateFields(request),
 });

@@ -1,17 +1,18 @@
 import type { RateDecision } from '../data/rate-counts';
 import { rateLimited, type HttpError } from '../domain/errors';
+import { resetSeconds, retryAfterSeconds } from '../domain/rate-window';
 import { recordRateLimited } from './metrics';
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured
  * fields) of a request's standing against its token's and its business's limit
  * (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds until the
- * window frees capacity.
+ * window frees capacity, at most `w`.
  */
 export function rateLimitHeaders({ token, business }: RateDecision): Record<string, string> {
   return {
     'RateLimit-Policy': `"token";q=${token.policy.requests};w=${token.policy.windowSeconds}, "business";q=${business.policy.requests};w=${business.policy.windowSeconds}`,
-    RateLimit: `"token";r=${token.remaining};t=${token.resetSeconds}, "business";r=${business.remaining};t=${business.resetSeconds}`,
+    RateLimit: `"token";r=${token.remaining};t=${resetSeconds(token)}, "business";r=${business.remaining};t=${resetSeconds(business)}`,
   };
 }
 
@@ -20,7 +21,7 @@ export function rateRefusal(decision: RateDecision): HttpError {
   recordRateLimited(decision.businessId);
   const exhausted = [decision.token, decision.business].filter((s) => s.remaining === 0);
   const named = exhausted[0] ?? decision.token;
-  const retryAfter = Math.max(1, ...exhausted.map((s) => s.resetSeconds));
+  const retryAfter = Math.max(1, ...exhausted.map(retryAfterSeconds));
   return rateLimited(
     {
       limit: named === decision.token ? 'token' : 'business',

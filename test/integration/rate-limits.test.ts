@@ -1,6 +1,7 @@
 import demo from '../../fixtures/demo.json';
 import { createToken } from '../../src/data/token-store';
 import { dynamoStats } from '../../src/data/client';
+import { advanceRateClock } from '../../src/data/rate-counts';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
@@ -48,13 +49,26 @@ describe('the RateLimit fields', () => {
       const sample = sampleRequest(route, ids);
       const res = await api.request(sample.method, sample.path, { token, body: sample.body });
       expect(res.status).toBeLessThan(300);
-      // Test fixtures set 100000 per second for both (test/support/harness.ts) unless they set their own.
+      // Test fixtures set 100000 per 10 s for both (test/support/harness.ts) unless they set their own.
       expect(fields(res)).toEqual({
-        policy: '"token";q=100000;w=1, "business";q=100000;w=1',
+        policy: '"token";q=100000;w=10, "business";q=100000;w=10',
         state: expect.stringMatching(FIELD_PATTERN),
       });
     },
   );
+
+  it('a fresh token of 600 per 60 s: t is the window, not more (its first request leaves the window within 61 s)', async () => {
+    const fresh = await api.provision(
+      fixture('fresh60', {
+        token_rate_limit: { requests: 600, window_seconds: 60 },
+        rate_limit: { requests: 3000, window_seconds: 60 },
+      }),
+    );
+    expect(fields(await get(fresh))).toEqual({
+      policy: '"token";q=600;w=60, "business";q=3000;w=60',
+      state: '"token";r=599;t=60, "business";r=2999;t=60',
+    });
+  });
 
   it('on errors of a valid token (404, 422, 403), never on a 401 or a public route', async () => {
     const notFound = await get(token, '/employees/nope');
@@ -76,10 +90,11 @@ describe('the RateLimit fields', () => {
 });
 
 describe("a token's limit", () => {
-  // 5 requests per 2 s for each token of this business; the business itself far above.
+  // 5 requests per 10 s for each token of this business; the business itself far above. The instance's rate clock
+  // is moved on where a test would wait for the window (advanceRateClock).
   let token: string;
   beforeAll(async () => {
-    token = await api.provision(fixture('tok5', { token_rate_limit: { requests: 5, window_seconds: 2 } }));
+    token = await api.provision(fixture('tok5', { token_rate_limit: { requests: 5, window_seconds: 10 } }));
   });
 
   it('admits N in its window, then 429 rate_limited with Retry-After until the window frees capacity', async () => {
@@ -90,19 +105,22 @@ describe("a token's limit", () => {
     const refused = answers[5]!;
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
-    expect(retryAfter).toBeLessThanOrEqual(3);
+    expect(retryAfter).toBeLessThanOrEqual(11);
     expect(refused.body).toEqual({
       error: 'rate_limited',
       message:
-        'This token exceeded its rate limit of 5 requests per 2 seconds; nothing was done, retry in ' +
+        'This token exceeded its rate limit of 5 requests per 10 seconds; nothing was done, retry in ' +
         `${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}`,
       request_id: expect.any(String),
     });
     expect(fields(refused)).toEqual({
-      policy: '"token";q=5;w=2, "business";q=100000;w=1',
-      state: expect.stringMatching(/^"token";r=0;t=[1-3], "business";r=\d+;t=\d+$/),
+      policy: '"token";q=5;w=10, "business";q=100000;w=10',
+      state: expect.stringMatching(/^"token";r=0;t=([1-9]|10), "business";r=\d+;t=\d+$/),
     });
-    await sleep(retryAfter * 1000);
+    // Retry-After is true: a second earlier the window is still full, then it admits again.
+    advanceRateClock((retryAfter - 1) * 1000);
+    expect((await get(token)).status).toBe(retryAfter > 1 ? 429 : 200);
+    advanceRateClock(1000);
     expect((await get(token)).status).toBe(200);
   });
 
@@ -121,11 +139,11 @@ describe("a token's limit", () => {
     const en = await refusedIn('fr');
     expect(de.headers.get('content-language')).toBe('de');
     expect(de.body.message).toMatch(
-      /^Dieses Token hat sein Limit von 5 Anfragen pro 2 Sekunden überschritten; nichts wurde ausgeführt, bitte in \d Sekunden? erneut versuchen$/,
+      /^Dieses Token hat sein Limit von 5 Anfragen pro 10 Sekunden überschritten; nichts wurde ausgeführt, bitte in \d+ Sekunden? erneut versuchen$/,
     );
     expect(it.headers.get('content-language')).toBe('it');
     expect(it.body.message).toMatch(
-      /^Questo token ha superato il limite di 5 richieste ogni 2 secondi; non è stato eseguito nulla, riprova tra \d second[oi]$/,
+      /^Questo token ha superato il limite di 5 richieste ogni 10 secondi; non è stato eseguito nulla, riprova tra \d+ second[oi]$/,
     );
     expect(en.headers.get('content-language')).toBe('en');
     expect([de.body.error, it.body.error, en.body.error]).toEqual(['rate_limited', 'rate_limited', 'rate_limited']);
@@ -150,7 +168,7 @@ describe("a token's limit", () => {
 
 describe("a business's limit over all its tokens", () => {
   it('refuses every token once their sum reaches it, naming the business', async () => {
-    const first = await api.provision(fixture('biz6', { rate_limit: { requests: 6, window_seconds: 3 } }));
+    const first = await api.provision(fixture('biz6', { rate_limit: { requests: 6, window_seconds: 10 } }));
     const second = (await createToken('biz6', { name: 'second' })).token;
     const statuses: number[] = [];
     let last: ApiResponse | undefined;
@@ -160,10 +178,10 @@ describe("a business's limit over all its tokens", () => {
     }
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429, 429, 429, 429]);
     expect(last!.body.message).toMatch(
-      /^This business \(all its tokens together\) exceeded its rate limit of 6 requests per 3 seconds/,
+      /^This business \(all its tokens together\) exceeded its rate limit of 6 requests per 10 seconds/,
     );
     expect(remaining(last!, 'business')).toBe(0);
-    expect(last!.headers.get('ratelimit-policy')).toBe('"token";q=100000;w=1, "business";q=6;w=3');
+    expect(last!.headers.get('ratelimit-policy')).toBe('"token";q=100000;w=10, "business";q=6;w=10');
     // A token the instance has not seen yet is refused too (after its token read).
     const third = (await createToken('biz6', { name: 'third' })).token;
     expect((await get(third)).status).toBe(429);
@@ -172,7 +190,7 @@ describe("a business's limit over all its tokens", () => {
 
 describe('a refused request has no effect (contract §18)', () => {
   it('writes nothing, and its Idempotency-Key is a first attempt when sent again after the wait', async () => {
-    const token = await api.provision(fixture('noeffect', { token_rate_limit: { requests: 2, window_seconds: 2 } }));
+    const token = await api.provision(fixture('noeffect', { token_rate_limit: { requests: 2, window_seconds: 10 } }));
     // Totals read with a token of their own: each token has its own limit.
     const reader = (await createToken('noeffect', { name: 'reader' })).token;
     const total = async (): Promise<number> =>
@@ -194,13 +212,13 @@ describe('a refused request has no effect (contract §18)', () => {
     const items = await scanAll();
     for (const key of refused) expect(items.some((i) => String(i.PK).endsWith(`#idem#${key}`))).toBe(false);
     expect(await total()).toBe(before + 2);
-    await sleep(2100);
+    advanceRateClock(11_000);
 
     // After the wait, the refused keys create (201, new ids), and a repeat of one is its replay.
     const retried: ApiResponse[] = [];
     for (const key of refused.slice(0, 2)) retried.push(await send(key));
     expect(retried.map((a) => a.status)).toEqual([201, 201]);
-    await sleep(2100);
+    advanceRateClock(11_000);
     const replay = await send(refused[0]!);
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(retried[0]!.body.id);
@@ -239,7 +257,7 @@ describe('what counting costs', () => {
 
 describe('counting when DynamoDB refuses the syncs (fault proxy)', () => {
   it('answers as usual, keeps the limit on its own counts, and sends them once DynamoDB takes them again', async () => {
-    const token = await api.provision(fixture('faulty', { token_rate_limit: { requests: 4, window_seconds: 3 } }));
+    const token = await api.provision(fixture('faulty', { token_rate_limit: { requests: 4, window_seconds: 10 } }));
     expect((await get(token)).status).toBe(200);
     // Every UpdateItem (the syncs: these GETs write nothing else) throttled from here on.
     const proxy = await proxyTheApi({ throttle: 1, operations: ['UpdateItem'] });

@@ -94,7 +94,7 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
  * The limits test fixtures run with unless they set their own (contract §18: the demo fixture keeps the
  * defaults, the tests set what they need): far above what any test sends, so only the rate limit tests see a 429.
  */
-export const TEST_RATE_LIMIT = { requests: 100_000, window_seconds: 1 };
+export const TEST_RATE_LIMIT = { requests: 100_000, window_seconds: 10 };
 export function withTestRateLimits(fixture: object): object {
   const business = (fixture as { business?: Record<string, unknown> }).business;
   if (!business || typeof business !== 'object') return fixture;

@@ -1,17 +1,9 @@
-import {
-  InstanceCounts,
-  SHARING,
-  sliceMsOf,
-  sliceStartOf,
-  admits,
-  type RatePolicy,
-} from '../../src/domain/rate-window';
+import { Counts, sliceMsOf, sliceStartOf, SYNC_INTERVAL_MS, type RatePolicy } from '../../src/domain/rate-window';
 import { seededRandom } from './dynamo-proxy';
 import { mostInAnyWindow } from './rate-windows';
 
 interface Instance {
-  readonly id: number;
-  readonly counts: InstanceCounts;
+  readonly counts: Counts;
   syncing: boolean;
   timerAt: number | undefined;
 }
@@ -25,11 +17,11 @@ interface InFlight {
 
 /**
  * k instances counting one token as src/data/rate-counts.ts does, with the
- * same InstanceCounts: each decides on its own view, syncs at most once a
- * second (beside an admitted request, or on a timer a second after its last
- * sync while it has unsent counts; a refusal never syncs), and each sync takes
- * 0–200 ms, reaching the store (one item, updated atomically) at a random
- * point of its round trip and answering with the whole item.
+ * same Counts: each decides on its own view, syncs at most once a second
+ * (beside an admitted request, or on a timer a second after its last sync
+ * while it has unsent counts; a refusal never syncs), and each sync takes
+ * 0–`maxRoundTripMs` ms, reaching the store (one item, updated atomically) at a
+ * random point of its round trip and answering with the whole item.
  */
 export function simulate(
   policy: RatePolicy,
@@ -37,13 +29,12 @@ export function simulate(
   times: readonly number[],
   random: () => number,
   pick: (n: number) => number,
+  maxRoundTripMs = 200,
 ): number[] {
   const store = new Map<number, number>();
-  const synced = new Map<number, number>(); // instance -> its last sync reaching the store
   const snapshots = new Map<Instance, Map<number, number>>();
-  const instances: Instance[] = Array.from({ length: k }, (_, id) => ({
-    id,
-    counts: new InstanceCounts(),
+  const instances: Instance[] = Array.from({ length: k }, () => ({
+    counts: new Counts(),
     syncing: false,
     timerAt: undefined,
   }));
@@ -52,13 +43,13 @@ export function simulate(
 
   const due = (instance: Instance, now: number): void => {
     if (instance.syncing || instance.counts.pending.size === 0) return;
-    if (now < instance.counts.lastSyncAt + SHARING.syncIntervalMs) {
-      instance.timerAt ??= instance.counts.lastSyncAt + SHARING.syncIntervalMs;
+    if (!instance.counts.due(now)) {
+      instance.timerAt ??= instance.counts.lastSyncAt + SYNC_INTERVAL_MS;
       return;
     }
     instance.syncing = true;
     const sent = instance.counts.beginSync(now);
-    const latency = random() * 200;
+    const latency = random() * maxRoundTripMs;
     flights.push({ at: now + latency * random(), kind: 'apply', instance, sent });
     flights.push({ at: now + latency, kind: 'answer', instance, sent });
   };
@@ -80,24 +71,20 @@ export function simulate(
         for (const [start, n] of sent) store.set(start, (store.get(start) ?? 0) + n);
         for (const [start] of store)
           if (start + sliceMsOf(policy) <= at - policy.windowSeconds * 1000) store.delete(start);
-        synced.set(instance.id, at);
         snapshots.set(instance, new Map(store));
       } else {
-        const sharing = [...synced.values()].filter((t) => t > at - SHARING.activeMs).length;
-        instance.counts.syncAnswered(sent, snapshots.get(instance)!, sharing, policy, at);
+        instance.counts.syncAnswered(sent, snapshots.get(instance)!);
         instance.syncing = false;
         due(instance, at);
       }
     }
   };
+  const sliceMs = sliceMsOf(policy);
   times.forEach((t, n) => {
     advance(t);
     const instance = instances[pick(n) % k]!;
-    if (!admits(instance.counts.standing(policy, t))) {
-      instance.counts.refused(t);
-      return;
-    }
-    instance.counts.count(sliceStartOf(policy, t));
+    if (instance.counts.state(policy, t).remaining === 0) return;
+    instance.counts.count(sliceStartOf(sliceMs, t));
     admitted.push(t);
     due(instance, t);
   });
@@ -112,19 +99,23 @@ export interface Outcome {
   readonly refused: number;
 }
 
-/** A token sending `demand` times its limit at a steady rate for four windows, spread over k instances. */
+/**
+ * A token sending `demand` times its limit at a steady rate for `windows` windows (four by default), spread over k
+ * instances in turn (as `INSTANCES=N npm start` hands out connections) or at random (as Lambda may).
+ */
 export function run(
   policy: RatePolicy,
   k: number,
   demand: number,
   seed: number,
   spread: 'random' | 'in turn',
+  windows = 4,
 ): Outcome {
   const random = seededRandom(seed);
   const rate = (demand * policy.requests) / policy.windowSeconds;
   const offset = random() * 1000;
   const w = policy.windowSeconds * 1000;
-  const times = Array.from({ length: Math.floor((rate * 4 * w) / 1000) }, (_, i) => offset + (i * 1000) / rate);
+  const times = Array.from({ length: Math.floor((rate * windows * w) / 1000) }, (_, i) => offset + (i * 1000) / rate);
   const first = Math.floor(random() * k);
   const admitted = simulate(
     policy,
@@ -135,7 +126,7 @@ export function run(
   );
   return {
     most: mostInAnyWindow(admitted, w),
-    perWindow: admitted.filter((t) => t < offset + 3 * w).length / 3,
+    perWindow: admitted.filter((t) => t < offset + Math.min(3, windows) * w).length / Math.min(3, windows),
     refused: times.length - admitted.length,
   };
 }

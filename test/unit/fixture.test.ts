@@ -19,7 +19,7 @@ describe('parseFixture', () => {
     }
   });
 
-  it('takes token_rate_limit and rate_limit (N 1..100000 per W 1..3600 s) into the config, refuses anything else (contract §18)', () => {
+  it('takes token_rate_limit and rate_limit (N 1..100000 per W 10..3600 s) into the config, refuses anything else (contract §18)', () => {
     const limit = { requests: 100_000, window_seconds: 3600 };
     const result = parseFixture({
       ...base,
@@ -32,6 +32,7 @@ describe('parseFixture', () => {
         { requests: 0, window_seconds: 60 },
         { requests: 100_001, window_seconds: 60 },
         { requests: 10, window_seconds: 0 },
+        { requests: 10, window_seconds: 9 },
         { requests: 10, window_seconds: 3601 },
         { requests: 1.5, window_seconds: 60 },
         { requests: 10 },

@@ -26,13 +26,13 @@ describe('npm run admin -- token ... arguments (contract §15)', () => {
     expect(parseTokenCommand(['create', 'acme', '--scopes', SCOPES.join(',')])).toMatchObject({ scopes: [...SCOPES] });
   });
 
-  it('create --rate-limit N/W: N 1..100000 per W 1..3600 s, else one line naming the option (contract §18)', () => {
+  it('create --rate-limit N/W: N 1..100000 per W 10..3600 s, else one line naming the option (contract §18)', () => {
     expect(parseTokenCommand(['create', 'acme', '--rate-limit', '50/10'])).toEqual({
       kind: 'create',
       businessId: 'acme',
       rateLimit: { requests: 50, windowSeconds: 10 },
     });
-    for (const bad of ['0/10', '100001/10', '10/0', '10/3601', '10', '10/1.5', 'ten/60', ''])
+    for (const bad of ['0/10', '100001/10', '10/0', '10/9', '600/1', '10/3601', '10', '10/1.5', 'ten/60', ''])
       expect(parseTokenCommand(['create', 'acme', '--rate-limit', bad])).toEqual(
         expect.stringMatching(/^token create: --rate-limit [^\n]+$/),
       );

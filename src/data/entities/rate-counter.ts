@@ -1,27 +1,20 @@
 /**
  * Rate counters (contract §18, src/data/rate-counts.ts): one item per business
- * (its limits as import wrote them, and its request counts per time slice) and
- * one per token (its counts), in one partition per business; read and written
- * by key only, each with one UpdateItem per instance and second at most. How a
- * limit is stored (`{requests, window_seconds}`) is shared by these items, the
- * token items and the business config.
+ * and one per token, in one partition per business, read and written by key
+ * only. Each holds request counts per time slice (`s<slice start, epoch ms>`);
+ * the business's item also holds its two limits, as import wrote them: the
+ * only place they are stored (every instance reads them with its syncs, `token
+ * list` with one GetItem). A token's own limit is on its token item.
  */
 import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
 import { keys, type Key } from '../keys';
 
-/**
- * Attribute names of the counts (`s<slice start, epoch ms>`), of the instances
- * that sync the item (`i<instance id>`: its last sync, epoch ms) and of the
- * business's limits.
- */
-export const RATE_ATTRIBUTES = {
-  slicePrefix: 's',
-  instancePrefix: 'i',
-  limit: 'rate_limit',
-  tokenLimit: 'token_rate_limit',
-  expiresAt: 'expires_at',
-} as const;
+/** A business's limits; undefined where its fixture sets none (the defaults apply). */
+export interface BusinessRateLimits {
+  readonly limit?: RatePolicy;
+  readonly tokenLimit?: RatePolicy;
+}
 
 /** A stored `{requests, window_seconds}`, or undefined for none or one out of range. */
 export function ratePolicyOf(value: unknown): RatePolicy | undefined {
@@ -37,8 +30,9 @@ export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
   window_seconds: p.windowSeconds,
 });
 
-const SLICE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.slicePrefix}(\\d+)$`);
-const INSTANCE_ATTRIBUTE = new RegExp(`^${RATE_ATTRIBUTES.instancePrefix}[0-9a-f]+$`);
+const SLICE_ATTRIBUTE = /^s(\d+)$/;
+/** The business's limits on its counter item, named as in the fixture. */
+const LIMIT_ATTRIBUTES = { limit: 'rate_limit', tokenLimit: 'token_rate_limit' } as const;
 
 export const rateCounter = {
   entity: 'rate counter',
@@ -46,8 +40,11 @@ export const rateCounter = {
   tokenKey: (businessId: string, tokenHash: string): Key => keys.tokenRate(businessId, tokenHash),
   // Read and written by key only: no access pattern.
   patterns: {},
+  limitAttributes: LIMIT_ATTRIBUTES,
+  /** The TTL of a token's counter item. */
+  expiresAttribute: 'expires_at',
   /** The attribute of the count of the slice starting at `start` (epoch ms). */
-  sliceAttribute: (start: number): string => `${RATE_ATTRIBUTES.slicePrefix}${start}`,
+  sliceAttribute: (start: number): string => `s${start}`,
   /** The counts per slice start an item holds. */
   slicesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<number, number> => {
     const slices = new Map<number, number>();
@@ -57,18 +54,9 @@ export const rateCounter = {
     }
     return slices;
   },
-  /** The instances' attributes an item holds, with their last sync (epoch ms). */
-  instancesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<string, number> => {
-    const instances = new Map<string, number>();
-    for (const [name, value] of Object.entries(item ?? {}))
-      if (INSTANCE_ATTRIBUTE.test(name) && typeof value === 'number') instances.set(name, value);
-    return instances;
-  },
-  /** The business's limits as import stored them on its counter item (undefined = the default applies). */
-  limitsOf: (
-    item: Readonly<Record<string, unknown>> | undefined,
-  ): { limit: RatePolicy | undefined; tokenLimit: RatePolicy | undefined } => ({
-    limit: ratePolicyOf(item?.[RATE_ATTRIBUTES.limit]),
-    tokenLimit: ratePolicyOf(item?.[RATE_ATTRIBUTES.tokenLimit]),
+  /** The business's limits its counter item holds. */
+  limitsOf: (item: Readonly<Record<string, unknown>> | undefined): BusinessRateLimits => ({
+    limit: ratePolicyOf(item?.[LIMIT_ATTRIBUTES.limit]),
+    tokenLimit: ratePolicyOf(item?.[LIMIT_ATTRIBUTES.tokenLimit]),
   }),
 } as const;
