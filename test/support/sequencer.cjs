@@ -22,6 +22,7 @@ const SECONDS = {
   'integration/applications-list.test.ts': 13,
   'integration/retention.test.ts': 13,
   'integration/local-stack.test.ts': 11,
+  'integration/demo-sandbox.test.ts': 10,
   'integration/token-cache.test.ts': 9,
   'integration/local-setup.test.ts': 8,
   'integration/attachments.test.ts': 8,
