@@ -28,6 +28,7 @@ import { instanceCount, isInstance, serveInstance, startInstances } from './lib/
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 import { handler as checkAttachment } from '../functions/check-attachment';
+import { handler as runImport } from '../functions/run-import';
 
 /** What the first run imports (DEMO_FIXTURE: another fixture file, e.g. one without records for a quick start). */
 const DEMO_FIXTURE = process.env.DEMO_FIXTURE || join(__dirname, '..', 'fixtures', 'demo.json');
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
     checkAttachment(event).catch((error: unknown) =>
       console.error(`attachment check failed: ${describeFailure(error)}`),
     );
+    // Contract §22: an import's upload starts its run, here to its end in this process.
+    runImport(event).catch((error: unknown) => console.error(`import run failed: ${describeFailure(error)}`));
   });
   const { businessId, token } = await demoToken();
   // Contract §14: the local server also delivers to loopback http receivers.

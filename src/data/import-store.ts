@@ -8,9 +8,13 @@
  * does not exist yet: a row with a stored result is applied, whichever run of
  * the import stored it, so a resumed run never applies it twice.
  */
-import type { ImportType, ResultLine } from '../domain/imports';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ImportCounts, ImportJob, ImportType, ResultLine } from '../domain/imports';
+import { db } from './client';
+import { tableName } from './config';
 import { keys, type Key } from './keys';
-import { IF_ABSENT, keyNames, type AccessPattern } from './entities/entity';
+import { IF_ABSENT, IF_PRESENT, keyNames, type AccessPattern } from './entities/entity';
+import { updateOf } from './update-expression';
 import { importJob } from './entities/import-job';
 import { batchGet, batchPut, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
@@ -118,4 +122,244 @@ export async function readRowResults(
     start,
   );
   return { lines: items.map((item: Item) => importJob.lineOf(item)), next: last };
+}
+
+// ---------------------------------------------------------------------------
+// The import items
+// ---------------------------------------------------------------------------
+
+/** The business's import count and the import in progress (awaiting its upload or running), if any. */
+export interface ImportMeta {
+  readonly n: number;
+  readonly active: ImportJob | undefined;
+}
+
+const jobOf = (item: Item | undefined): ImportJob | undefined => (item ? importJob.fromItem(item) : undefined);
+
+/**
+ * What a create reads: the count, the import in progress (a second read, only
+ * when there is one) and the idempotency record; the lane counter its
+ * entries would go to for an expired upload it ends.
+ */
+export async function readForCreate(
+  businessId: string,
+  idempotencyKey: Key | undefined,
+): Promise<ImportMeta & { idempotency: Item | undefined }> {
+  const [meta, idempotency] = await batchGet([
+    importJob.metaKey(businessId),
+    ...(idempotencyKey ? [idempotencyKey] : []),
+  ]);
+  const activeId = typeof meta?.active === 'string' ? meta.active : undefined;
+  const active = activeId ? await readImport(businessId, activeId) : undefined;
+  return { n: Number(meta?.n ?? 0), active, idempotency: idempotencyKey ? idempotency : undefined };
+}
+
+/** One import by id: a GetItem (an id that is no import id reads nothing). */
+export async function readImport(businessId: string, id: string): Promise<ImportJob | undefined> {
+  if (importJob.positionOf(id) === undefined) return undefined;
+  const [item] = await batchGet([importJob.key(businessId, id)]);
+  return jobOf(item);
+}
+
+/**
+ * Creating an import: the count moves from `meta.n` (condition), the new one
+ * becomes the active one (condition: none is, or the one read, whose upload
+ * expired), the item. A concurrent create fails the condition and re-runs.
+ */
+export function createImportWrites(job: ImportJob, meta: ImportMeta): TxWrite[] {
+  const expired = meta.active;
+  return [
+    {
+      item: {
+        Update: {
+          Key: importJob.metaKey(job.businessId),
+          ...updateOf(
+            { set: { n: meta.n + 1, active: job.id } },
+            {
+              expression: `(${meta.n === 0 ? 'attribute_not_exists(n) OR ' : ''}n = :n) AND ${
+                expired ? 'active = :expired' : 'attribute_not_exists(active)'
+              }`,
+              values: { ':n': meta.n, ...(expired ? { ':expired': expired.id } : {}) },
+            },
+          ),
+        },
+      },
+      onConditionFailed: () => 'retry',
+    },
+    {
+      item: { Put: { Item: importJob.newItem(job), ConditionExpression: IF_ABSENT } },
+      onConditionFailed: () => 'retry',
+      confirms: (stored) => stored !== undefined,
+    },
+  ];
+}
+
+/** The end of an import (cancelled, failed or completed): its item's final state, and no longer the active one. */
+export function endImportWrites(
+  job: ImportJob,
+  set: Record<string, unknown>,
+  condition: { status?: string; lease?: string },
+): TxWrite[] {
+  const values: Record<string, unknown> = {};
+  const parts: string[] = [IF_PRESENT];
+  if (condition.status) {
+    parts.push('#status = :expectStatus');
+    values[':expectStatus'] = condition.status;
+  }
+  if (condition.lease) {
+    parts.push(`${importJob.leaseAttributes.holder} = :lease`);
+    values[':lease'] = condition.lease;
+  }
+  return [
+    {
+      item: {
+        Update: {
+          Key: importJob.key(job.businessId, job.id),
+          ...updateOf(
+            { set, remove: [importJob.leaseAttributes.holder, importJob.leaseAttributes.until] },
+            {
+              expression: parts.join(' AND '),
+              names: condition.status ? { '#status': 'status' } : {},
+              values,
+            },
+          ),
+        },
+      },
+      onConditionFailed: () => new ImportStateChanged(),
+    },
+    {
+      item: {
+        Update: {
+          Key: importJob.metaKey(job.businessId),
+          ...updateOf({ remove: ['active'] }, { expression: 'active = :id', values: { ':id': job.id } }),
+        },
+      },
+      onConditionFailed: () => new ImportStateChanged(),
+    },
+  ];
+}
+
+/** The import is no longer in the state a write expected (another run or request moved it). */
+export class ImportStateChanged extends Error {
+  constructor() {
+    super('import state changed');
+    this.name = 'ImportStateChanged';
+  }
+}
+
+/** The page of imports at positions first..last, newest first, with the count: a BatchGetItem and a Query at once. */
+export async function readImportPage(
+  businessId: string,
+  page: { first: number; last: number } | null,
+): Promise<{ total: number; jobs: ImportJob[] }> {
+  const byPosition = importJob.patterns.byPosition as AccessPattern<{ businessId: string }>;
+  const { pk, sk } = keyNames(byPosition.index);
+  const [[meta], items] = await Promise.all([
+    batchGet([importJob.metaKey(businessId)]),
+    page === null
+      ? Promise.resolve([])
+      : (async () => {
+          const range = importJob.positionRange(page.first, page.last);
+          return (
+            await queryPage({
+              KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
+              ExpressionAttributeNames: { '#pk': pk, '#sk': sk },
+              ExpressionAttributeValues: {
+                ':p': byPosition.partition({ businessId }),
+                ':a': range.from,
+                ':b': range.to,
+              },
+              ScanIndexForward: false,
+              ConsistentRead: true,
+            })
+          ).items;
+        })(),
+  ]);
+  return { total: Number(meta?.n ?? 0), jobs: items.map((item) => importJob.fromItem(item)) };
+}
+
+/**
+ * Takes the import's lease for `ms` when it awaits its upload or runs and no
+ * other run holds an unexpired lease; it is `running` from then on. The
+ * import as it is then, or undefined.
+ */
+export async function leaseImport(
+  businessId: string,
+  id: string,
+  lease: string,
+  ms: number,
+  nowMs = Date.now(),
+): Promise<ImportJob | undefined> {
+  const { holder, until } = importJob.leaseAttributes;
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importJob.key(businessId, id),
+        ...updateOf(
+          { set: { [holder]: lease, [until]: nowMs + ms, status: 'running' } },
+          {
+            // Its own lease too: a re-sent take (an answer lost) succeeds.
+            expression: `${IF_PRESENT} AND #status IN (:waiting, :running) AND (attribute_not_exists(${until}) OR ${until} < :now OR ${holder} = :lease)`,
+            names: { '#status': 'status' },
+            values: { ':now': nowMs, ':running': 'running', ':waiting': 'awaiting_upload', ':lease': lease },
+          },
+        ),
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return jobOf(out.Attributes as Item);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
+    throw error;
+  }
+}
+
+/** Stores progress under the lease (renewed for `ms`): rows up to `checkpoint` have results, these counts. */
+export async function saveImportProgress(
+  job: ImportJob,
+  lease: string,
+  ms: number,
+  progress: { checkpoint: number; counts: ImportCounts; checked?: boolean },
+): Promise<void> {
+  const { holder, until } = importJob.leaseAttributes;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importJob.key(job.businessId, job.id),
+        ...updateOf(
+          {
+            set: {
+              [until]: Date.now() + ms,
+              checkpoint: progress.checkpoint,
+              counts: progress.counts,
+              updated_at: new Date().toISOString(),
+              ...(progress.checked ? { checked: true } : {}),
+            },
+          },
+          { expression: `${holder} = :lease`, values: { ':lease': lease } },
+        ),
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new ImportStateChanged();
+    throw error;
+  }
+}
+
+/** Gives the lease up (a run that stops before its time is up): the next run need not wait for it to expire. */
+export async function releaseImportLease(job: ImportJob, lease: string): Promise<void> {
+  const { holder, until } = importJob.leaseAttributes;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importJob.key(job.businessId, job.id),
+        ...updateOf({ remove: [holder, until] }, { expression: `${holder} = :lease`, values: { ':lease': lease } }),
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }

@@ -28,7 +28,8 @@ export type RecordName =
   | 'application_field'
   | 'webhook_subscription'
   | 'attachment'
-  | 'export';
+  | 'export'
+  | 'import';
 
 /** Every `message` of an error body, by key, with the parameters its text needs. */
 export interface ErrorMessageParams {
@@ -59,6 +60,8 @@ export interface ErrorMessageParams {
   rate_limited: { limit: 'token' | 'business'; requests: number; windowSeconds: number; retryAfter: number };
   internal_error: Record<string, never>;
   service_unavailable: Record<string, never>;
+  import_in_progress: { id: string; status: string };
+  import_finished: { id: string; status: string };
 }
 export type ErrorMessageKey = keyof ErrorMessageParams;
 
@@ -186,6 +189,12 @@ export const applicationErased = (): HttpError =>
 /** 410: the Idempotency-Key created a webhook subscription that has since been deleted (contract §14). */
 export const subscriptionDeleted = (): HttpError =>
   new HttpError(410, 'subscription_deleted', byKey('subscription_deleted', NO_PARAMS));
+/** Contract §22: one import per business at a time; the body names the one in progress. */
+export const importInProgress = (id: string, status: string): HttpError =>
+  new HttpError(409, 'import_in_progress', byKey('import_in_progress', { id, status }));
+/** An import that ended cannot be cancelled any more. */
+export const importFinished = (id: string, status: string): HttpError =>
+  new HttpError(409, 'import_finished', byKey('import_finished', { id, status }));
 export const idempotencyKeyReused = (): HttpError =>
   new HttpError(409, 'idempotency_key_reused', byKey('idempotency_key_reused', NO_PARAMS));
 /** 429 (contract §18): over the token's or the business's rate limit; nothing was done. */

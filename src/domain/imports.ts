@@ -37,6 +37,34 @@ export const RESULTS_URL_SECONDS = 300;
 /** While running, counts are stored at least this often. */
 export const PROGRESS_INTERVAL_MS = 5_000;
 
+/**
+ * Where an import's objects live in the bucket: the upload (the presigned POST
+ * admits this key only; the bucket's object-created event on this prefix
+ * starts the run) and the results file. The IAM grants name these prefixes.
+ */
+export const IMPORT_UPLOAD_PREFIX = 'imports/uploads/';
+export const IMPORT_RESULTS_PREFIX = 'imports/results/';
+export const uploadKeyOf = (businessId: string, id: string): string =>
+  `${IMPORT_UPLOAD_PREFIX}${encodeURIComponent(businessId)}/${id}`;
+export const resultsKeyOf = (businessId: string, id: string): string =>
+  `${IMPORT_RESULTS_PREFIX}${encodeURIComponent(businessId)}/${id}.jsonl`;
+/** The import an uploaded object's key names, or undefined for any other key. */
+export function importOfUploadKey(key: string): { businessId: string; id: string } | undefined {
+  if (!key.startsWith(IMPORT_UPLOAD_PREFIX)) return undefined;
+  const [business, id, ...rest] = key.slice(IMPORT_UPLOAD_PREFIX.length).split('/');
+  if (!business || !id || rest.length) return undefined;
+  try {
+    return { businessId: decodeURIComponent(business), id };
+  } catch {
+    return undefined;
+  }
+}
+/** The Content-Type the upload form fixes per format. */
+export const CONTENT_TYPE_OF: Readonly<Record<ImportFormat, string>> = {
+  csv: 'text/csv',
+  jsonl: 'application/x-ndjson',
+};
+
 /** `external_id`: 1..100 characters of A-Z a-z 0-9 . _ : - */
 export const EXTERNAL_ID_PATTERN = '^[A-Za-z0-9._:-]{1,100}$';
 const EXTERNAL_ID = new RegExp(EXTERNAL_ID_PATTERN);
@@ -116,6 +144,8 @@ export interface ImportJob {
   readonly requestId: string | null;
   /** Rows 1..checkpoint have their results stored (the counts are theirs). */
   readonly checkpoint: number;
+  /** The whole file was read once and found readable (only then is anything written). */
+  readonly checked: boolean;
 }
 
 /** What a client reads of an import at `now`: an upload not made within 24 hours reads as failed. */

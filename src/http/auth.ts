@@ -18,9 +18,10 @@ export interface AuthContext {
   readonly scopes?: readonly Scope[];
   /**
    * Set while the token of a read is being looked up beside the read (see `authMiddleware`): fulfils once the
-   * token is admitted, rejects with its 401/403/429. Nothing read may be answered before it has settled.
+   * token is admitted (with the scopes it grants), rejects with its 401/403/429. Nothing read may be answered
+   * before it has settled.
    */
-  readonly verified?: Promise<void>;
+  readonly verified?: Promise<readonly Scope[]>;
 }
 
 /**
@@ -84,7 +85,7 @@ type Rated = { [RATED]?: string };
  */
 function admit(
   grant: TokenGrant | undefined,
-  scope: Scope,
+  scopes: readonly Scope[],
   who: { hash: string; requestId: string },
   request: { internal: object },
 ): asserts grant is TokenGrant {
@@ -94,7 +95,7 @@ function admit(
   (request.internal as Rated)[RATED] = who.hash;
   const decision = countRequest(who.hash, grant.businessId, grant.rateLimit);
   if (!decision.admitted) throw rateRefusal(decision);
-  if (!grant.scopes.includes(scope)) throw insufficientScope(scope);
+  if (!scopes.some((scope) => grant.scopes.includes(scope))) throw insufficientScope(scopes.join(' '));
   setWriteOrigin({
     actor: { type: 'token', token_id: who.hash.slice(0, HASH_PREFIX_LENGTH), token_name: grant.name },
     request_id: who.requestId,
@@ -111,10 +112,11 @@ async function rateFields(request: { internal: object }): Promise<void> {
 /**
  * Bearer token -> business, and the route's scope (contract §1, §15, §18): 401
  * for no, a malformed, unknown, revoked or expired token; 429 over its rate
- * limit; 403 when the token lacks `scope`. Decided before anything reads the
+ * limit; 403 when the token has none of `scopes` (a route's scope, or any of
+ * its alternatives: src/http/routes.ts scopesOf). Decided before anything reads the
  * body or the business's data.
  */
-export const authMiddleware = (scope: Scope, readOnly: boolean): MiddlewareObj => ({
+export const authMiddleware = (scopes: readonly Scope[], readOnly: boolean): MiddlewareObj => ({
   before: async (request) => {
     const event = request.event as APIGatewayProxyEventV2;
     const header = event.headers?.authorization;
@@ -135,13 +137,16 @@ export const authMiddleware = (scope: Scope, readOnly: boolean): MiddlewareObj =
       // A read has no effect to undo: its token's GetItem goes out beside the read of the business the token
       // names, so a cold token costs a call but no round trip. The handler answers nothing of what it read
       // (its errors included) before `verified` settles; a token of another business is an unknown token.
-      const verified = grantOfToken(token).then((grant) => admit(grant, scope, who, request));
+      const verified = grantOfToken(token).then((grant) => {
+        admit(grant, scopes, who, request);
+        return grant.scopes;
+      });
       verified.catch(() => undefined); // settled by the handler; never an unhandled rejection meanwhile
       (request.context as { auth?: AuthContext }).auth = { businessId: claimed, verified };
       return;
     }
     const grant = await grantOfToken(token);
-    admit(grant, scope, who, request);
+    admit(grant, scopes, who, request);
     (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId, scopes: grant.scopes };
   },
   after: async (request) => rateFields(request),

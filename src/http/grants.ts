@@ -137,6 +137,14 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'create-export': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
   // the job BatchGet (a job whose worker died gets a new worker run)
   'get-export': READ_ONE,
+  // the count, the import in progress and the idempotency record (BatchGetItem), then one transaction: count Update,
+  // import Put (and the Update ending an import whose upload expired)
+  'create-import': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // the count (BatchGetItem) and the page's key range of the imports partition (Query)
+  'list-imports': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },
+  'get-import': READ_ONE,
+  // the import, then one transaction: its Update and the count's
+  'delete-import': { actions: ['GetItem', 'BatchGetItem', 'UpdateItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,
@@ -179,6 +187,25 @@ export const WORKER_GRANTS = {
   'run-export': {
     actions: ['BatchGetItem', 'Query', 'UpdateItem'],
     indexes: indexesOf(application.patterns.byId, employee.patterns.byId, employeeJob.patterns.byId),
+  },
+  // the import (BatchGetItem, its lease and progress: conditional UpdateItem), the config; per row what the row's
+  // single request sends (create-employee, update-employee, create-employee-job, create-application,
+  // update-application: BatchGetItem, one transaction of Put/Update/Delete/ConditionCheck items, the witness GetItem of
+  // an ambiguous write) with its external id and result items, the results of rows that write nothing
+  // (BatchWriteItem), the stored results (Query of the import's row partition); the end: feed lane BatchGetItem and
+  // one transaction (import, count, feed entry Updates and Put)
+  'run-import': {
+    actions: [
+      'GetItem',
+      'BatchGetItem',
+      'Query',
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+      'ConditionCheckItem',
+      'BatchWriteItem',
+    ],
+    indexes: [],
   },
 } as const satisfies Record<string, TableGrant>;
 

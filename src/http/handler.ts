@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ROUTES, type RouteDefinition, type RouteName } from './routes';
+import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes';
 import { inCallScope } from '../data/call-scope';
 import { FieldErrorCollector } from '../domain/errors';
 import { authMiddleware, type AuthContext } from './auth';
@@ -64,7 +64,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
 ): LambdaHandler {
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
-  if (route.auth) middlewares.push(authMiddleware(route.scope, route.method === 'GET'));
+  if (route.auth) middlewares.push(authMiddleware(scopesOf(route), route.method === 'GET'));
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()

@@ -12,3 +12,6 @@ export const RATE_LIMITED_METRIC = 'RateLimited';
 
 /** Uploads the post-upload check rejected (functions/check-attachment.ts); the alarm on rejected uploads watches it. */
 export const REJECTED_UPLOADS_METRIC = 'RejectedUploads';
+
+/** Imports that ended as failed (functions/run-import.ts, contract §22); the alarm on failed imports watches it. */
+export const FAILED_IMPORTS_METRIC = 'FailedImports';

@@ -1,6 +1,12 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
-import { METRICS_NAMESPACE, RATE_LIMITED_METRIC, REJECTED_UPLOADS_METRIC, UNMATCHED_ROUTE_GROUP } from './metric-names';
+import {
+  FAILED_IMPORTS_METRIC,
+  METRICS_NAMESPACE,
+  RATE_LIMITED_METRIC,
+  REJECTED_UPLOADS_METRIC,
+  UNMATCHED_ROUTE_GROUP,
+} from './metric-names';
 import { ROUTES } from './routes';
 
 /**
@@ -38,6 +44,14 @@ export function recordRequest(route: string, status: number, startedAt: number):
   // Percentiles do not add up across routes: the group's latency is a metric of its own.
   m.addDimensions({ route_group: groupOf(route) });
   m.addMetric('Latency', MetricUnit.Milliseconds, latency);
+  m.publishStoredMetrics();
+}
+
+/** One import that ended as failed (contract §22): the alarm on failed imports counts these (the log says why). */
+export function recordFailedImport(): void {
+  if (!metricsEnabled()) return;
+  const m = metricsOf();
+  m.addMetric(FAILED_IMPORTS_METRIC, MetricUnit.Count, 1);
   m.publishStoredMetrics();
 }
 

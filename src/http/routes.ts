@@ -41,6 +41,11 @@ interface RouteFields {
   readonly etag?: false;
   /** A POST that starts work and answers 202 with its Location (no record, no ETag). */
   readonly accepted?: true;
+  /**
+   * Scopes that admit the token as well as `scope` (any one of them suffices): routes whose records' scope depends
+   * on the body or the record (imports: their type), which then check that scope themselves.
+   */
+  readonly orScopes?: readonly Scope[];
   /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
   readonly bundleFiles?: readonly string[];
 }
@@ -428,6 +433,62 @@ export const ROUTES = [
     etag: false,
   },
   {
+    name: 'create-import',
+    method: 'POST',
+    path: p('/imports'),
+    access: 'write',
+    auth: true,
+    // The write scope of the type named in the body (contract §22), checked by the function.
+    scope: 'employees:write',
+    orScopes: ['applications:write'],
+    tag: 'Imports',
+    summary: 'Start a bulk import: answers a presigned upload; the file is applied once it lands',
+    request: 'ImportCreate',
+    response: 'ImportCreated',
+    extraStatuses: [409],
+  },
+  {
+    name: 'list-imports',
+    method: 'GET',
+    path: p('/imports'),
+    access: 'read',
+    auth: true,
+    scope: 'employees:read',
+    orScopes: ['employees:write', 'applications:read', 'applications:write'],
+    tag: 'Imports',
+    summary: 'The business’s imports, newest first (paginated)',
+    response: 'Import',
+    list: true,
+    query: 'PageQuery',
+  },
+  {
+    name: 'get-import',
+    method: 'GET',
+    path: p('/imports/{id}'),
+    access: 'read',
+    auth: true,
+    // The read or write scope of the import's type, checked by the function.
+    scope: 'employees:read',
+    orScopes: ['employees:write', 'applications:read', 'applications:write'],
+    tag: 'Imports',
+    summary: 'Show an import: status, counts, results_url once completed',
+    response: 'Import',
+    etag: false,
+  },
+  {
+    name: 'delete-import',
+    method: 'DELETE',
+    path: p('/imports/{id}'),
+    access: 'write',
+    auth: true,
+    // The write scope of the import's type, checked by the function.
+    scope: 'employees:write',
+    orScopes: ['applications:write'],
+    tag: 'Imports',
+    summary: 'Cancel an import still awaiting its upload (204); a running or ended one answers 409',
+    extraStatuses: [409],
+  },
+  {
     name: 'get-openapi',
     method: 'GET',
     path: p('/openapi.json'),
@@ -450,6 +511,10 @@ export const ROUTES = [
 ] as const satisfies readonly RouteDefinition[];
 
 export type RouteName = (typeof ROUTES)[number]['name'];
+
+/** The scopes any one of which admits a token to a route with a token (its `scope` first). */
+export const scopesOf = (route: RouteDefinition): readonly Scope[] =>
+  route.auth ? [route.scope, ...(route.orScopes ?? [])] : [];
 
 /** Handles every request no row matches (404, or 405 with Allow); API Gateway's $default route. */
 export const FALLBACK_ROUTE = { name: 'route-not-found', access: 'none' } as const;

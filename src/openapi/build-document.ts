@@ -1,6 +1,6 @@
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
 import { MAX_BODY_BYTES } from '../http/middleware';
-import { ROUTES, type RouteDefinition } from '../http/routes';
+import { ROUTES, scopesOf, type RouteDefinition } from '../http/routes';
 import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 import { LANGUAGES } from '../http/i18n/messages';
@@ -92,6 +92,8 @@ curl -F Content-Type=application/pdf -F bucket=... -F X-Amz-Algorithm=AWS4-HMAC-
 Deleting an attachment deletes its bytes; erasing the application (DELETE or retention) erases its attachments first.`,
   Exports:
     'A full copy of the records in one JSON Lines file, with the change-feed cursor to follow from: the first full sync of an integration, then the feed.',
+  Imports:
+    'A whole file of employees, employee jobs or applications (JSON Lines or CSV) checked row by row exactly as the single requests, applied once, safe to run again (`external_id` upserts), with a results file per row. Upload with the presigned form the POST answers, as for attachments.',
   Webhooks:
     'Signed deliveries of change-feed entries (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`), in feed order per subscription, retried 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, then the subscription is `disabled`.',
 };
@@ -276,6 +278,13 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'Starts an export (contract §20): every record of the types named, as its GET answers it, in one JSON Lines file (`{"type", "data"}` per line), and `feed_cursor`, the change feed’s position taken before the first record was read. Needs `changes:read` and the read scope of every type named (`employees:read` for `employees` and `employee_jobs`, `applications:read`). Answers 202 at once; poll the `Location` until `completed`. For a first full sync, load the file, then follow `GET /changes?after=<feed_cursor>` applying every entry: the result is exactly what the API serves, whatever was written while the export ran.',
   'get-export':
     'An export: `running`, `completed` or `failed`; records per type; `feed_cursor`; once completed a `download_url` valid 5 minutes (ask again for a fresh one). The file and the export are gone 24 hours after creation (404).',
+  'create-import':
+    'Starts a bulk import (contract §22): answers 201 with a presigned POST `upload` (valid 15 minutes) for the file, JSON Lines or CSV, one row per record of `type`, each the body a POST of that type takes (custom fields included) plus optional `external_id` (1..100 of `A-Z a-z 0-9 . _ : -`; `employee_jobs` rows may name their employee by `employee_external_id`). Once the upload lands the import runs: each row is checked exactly as its single request (same rules, uniqueness against stored records and earlier rows, messages in this request’s `Accept-Language`); a bad row never stops the others. A row whose `external_id` an earlier import kept updates that record with the fields it names (as PUT), or is `unchanged`; an employee job is `skipped`. `mode: validate` writes nothing. Every change has its feed entry with `actor` `{"type": "import", ...}` and this request’s `request_id`, and the import ends with `import.completed` or `import.failed`. One import per business at a time: 409 `import_in_progress` names the one awaiting its upload or running. Needs `employees:write` (employees, employee_jobs) or `applications:write` (applications).',
+  'list-imports': 'A page of the business’s imports, newest first.',
+  'get-import':
+    'An import: status, `counts` (growing while it runs), `failure_reason` when failed (nothing written), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.',
+  'delete-import':
+    'Cancels an import still awaiting its upload (204, status `cancelled`; a file uploaded with its form afterwards is never applied). A running import answers 409 `import_in_progress`, an ended one 409 `import_finished`.',
   'create-webhook-subscription':
     'Subscribes a URL to change-feed entries (all types, or those in `types`). The response is the only place the signing `secret` ever appears: store it. The subscription receives the changes committed after it was created, one POST per entry, in feed order, signed as Standard Webhooks define. `url` must be `https` and must not resolve to a private, loopback, link-local, multicast or metadata address, in any spelling (IPv4-mapped, IPv4-compatible, NAT64, 6to4 and Teredo forms included; 422 `is not allowed`). A business has at most 20 subscriptions: the 21st answers 422 `{"webhook_subscriptions": ["must be less than or equal to 20"]}` (delete one first). A replay of this create (same Idempotency-Key) after the subscription was deleted answers 410 `subscription_deleted`, without the secret.',
   'list-webhook-subscriptions':
@@ -632,7 +641,7 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       },
     );
     responses['403'] = errorResponse(
-      `This token lacks the scope ${route.scope} (\`insufficient_scope\`); nothing was read or changed`,
+      `This token lacks the scope ${scopesOf(route).join(' or ')}${route.orScopes ? ' (or the one of the type concerned)' : ''} (\`insufficient_scope\`); nothing was read or changed`,
       'insufficient_scope',
       { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
     );
@@ -714,10 +723,15 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
   return {
     operationId: operationIdOf(route.name),
     summary: route.summary,
-    description: route.auth ? `${descriptionOf(route)}\n\nScope: \`${route.scope}\`.` : descriptionOf(route),
+    description: route.auth
+      ? `${descriptionOf(route)}\n\nScope: ${scopesOf(route)
+          .map((s) => `\`${s}\``)
+          .join(' or ')}.`
+      : descriptionOf(route),
     tags: [route.tag],
     // OpenAPI 3.1 lets a requirement of any scheme list the roles (here: token scopes) it needs.
-    security: route.auth ? [{ [BEARER_SCHEME]: [route.scope] }] : [],
+    // Alternatives: any one of the route's scopes admits the token.
+    security: scopesOf(route).map((scope) => ({ [BEARER_SCHEME]: [scope] })),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(request
       ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(request) } } } }

@@ -11,6 +11,7 @@ import {
   EmployeeUpdate,
 } from './employees';
 import { Export, ExportCreate, ExportCreated } from './exports';
+import { Import, ImportCreate, ImportCreated, ImportResultLine } from './imports';
 import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
 import { Attachment, AttachmentCreate, AttachmentCreated } from './attachments';
 
@@ -47,6 +48,10 @@ export const SCHEMAS: Record<string, object> = {
   ExportCreate,
   ExportCreated,
   Export,
+  ImportCreate,
+  ImportCreated,
+  Import,
+  ImportResultLine,
   // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
   ChangeEntry,
 };

@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { ROUTES, type RouteName } from '../../src/http/routes';
+import { ROUTES, scopesOf, type RouteName } from '../../src/http/routes';
 import { MESSAGES, type FieldMessages, type LocalizedMessage } from '../../src/domain/errors';
 import { translateFields, translateMessage } from '../../src/http/i18n/language';
 import { CATALOGUES, type Language } from '../../src/http/i18n/messages';
@@ -36,6 +36,8 @@ let api: TestApi;
 let token: string;
 let employeeId: string;
 let applicationId: string;
+/** An import cancelled in the setup: its DELETE answers 409 import_finished. */
+let cancelledImport: string;
 /** A change-feed cursor whose following entries TTL removed (contract §13: 410). */
 let expiredCursor: string;
 /** A token of the business without any scope, and one that has expired (contract §15). */
@@ -129,7 +131,7 @@ function casesOf(): Case[] {
           status: 403,
           code: 'insufficient_scope',
           request: () => ({ method: route.method, path: target(), token: scopelessToken }),
-          expected: { message: key('insufficient_scope', { scope: route.scope }) },
+          expected: { message: key('insufficient_scope', { scope: scopesOf(route).join(' ') }) },
         },
       );
     }
@@ -180,6 +182,8 @@ function casesOf(): Case[] {
         'get-webhook-subscription': 'webhook_subscription',
         'delete-webhook-subscription': 'webhook_subscription',
         'get-export': 'export',
+        'get-import': 'import',
+        'delete-import': 'import',
         'create-attachment': 'application',
         'list-attachments': 'application',
         'get-attachment': 'attachment',
@@ -305,6 +309,10 @@ function casesOf(): Case[] {
         body: { types: ['payroll'] },
         fields: { types: [MESSAGES.inclusion] },
       },
+      'create-import': {
+        body: { type: 'people', format: 'csv', size: 0 },
+        fields: { type: [MESSAGES.inclusion], size: [MESSAGES.invalid] },
+      },
       'create-attachment': {
         body: { file_name: 'a/b.pdf', content_type: 'text/html', size: 0 },
         fields: { file_name: [MESSAGES.invalid], content_type: [MESSAGES.inclusion], size: [MESSAGES.invalid] },
@@ -358,6 +366,16 @@ function casesOf(): Case[] {
     }
   }
   cases.push(
+    {
+      route: 'delete-import',
+      status: 409,
+      code: 'import_finished',
+      request: () => withToken({ method: 'DELETE', path: idPath('delete-import', cancelledImport) }),
+      // Read when the case runs: the import is cancelled in the setup.
+      get expected() {
+        return { message: key('import_finished', { id: cancelledImport, status: 'cancelled' }) };
+      },
+    },
     {
       route: 'create-application',
       status: 410,
@@ -421,7 +439,9 @@ const firstBody = (route: RouteName): object =>
           ? { types: ['employees'] }
           : route === 'create-attachment'
             ? CV
-            : JOB(employeeId);
+            : route === 'create-import'
+              ? IMPORT
+              : JOB(employeeId);
 const secondBody = (route: RouteName): object =>
   route === 'create-employee-job'
     ? { ...JOB(employeeId), name: 'Other' }
@@ -431,8 +451,11 @@ const secondBody = (route: RouteName): object =>
         ? { types: ['applications'] }
         : route === 'create-attachment'
           ? { ...CV, size: 11 }
-          : { ...firstBody(route), first_name: 'Other' };
+          : route === 'create-import'
+            ? { ...IMPORT, size: 11 }
+            : { ...firstBody(route), first_name: 'Other' };
 const CV = { file_name: 'cv.pdf', content_type: 'application/pdf', size: 10 };
+const IMPORT = { type: 'employees', format: 'csv', mode: 'validate', size: 10 };
 
 const CASES = casesOf();
 
@@ -452,6 +475,7 @@ beforeAll(async () => {
     'create-employee-job',
     'create-webhook-subscription',
     'create-export',
+    'create-import',
   ] as const) {
     const first = await api.request('POST', path(route), {
       token,
@@ -459,6 +483,10 @@ beforeAll(async () => {
       headers: { 'idempotency-key': `${REUSED_KEY}-${route}` },
     });
     expect(first.status).toBe(route === 'create-export' ? 202 : 201);
+    if (route === 'create-import') {
+      cancelledImport = first.body.id;
+      expect((await api.request('DELETE', idPath('delete-import', cancelledImport), { token })).status).toBe(204);
+    }
   }
   const attachment = await api.request('POST', idPath('create-attachment', applicationId), {
     token,

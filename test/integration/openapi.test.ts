@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { ROUTES } from '../../src/http/routes';
+import { ROUTES, scopesOf } from '../../src/http/routes';
 import { SCOPES } from '../../src/domain/scopes';
 import { SCHEMAS } from '../../src/schemas';
 import { buildOpenApiDocument, documented, type OpenApiDocument } from '../../src/openapi/build-document';
@@ -164,7 +164,7 @@ describe('the document', () => {
       expect(op?.summary).toBe(route.summary);
       expect(op?.tags).toEqual([route.tag]);
       if (route.auth) {
-        expect(op?.security).toEqual([{ bearerAuth: [route.scope] }]);
+        expect(op?.security).toEqual(scopesOf(route).map((scope) => ({ bearerAuth: [scope] })));
         expect(op?.description).toContain(`Scope: \`${route.scope}\``);
       } else expect(op?.security).toEqual([]);
     }

@@ -47,7 +47,11 @@ describe('the RateLimit fields', () => {
     '%s: on its answer, with the limits of the token',
     async (_n, route) => {
       const sample = sampleRequest(route, ids);
-      const res = await api.request(sample.method, sample.path, { token, body: sample.body });
+      const res = await api.request(sample.method, sample.path, {
+        token,
+        body: sample.body,
+        headers: sample.headers ?? {},
+      });
       expect(res.status).toBeLessThan(300);
       // Test fixtures set 100000 per 10 s for both (test/support/harness.ts) unless they set their own.
       expect(fields(res)).toEqual({

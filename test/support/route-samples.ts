@@ -19,6 +19,8 @@ export interface SampleIds {
   readonly attachment: string;
   readonly attachable: string;
   readonly export: string;
+  /** An import awaiting its upload (one per business at a time): the DELETE sample cancels it (204, then 409). */
+  readonly import: string;
 }
 
 /** Attachments of `application` the DELETE sample removes, one per request. */
@@ -39,7 +41,18 @@ export interface SampleRequest {
   readonly body?: unknown;
   /** Scopes the body asks for besides the route's own (POST /exports: the read scope of each type, contract §20). */
   readonly alsoNeeds?: readonly Scope[];
+  /**
+   * Headers a repeatable success needs: POST /imports sends the Idempotency-Key createSampleRecords started the
+   * sample import with, so every send replays its 201 (a business runs one import at a time, contract §22).
+   */
+  readonly headers?: Record<string, string>;
 }
+
+/** The Idempotency-Key of the sample import (per business: each business's first send creates its import). */
+const IMPORT_SAMPLE = {
+  key: 'route-sample-import',
+  body: { type: 'employees', format: 'csv', mode: 'validate', size: 100 },
+} as const;
 
 type TokenRoute = Extract<(typeof ROUTES)[number], { auth: true }>;
 type TokenRouteName = TokenRoute['name'];
@@ -123,6 +136,15 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     alsoNeeds: ['applications:read'],
   }),
   'get-export': (ids) => ({ method: 'GET', path: `${API}/exports/${ids.export}` }),
+  'create-import': () => ({
+    method: 'POST',
+    path: `${API}/imports`,
+    body: IMPORT_SAMPLE.body,
+    headers: { 'idempotency-key': IMPORT_SAMPLE.key },
+  }),
+  'list-imports': () => ({ method: 'GET', path: `${API}/imports?per_page=5` }),
+  'get-import': (ids) => ({ method: 'GET', path: `${API}/imports/${ids.import}` }),
+  'delete-import': (ids) => ({ method: 'DELETE', path: `${API}/imports/${ids.import}` }),
   'delete-webhook-subscription': () => {
     const id = doomedSubscriptions.pop();
     if (!id) throw new Error('createSampleRecords made too few subscriptions for the DELETE sample');
@@ -178,6 +200,12 @@ export async function createSampleRecords(api: TestApi, token: string, { doomed 
     email: 'at@example.com',
     accept_terms_and_conditions: true,
   });
+  const imported = await api.request('POST', `${API}/imports`, {
+    token,
+    body: IMPORT_SAMPLE.body,
+    headers: { 'idempotency-key': IMPORT_SAMPLE.key },
+  });
+  if (imported.status !== 201) throw new Error(`setup POST /imports: ${imported.status} ${imported.text}`);
   const started = await api.request('POST', `${API}/exports`, { token, body: { types: ['employees'] } });
   if (started.status !== 202) throw new Error(`setup POST /exports: ${started.status} ${started.text}`);
   // Done before any test compares the table or counts calls (its worker runs beside the requests).
@@ -191,6 +219,7 @@ export async function createSampleRecords(api: TestApi, token: string, { doomed 
     attachment,
     attachable,
     export: started.body.id as string,
+    import: imported.body.id as string,
   };
 }
 

@@ -31,6 +31,8 @@ describe('message catalogues (contract §16)', () => {
       route_not_found: { method: 'GET', path: '/x' },
       method_not_allowed: { allowed: ['GET'] },
       payload_too_large: { limit: 1048576 },
+      import_in_progress: { id: 'x', status: 'running' },
+      import_finished: { id: 'x', status: 'cancelled' },
     } as Record<string, unknown>;
     for (const key of keys) {
       const texts = LANGUAGES.map((l) => (CATALOGUES[l].errors[key] as (p: unknown) => string)(sample[key] ?? {}));

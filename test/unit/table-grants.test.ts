@@ -4,6 +4,7 @@ import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
 import { EXPORT_WORKER_NAME } from '../../src/services/exports';
+import { IMPORT_WORKER_NAME } from '../../src/services/imports';
 import { TABLE } from '../../src/data/table-definition';
 import { iamActionsOf } from '../../src/data/call-scope';
 import { checkGrants, parseCall } from '../support/dynamo-calls';
@@ -15,12 +16,13 @@ describe('TABLE_GRANTS (src/http/grants.ts)', () => {
     expect(Object.keys(TABLE_GRANTS).sort()).toEqual([...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name].sort());
   });
 
-  test('one worker grant per function that is not a route: the webhook dispatcher, the retention job, the upload check, the export worker', () => {
+  test('one worker grant per function that is not a route: the webhook dispatcher, the retention job, the upload check, the export and import workers', () => {
     expect(Object.keys(WORKER_GRANTS)).toEqual([
       DISPATCHER_NAME,
       RETENTION_JOB_NAME,
       CHECK_JOB_NAME,
       EXPORT_WORKER_NAME,
+      IMPORT_WORKER_NAME,
     ]);
     expect(ROUTES.map((r) => r.name)).not.toContain(CHECK_JOB_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(DISPATCHER_NAME);

@@ -25,7 +25,14 @@ describe('updateOf', () => {
       '#u5': 'name',
       '#u6': 'body',
     });
-    expect(u.ExpressionAttributeValues).toEqual({ ':u0': 'hired', ':u1': null, ':u2': { a: 1 }, ':u3': 1, ':u4': -1, ':v': 3 });
+    expect(u.ExpressionAttributeValues).toEqual({
+      ':u0': 'hired',
+      ':u1': null,
+      ':u2': { a: 1 },
+      ':u3': 1,
+      ':u4': -1,
+      ':v': 3,
+    });
     expect(u.ConditionExpression).toBe('version = :v');
   });
 
@@ -47,7 +54,10 @@ describe('updateOf', () => {
   });
 
   it('leaves out empty names and values, and refuses an empty update', () => {
-    expect(updateOf({ remove: ['a'] })).toEqual({ UpdateExpression: 'REMOVE #u0', ExpressionAttributeNames: { '#u0': 'a' } });
+    expect(updateOf({ remove: ['a'] })).toEqual({
+      UpdateExpression: 'REMOVE #u0',
+      ExpressionAttributeNames: { '#u0': 'a' },
+    });
     expect(() => updateOf({ set: {}, add: [], remove: [] })).toThrow(/nothing/);
   });
 

@@ -87,6 +87,7 @@ export const importJob = {
     tokenName: String(item.token_name ?? ''),
     requestId: typeof item.request_id === 'string' ? item.request_id : null,
     checkpoint: Number(item.checkpoint ?? 0),
+    checked: item.checked === true,
   }),
   rowItem: (businessId: string, importId: string, line: ResultLine, now: number): Record<string, unknown> => ({
     ...keys.importRow(businessId, importId, line.row),

@@ -25,6 +25,12 @@ export interface Catalogue {
  * unambiguous, and cut to 100 characters: they are the client's values (contract §2).
  */
 const q = (id: string): string => JSON.stringify(clip(id));
+/** An import's status in a sentence. */
+const STATUS_DE: Readonly<Record<string, string>> = { awaiting_upload: 'wartet auf den Upload', running: 'läuft' };
+const STATUS_IT: Readonly<Record<string, string>> = {
+  awaiting_upload: 'in attesa del caricamento',
+  running: 'in corso',
+};
 const number = (language: Language, value: number): string => new Intl.NumberFormat(language).format(value);
 
 const en: Catalogue = {
@@ -52,6 +58,7 @@ const en: Catalogue = {
     webhook_subscription: (id) => `Webhook subscription ${q(id)} not found`,
     attachment: (id) => `Attachment ${q(id)} not found`,
     export: (id) => `Export ${q(id)} not found`,
+    import: (id) => `Import ${q(id)} not found`,
   },
   errors: {
     invalid_json: () => 'Request body is not valid JSON',
@@ -75,6 +82,9 @@ const en: Catalogue = {
       'The application this Idempotency-Key created has been erased; it is not created again (send a new key to create a new one)',
     subscription_deleted: () =>
       'The webhook subscription this Idempotency-Key created has been deleted; it is not created again (send a new key to subscribe again)',
+    import_in_progress: ({ id, status }) =>
+      `Import ${q(id)} of this business is ${status}; one import runs at a time (cancel it while it awaits its upload, or wait for it to end)`,
+    import_finished: ({ id, status }) => `Import ${q(id)} has ended (${status}); there is nothing to cancel`,
     precondition_failed: () => 'If-Match does not match the current ETag of the record; nothing was written',
     cursor_expired: ({ days }) =>
       `This cursor is older than the change feed's retention of ${days} days; start again without after and resync`,
@@ -116,6 +126,7 @@ const de: Catalogue = {
     webhook_subscription: (id) => `Webhook-Abonnement ${q(id)} wurde nicht gefunden`,
     attachment: (id) => `Anhang ${q(id)} wurde nicht gefunden`,
     export: (id) => `Export ${q(id)} wurde nicht gefunden`,
+    import: (id) => `Import ${q(id)} wurde nicht gefunden`,
   },
   errors: {
     invalid_json: () => 'Der Request-Body ist kein gültiges JSON',
@@ -139,6 +150,9 @@ const de: Catalogue = {
       'Die mit diesem Idempotency-Key angelegte Bewerbung wurde gelöscht; sie wird nicht erneut angelegt (für eine neue Bewerbung einen neuen Key senden)',
     subscription_deleted: () =>
       'Das mit diesem Idempotency-Key angelegte Webhook-Abonnement wurde gelöscht; es wird nicht erneut angelegt (für ein neues Abonnement einen neuen Key senden)',
+    import_in_progress: ({ id, status }) =>
+      `Der Import ${q(id)} dieses Unternehmens ist ${STATUS_DE[status] ?? status}; es läuft immer nur ein Import (solange er auf den Upload wartet, kann er abgebrochen werden)`,
+    import_finished: ({ id, status }) => `Der Import ${q(id)} ist beendet (${status}); es gibt nichts abzubrechen`,
     precondition_failed: () =>
       'If-Match stimmt nicht mit dem aktuellen ETag des Datensatzes überein; es wurde nichts geschrieben',
     cursor_expired: ({ days }) =>
@@ -181,6 +195,7 @@ const it: Catalogue = {
     webhook_subscription: (id) => `Sottoscrizione webhook ${q(id)} non trovata`,
     attachment: (id) => `Allegato ${q(id)} non trovato`,
     export: (id) => `Esportazione ${q(id)} non trovata`,
+    import: (id) => `Importazione ${q(id)} non trovata`,
   },
   errors: {
     invalid_json: () => 'Il corpo della richiesta non è un JSON valido',
@@ -204,6 +219,9 @@ const it: Catalogue = {
       'La candidatura creata con questa Idempotency-Key è stata cancellata; non viene ricreata (per crearne una nuova inviare una nuova chiave)',
     subscription_deleted: () =>
       "L'iscrizione webhook creata con questa Idempotency-Key è stata eliminata; non viene ricreata (per iscriversi di nuovo inviare una nuova chiave)",
+    import_in_progress: ({ id, status }) =>
+      `L'importazione ${q(id)} di questa azienda è ${STATUS_IT[status] ?? status}; si esegue un'importazione alla volta (finché attende il caricamento si può annullare)`,
+    import_finished: ({ id, status }) => `L'importazione ${q(id)} è terminata (${status}); non c'è nulla da annullare`,
     precondition_failed: () => "If-Match non corrisponde all'ETag attuale del record; non è stato scritto nulla",
     cursor_expired: ({ days }) =>
       `Questo cursore è più vecchio della conservazione del feed delle modifiche di ${days} giorni; ricomincia senza after e risincronizza`,

@@ -1,0 +1,28 @@
+import { insufficientScope } from '../domain/errors';
+import { READ_SCOPES_OF, WRITE_SCOPE_OF, type ImportType } from '../domain/imports';
+import type { Scope } from '../domain/scopes';
+import type { AuthContext } from './auth';
+
+/**
+ * An import's scope depends on its type (contract §22): its route admits a
+ * token with any scope of any type (src/http/routes.ts `orScopes`), and these
+ * checks refuse one that lacks its type's: the write scope to create or
+ * cancel it, the read or the write scope to see it.
+ */
+const grantedScopes = async (auth: AuthContext): Promise<readonly Scope[]> =>
+  auth.scopes ?? (await auth.verified) ?? [];
+
+export async function importWriteCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
+  const granted = await grantedScopes(auth);
+  return (type) => {
+    if (!granted.includes(WRITE_SCOPE_OF[type])) throw insufficientScope(WRITE_SCOPE_OF[type]);
+  };
+}
+
+export async function importReadCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
+  const granted = await grantedScopes(auth);
+  return (type) => {
+    const scopes = READ_SCOPES_OF[type];
+    if (!scopes.some((s) => granted.includes(s))) throw insufficientScope(scopes.join(' '));
+  };
+}

@@ -1,0 +1,256 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON */
+import demo from '../../fixtures/demo.json';
+import { API, startApi, type TestApi } from '../support/harness';
+import { objectCreatedEvent, uploadAs } from '../support/attachment-upload';
+import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom, type DynamoProxy } from '../support/dynamo-proxy';
+import { handler as runImportFunction } from '../../functions/run-import';
+import { runImport } from '../../src/services/imports';
+import { inCallScope } from '../../src/data/call-scope';
+import { createToken } from '../../src/data/token-store';
+import { uploadSize } from '../../src/data/import-objects';
+
+/**
+ * Contract §22 over HTTP and the local S3: POST /imports with its presigned
+ * upload, the run on the upload's object-created event, GET and the list,
+ * cancel and 409, whole-file failures, the results file, the feed, and runs
+ * that stop anywhere (a time limit, a crash, DynamoDB faults) resumed with
+ * every row applied exactly once.
+ */
+jest.setTimeout(120_000);
+
+const BUSINESS = 'imports';
+let api: TestApi;
+let token: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  token = await api.provision({ ...demo, business: { ...demo.business, id: BUSINESS } });
+});
+afterAll(() => api.close());
+
+const send = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, t = token) =>
+  api.request(method, `${API}${path}`, { token: t, headers, ...(body !== undefined ? { body } : {}) });
+
+/** POST /imports for `file`, its upload as a client makes it, and the run the upload's event starts. */
+async function importFile(
+  file: string | Buffer,
+  options: { type?: string; format?: string; mode?: string; size?: number; language?: string; run?: boolean } = {},
+) {
+  const bytes = Buffer.isBuffer(file) ? file : Buffer.from(file);
+  const created = await send(
+    'POST',
+    '/imports',
+    {
+      type: options.type ?? 'employees',
+      format: options.format ?? 'csv',
+      mode: options.mode ?? 'apply',
+      size: options.size ?? bytes.length,
+    },
+    options.language ? { 'accept-language': options.language } : {},
+  );
+  expect(created.status).toBe(201);
+  expect(await uploadAs(created.body.upload, bytes)).toBe(204);
+  if (options.run !== false) await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, bytes.length));
+  return created;
+}
+
+const show = async (id: string) => (await send('GET', `/imports/${id}`)).body;
+const results = async (url: string) =>
+  (await (await fetch(url)).text())
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+
+describe('an import from POST to results (contract §22)', () => {
+  let feedStart: string;
+  beforeAll(async () => {
+    feedStart = (await send('GET', '/changes?limit=1')).body.next_cursor;
+  });
+
+  it('answers a presigned upload; one import at a time (409 naming it); cancel while awaiting the upload', async () => {
+    const first = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(first.status).toBe(201);
+    expect(first.body).toMatchObject({
+      type: 'employees',
+      format: 'csv',
+      mode: 'apply',
+      status: 'awaiting_upload',
+      upload: { method: 'POST', url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:/), fields: expect.any(Object) },
+    });
+    expect(first.headers.get('location')).toBe(`${API}/imports/${first.body.id}`);
+    const second = await send(
+      'POST',
+      '/imports',
+      { type: 'applications', format: 'jsonl', size: 10 },
+      {
+        'accept-language': 'de',
+      },
+    );
+    expect(second.status).toBe(409);
+    expect(second.body.error).toBe('import_in_progress');
+    expect(second.body.message).toContain(first.body.id);
+    expect(await send('DELETE', `/imports/${first.body.id}`)).toMatchObject({ status: 204 });
+    expect(await show(first.body.id)).toMatchObject({ status: 'cancelled', results_url: null });
+    expect((await send('DELETE', `/imports/${first.body.id}`)).body.error).toBe('import_finished');
+    expect((await send('GET', '/imports/0000000001-0000000000000000')).status).toBe(404);
+  });
+
+  it('the type decides the scope: an applications token may not import employees', async () => {
+    const apps = (await createToken(BUSINESS, { scopes: ['applications:write', 'applications:read'] })).token;
+    const refused = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 }, {}, apps);
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 403, error: 'insufficient_scope' });
+    const bad = await send('POST', '/imports', { type: 'people', format: 'xlsx', size: 0 });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.body).sort()).toEqual(['format', 'size', 'type']);
+  });
+
+  it('applies a CSV as people export it, reports every row in the import language, and ends completed', async () => {
+    const file = [
+      '\ufeffexternal_id;first_name;last_name;employee_number;birthday',
+      'hr-1;Anna;"Huber; Jr.";I-1;1990-01-02',
+      'hr-2;;Moser;I-2;',
+      '',
+      'hr-3;"Karl',
+      'Otto";Gruber;I-1;',
+    ].join('\r\n');
+    const created = await importFile(file, { language: 'it' });
+    const shown = await show(created.body.id);
+    expect(shown).toMatchObject({
+      status: 'completed',
+      counts: { rows: 3, created: 1, updated: 0, unchanged: 0, skipped: 0, failed: 2 },
+    });
+    const lines = await results(shown.results_url);
+    expect(lines).toEqual([
+      { row: 1, external_id: 'hr-1', result: 'created', id: expect.any(String), errors: null },
+      {
+        row: 2,
+        external_id: 'hr-2',
+        result: 'failed',
+        id: null,
+        errors: { first_name: ['non può essere lasciato in bianco'] },
+      },
+      { row: 3, external_id: 'hr-3', result: 'failed', id: null, errors: { employee_number: ['è già presente'] } },
+    ]);
+    // No field values in the results; the upload is gone.
+    expect(JSON.stringify(lines)).not.toContain('Huber');
+    expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+    const anna = (await send('GET', `/employees/${lines[0].id}`)).body;
+    expect(anna).toMatchObject({ last_name: 'Huber; Jr.', birthday: '1990-01-02' });
+
+    // The feed: the employee's entry made by the import on behalf of the POST, then import.completed.
+    const feed = (await send('GET', `/changes?after=${feedStart}&limit=100`)).body.entries as any[];
+    const mine = feed.filter((e) => e.actor.type === 'import' && e.actor.import_id === created.body.id);
+    expect(mine.map((e) => e.type)).toEqual(['employee.created', 'import.completed']);
+    for (const e of mine) expect(e.request_id).toBe(created.headers.get('x-request-id'));
+    expect(mine[1].data).toMatchObject({ id: created.body.id, status: 'completed', counts: shown.counts });
+
+    // Newest first.
+    const list = (await send('GET', '/imports?per_page=2')).body;
+    expect(list.entries[0].id).toBe(created.body.id);
+    expect(list.total_entries).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a re-run of a file with external ids changes only what changed; validate writes nothing', async () => {
+    const file =
+      '{"external_id":"hr-1","first_name":"Anna","last_name":"Huber"}\n{"external_id":"hr-9","first_name":"Neu","last_name":"Person"}\n';
+    const validated = await show((await importFile(file, { format: 'jsonl', mode: 'validate' })).body.id);
+    expect(validated.counts).toMatchObject({ rows: 2, created: 1, updated: 1 });
+    expect((await results(validated.results_url)).map((l: any) => [l.result, l.id === null])).toEqual([
+      ['updated', false],
+      ['created', true],
+    ]);
+    const applied = await show((await importFile(file, { format: 'jsonl' })).body.id);
+    expect(applied.counts).toMatchObject({ rows: 2, created: 1, updated: 1 });
+    const again = await show((await importFile(file, { format: 'jsonl' })).body.id);
+    expect(again.counts).toMatchObject({ rows: 2, unchanged: 2 });
+  });
+
+  it.each([
+    ['size_mismatch', 'first_name,last_name\nA,B\n', { size: 5 }],
+    ['not_utf8', Buffer.from([0x61, 0x0a, 0xff]), {}],
+    ['malformed_file', 'first_name,last_name\n"A,B\n', {}],
+  ])('a whole-file failure (%s) writes nothing', async (reason, file, extra) => {
+    const before = (await send('GET', '/employees')).body.total_entries;
+    const created = await importFile(file, extra);
+    expect(await show(created.body.id)).toMatchObject({ status: 'failed', failure_reason: reason, results_url: null });
+    expect((await send('GET', '/employees')).body.total_entries).toBe(before);
+    expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+  });
+});
+
+describe('runs that stop anywhere are resumed, every row applied exactly once', () => {
+  const ROWS = 24;
+  const file = (prefix: string) =>
+    ['external_id,first_name,last_name', ...Array.from({ length: ROWS }, (_, i) => `${prefix}-${i},F${i},L${i}`)].join(
+      '\n',
+    );
+
+  async function expectExactlyOnce(id: string, prefix: string, total: number) {
+    const shown = await show(id);
+    expect(shown).toMatchObject({ status: 'completed', counts: { rows: ROWS, created: ROWS, failed: 0 } });
+    const lines = await results(shown.results_url);
+    expect(lines.map((l: any) => l.row)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
+    expect(new Set(lines.map((l: any) => l.id)).size).toBe(ROWS);
+    expect((await send('GET', '/employees')).body.total_entries).toBe(total + ROWS);
+    const feed = (await send('GET', '/changes?limit=500&types=employee.created')).body.entries as any[];
+    const created = feed.filter((e) => e.actor.import_id === id).map((e) => e.data.first_name);
+    expect(created.sort()).toEqual(Array.from({ length: ROWS }, (_, i) => `F${i}`).sort());
+    expect(prefix).toBeDefined();
+  }
+
+  it('a run that reaches its time limit, and one that crashes without its last checkpoint', async () => {
+    const total = (await send('GET', '/employees')).body.total_entries;
+    const created = await importFile(file('t'), { run: false });
+    const { id } = created.body;
+    // First run: "out of time" after 5 rows (checkpoint stored, paused).
+    let rows = 0;
+    const paused = await inCallScope('run-import', () =>
+      runImport(BUSINESS, id, { timeLeftMs: () => (++rows > 5 ? 0 : Infinity) }),
+    );
+    expect(paused.outcome).toBe('paused');
+    expect((await show(id)).counts.rows).toBe(6);
+    // Second run: crashes after 8 more rows, before any checkpoint (results stored, progress not).
+    rows = 0;
+    await expect(
+      inCallScope('run-import', () =>
+        runImport(BUSINESS, id, {
+          timeLeftMs: () => {
+            if (++rows > 8) throw new Error('crash');
+            return Infinity;
+          },
+        }),
+      ),
+    ).rejects.toThrow('crash');
+    expect((await show(id)).counts.rows).toBe(6);
+    // The next run (as the event's retry would start it) finishes, applying no row twice.
+    expect((await inCallScope('run-import', () => runImport(BUSINESS, id))).outcome).toBe('finished');
+    await expectExactlyOnce(id, 't', total);
+  });
+
+  describe('under DynamoDB faults', () => {
+    let proxy: DynamoProxy & { restore(): Promise<void> };
+    beforeAll(async () => {
+      proxy = await proxyTheApi({}, seededRandom(20261127));
+    });
+    afterAll(() => proxy.restore());
+
+    it('ambiguous writes, throttles and dropped connections: runs retried until done', async () => {
+      const total = (await send('GET', '/employees')).body.total_entries;
+      const created = await importFile(file('f'), { run: false });
+      proxy.resetStats();
+      proxy.setModes(AMBIGUOUS_FAULTS);
+      try {
+        for (let attempt = 0; attempt < 40; attempt++) {
+          const outcome = await inCallScope('run-import', () => runImport(BUSINESS, created.body.id)).catch(
+            () => undefined,
+          );
+          if (outcome?.outcome === 'finished') break;
+        }
+      } finally {
+        proxy.setModes({});
+      }
+      expect(proxy.stats.faults.applyThenFail).toBeGreaterThan(0);
+      await expectExactlyOnce(created.body.id, 'f', total);
+    });
+  });
+});
