@@ -860,12 +860,15 @@ export class ApiStack extends Stack {
       'create-export': { s3: [], send: true },
       // the presigned download URL is signed with this function's role; a stale export gets a new run
       'get-export': { s3: ['s3:GetObject'], send: true },
+      // erasure wins over exports (contract §20): a completed file holding the applicant is deleted
+      'delete-application': { s3: ['s3:DeleteObject'], send: false },
+      'apply-retention': { s3: ['s3:DeleteObject'], send: false },
     };
     for (const [name, grant] of Object.entries(grants)) {
       const fn = functions[name];
       if (!fn) throw new ContextError(`exports grant names ${name}, which is no function of the stack`);
       fn.function.addEnvironment('EXPORTS_BUCKET', bucket.bucketName);
-      fn.function.addEnvironment('EXPORT_QUEUE_URL', queue.queueUrl);
+      if (grant.send) fn.function.addEnvironment('EXPORT_QUEUE_URL', queue.queueUrl);
       if (grant.s3.length)
         fn.role.addToPrincipalPolicy(new iam.PolicyStatement({ actions: grant.s3, resources: [files] }));
       if (grant.send) queue.grantSendMessages(fn.function);
@@ -904,7 +907,7 @@ export class ApiStack extends Stack {
       );
     }
     const exportFiles = `AwsSolutions-IAM5[Resource::<${this.getLogicalId(this.exports.bucket.node.defaultChild as CfnResource)}.Arn>/exports/*]`;
-    for (const name of [EXPORT_WORKER.name, 'get-export'])
+    for (const name of [EXPORT_WORKER.name, 'get-export', 'delete-application', RETENTION_JOB.name])
       Validations.of(this.functions[name]!).acknowledge({
         id: exportFiles,
         reason:

@@ -5,16 +5,19 @@
  * attachments (src/data/s3-objects.ts); no per-call deadline: the worker's
  * parts are megabytes and the client's own timeout bounds each call.
  */
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  GetObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { DOWNLOAD_URL_SECONDS } from '../domain/exports';
 import { exportsBucket } from './config';
 import { s3 } from './s3-client';
-import { presignGet } from './s3-objects';
+import { deleteKeys, presignGet } from './s3-objects';
 
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;
@@ -75,3 +78,55 @@ export async function abortUpload(businessId: string, id: string, uploadId: stri
 /** A presigned GET of the file, valid DOWNLOAD_URL_SECONDS. */
 export const downloadUrl = (businessId: string, id: string): Promise<string> =>
   presignGet(exportsBucket(), objectKey(businessId, id), { expiresSeconds: DOWNLOAD_URL_SECONDS });
+
+/** Deletes the file (contract §20: an erasure after completion); a missing file is fine. */
+export const deleteExportFile = (businessId: string, id: string): Promise<void> =>
+  deleteKeys(exportsBucket(), [objectKey(businessId, id)]);
+
+/**
+ * Rewrites the completed file without the lines `drop` names, streaming: the
+ * file is read line by line and written as a new multipart upload to the same
+ * key, a part per `partBytes` (one part and one read chunk in memory). The
+ * file is replaced only when the new upload completes. Answers how many lines
+ * were dropped.
+ */
+export async function rewriteExportFile(
+  businessId: string,
+  id: string,
+  drop: (line: string) => boolean,
+  partBytes: number,
+): Promise<number> {
+  const Key = objectKey(businessId, id);
+  const Bucket = exportsBucket();
+  const source = await s3().send(new GetObjectCommand({ Bucket, Key }));
+  const uploadId = await startUpload(businessId, id);
+  try {
+    const parts: { PartNumber: number; ETag: string }[] = [];
+    let lines: Buffer[] = [];
+    let bytes = 0;
+    let dropped = 0;
+    const flush = async (): Promise<void> => {
+      parts.push(await uploadPart(businessId, id, uploadId, parts.length + 1, Buffer.concat(lines, bytes)));
+      lines = [];
+      bytes = 0;
+    };
+    const reader = createInterface({ input: source.Body as Readable, crlfDelay: Infinity });
+    for await (const line of reader) {
+      if (line === '') continue;
+      if (drop(line)) {
+        dropped++;
+        continue;
+      }
+      const bytesOf = Buffer.from(`${line}\n`);
+      lines.push(bytesOf);
+      bytes += bytesOf.length;
+      if (bytes >= partBytes) await flush();
+    }
+    if (bytes > 0 || parts.length === 0) await flush();
+    await completeUpload(businessId, id, uploadId, parts);
+    return dropped;
+  } catch (error) {
+    await abortUpload(businessId, id, uploadId).catch(() => undefined);
+    throw error;
+  }
+}

@@ -16,7 +16,7 @@ import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
 import { db } from './client';
 import { tableName } from './config';
-import { recordIdOf } from './keys';
+import { recordIdOf, type Key } from './keys';
 import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
@@ -101,44 +101,141 @@ export class LeaseLost extends Error {
   }
 }
 
-/** An update of the job under `lease` (renewed for `ms`); LeaseLost when another run holds it now. */
+/**
+ * An update of the job under `lease` (renewed for `ms`), when `extra` holds
+ * too: the job as it is then. LeaseLost when another run holds it now;
+ * undefined when the lease is still ours but `extra` failed.
+ */
 async function updateUnderLease(
   job: Pick<ExportJob, 'businessId' | 'id'>,
   lease: string,
   ms: number,
   set: Record<string, unknown>,
-): Promise<void> {
+  extra?: { expression: string; names: Record<string, string>; values: Record<string, unknown> },
+): Promise<ExportJob | undefined> {
   try {
-    await db().send(
+    const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: exportJob.key(job.businessId, job.id),
         ...updateOf(
           { set: { [LEASE_UNTIL]: Date.now() + ms, ...set } },
-          { expression: `${LEASE} = :lease`, values: { ':lease': lease } },
+          {
+            expression: `${LEASE} = :lease${extra ? ` AND (${extra.expression})` : ''}`,
+            values: { ':lease': lease, ...extra?.values },
+            ...(extra ? { names: extra.names } : {}),
+          },
         ),
+        ReturnValues: 'ALL_NEW',
       }),
     );
+    return jobOf(out.Attributes as Item);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new LeaseLost();
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    if (!extra) throw new LeaseLost();
+    const [item] = await batchGet([exportJob.key(job.businessId, job.id)]);
+    if (item?.[LEASE] !== lease) throw new LeaseLost();
+    return undefined;
+  }
+}
+
+const held = async (update: Promise<ExportJob | undefined>): Promise<ExportJob> => (await update)!;
+
+export const saveUploadId = (job: ExportJob, lease: string, ms: number, uploadId: string): Promise<ExportJob> =>
+  held(updateUnderLease(job, lease, ms, exportJob.uploadSet(uploadId)));
+
+/** The checkpoint saved; the job as it is then (with the applications erased meanwhile). */
+export const saveCheckpoint = (job: ExportJob, lease: string, ms: number, checkpoint: ExportCheckpoint) =>
+  held(updateUnderLease(job, lease, ms, exportJob.checkpointSet(checkpoint)));
+
+/**
+ * Completes the job, unless an application was erased that the worker has
+ * not seen (more than `erasedSeen` noted): then undefined, and the job as it
+ * is then comes from the next call. Contract §20: no erasure noted before this
+ * write is missed by the file; any noted after finds the job completed.
+ */
+export const completeExportJob = (
+  job: ExportJob,
+  lease: string,
+  checkpoint: ExportCheckpoint,
+  erasedSeen: number,
+): Promise<ExportJob | undefined> =>
+  updateUnderLease(job, lease, 0, exportJob.finishSet({ status: 'completed', checkpoint }, new Date().toISOString()), {
+    expression:
+      erasedSeen === 0 ? 'attribute_not_exists(#erased)' : 'attribute_not_exists(#erased) OR size(#erased) <= :seen',
+    names: { '#erased': exportJob.erasedAttribute },
+    values: erasedSeen === 0 ? {} : { ':seen': erasedSeen },
+  });
+
+/** The job as the worker holding `lease` sees it now (the lease renewed for `ms`). */
+export const renewExportJob = (job: ExportJob, lease: string, ms: number): Promise<ExportJob> =>
+  held(updateUnderLease(job, lease, ms, {}));
+
+export const failExportJob = (job: ExportJob, lease: string): Promise<ExportJob> =>
+  held(updateUnderLease(job, lease, 0, exportJob.finishSet({ status: 'failed' }, new Date().toISOString())));
+
+/** Gives the lease up (a run that stops before its time is up): the next run need not wait for it to expire. */
+export const releaseExportJob = (job: ExportJob, lease: string): Promise<ExportJob> =>
+  held(updateUnderLease(job, lease, -1, {}));
+
+// ---------------------------------------------------------------- erasure wins (contract §20)
+
+/** The business's export jobs: one consistent Query of its export partition (each job expires after a day). */
+export async function readExportJobs(businessId: string): Promise<ExportJob[]> {
+  const jobs: ExportJob[] = [];
+  let last: Key | undefined;
+  do {
+    const page = await queryPage(
+      { ...partitionQuery(exportJob.patterns.ofBusiness, { businessId }), ConsistentRead: true },
+      last,
+    );
+    jobs.push(...page.items.map(jobOf));
+    last = page.last;
+  } while (last);
+  return jobs;
+}
+
+/** Notes an erased application on a running job (a string set ADD); false when the job is not running. */
+export async function noteErasure(businessId: string, id: string, applicationId: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: exportJob.key(businessId, id),
+        // The builder adds numbers only; a string set ADD is this one expression.
+        UpdateExpression: 'ADD #erased :ids',
+        ConditionExpression: '#status = :running',
+        ExpressionAttributeNames: { '#erased': exportJob.erasedAttribute, '#status': exportJob.statusAttribute },
+        ExpressionAttributeValues: { ':ids': new Set([applicationId]), ':running': 'running' },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
 }
 
-export const saveUploadId = (job: ExportJob, lease: string, ms: number, uploadId: string): Promise<void> =>
-  updateUnderLease(job, lease, ms, exportJob.uploadSet(uploadId));
-
-export const saveCheckpoint = (job: ExportJob, lease: string, ms: number, checkpoint: ExportCheckpoint) =>
-  updateUnderLease(job, lease, ms, exportJob.checkpointSet(checkpoint));
-
-export const finishExportJob = (
-  job: ExportJob,
-  lease: string,
-  outcome: { status: 'completed'; checkpoint: ExportCheckpoint } | { status: 'failed' },
-): Promise<void> => updateUnderLease(job, lease, 0, exportJob.finishSet(outcome, new Date().toISOString()));
-
-/** Gives the lease up (a run that stops before its time is up): the next run need not wait for it to expire. */
-export const releaseExportJob = (job: ExportJob, lease: string): Promise<void> => updateUnderLease(job, lease, -1, {});
+/** A completed job set running again from the start (exportJob.reopen); false when it is not completed. */
+export async function reopenExportJob(businessId: string, id: string): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: exportJob.key(businessId, id),
+        ...updateOf(exportJob.reopen, {
+          expression: '#status = :completed',
+          names: { '#status': exportJob.statusAttribute },
+          values: { ':completed': 'completed' },
+        }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
 
 // ---------------------------------------------------------------- records
 

@@ -105,6 +105,7 @@ export const keys = {
   }),
   /** An export job (contract §20): the business's exports share one partition, by id. */
   exportJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#exports`, SK: id }),
+  exportJobs: (businessId: string): string => `${biz(businessId)}#exports`,
   /** The business's imports (contract §22), by id (ids sort by creation), with their count and the running one at IMPORT_META_SK. */
   importJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: id }),
   importMeta: (businessId: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: IMPORT_META_SK }),

@@ -85,6 +85,12 @@ export interface ExportJob {
   readonly checkpoint: ExportCheckpoint;
   /** Until when a worker run holds the job (ms; 0: nobody). */
   readonly leaseUntilMs?: number;
+  /**
+   * Applications erased while the job runs (contract §20: erasure wins): the
+   * worker leaves them out of the file and completes only once it has seen
+   * every id noted here.
+   */
+  readonly erased?: readonly string[];
 }
 
 /** A running job nobody has held for this long lost its worker (a crash): whoever reads it starts another run. */

@@ -25,6 +25,7 @@ import { application } from '../data/entities/application';
 import { feedAppendWrites } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
 import { eraseAttachments } from './attachments';
+import { eraseFromExports } from './exports';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
@@ -225,6 +226,8 @@ export async function eraseApplication(
     const app = storedOf(item);
     const at = positionsOf(item);
     if (keep?.(app)) return { kind: 'kept', updatePosition: at.updatePosition };
+    // Exports first (contract §20): from here on no export file completes with this applicant.
+    await eraseFromExports(businessId, id);
     await eraseAttachments(businessId, id);
     const redactions = applicationRedactions(businessId, id, at.feedRefs ?? []);
     await redactions.before();

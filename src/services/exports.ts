@@ -42,10 +42,23 @@ import { runInBackground } from '../data/client';
 import { storedOf } from '../data/application-store';
 import { batchGet, type Item } from '../data/table-io';
 import { idempotentCreate, type Idempotency } from '../data/idempotency';
-import { abortUpload, completeUpload, downloadUrl, startUpload, uploadPart } from '../data/export-objects';
+import {
+  abortUpload,
+  completeUpload,
+  deleteExportFile,
+  downloadUrl,
+  rewriteExportFile,
+  startUpload,
+  uploadPart,
+} from '../data/export-objects';
 import {
   LeaseLost,
-  finishExportJob,
+  completeExportJob,
+  failExportJob,
+  noteErasure,
+  readExportJobs,
+  renewExportJob,
+  reopenExportJob,
   leaseExportJob,
   exportJobWrite,
   newExportId,
@@ -183,7 +196,7 @@ async function failExport(businessId: string, id: string): Promise<void> {
   const lease = randomUUID();
   const job = await leaseExportJob(businessId, id, lease, 10_000);
   if (!job) return;
-  await finishExportJob(job, lease, { status: 'failed' });
+  await failExportJob(job, lease);
   if (job.uploadId) await abortUpload(businessId, id, job.uploadId);
 }
 
@@ -194,6 +207,36 @@ export interface RunOptions {
   readonly partBytes?: number;
   /** Records per Query (default PAGE_RECORDS; DynamoDB ends a page at 1 MB anyway). */
   readonly batchSize?: number;
+}
+
+/** Whether a file line is an application in `erased`. */
+const erasedLine = (line: string, erased: ReadonlySet<string>): boolean => {
+  const { type, data } = JSON.parse(line) as { type: string; data: { id?: unknown } };
+  return type === 'application' && erased.has(String(data.id));
+};
+
+/**
+ * Erasure wins over exports (contract §20), for every erasure (DELETE,
+ * retention) before it answers: each of the business's live exports of
+ * applications learns the id. A running one leaves the applicant out of its
+ * file (the worker completes only once it has seen every id noted); a
+ * completed one may hold the applicant: its file is deleted and it is set
+ * running again from the start (the same feed cursor, still valid: the new
+ * file only reflects later writes). One Query of the business's export partition,
+ * plus one write per live export.
+ */
+export async function eraseFromExports(businessId: string, applicationId: string): Promise<void> {
+  const nowMs = Date.now();
+  for (const job of await readExportJobs(businessId)) {
+    if (!job.types.includes('applications') || Date.parse(job.expiresAt) <= nowMs) continue;
+    // A job flips running -> completed at most once before this erasure reopens it: two rounds suffice.
+    for (let round = 0; round < 2; round++) {
+      if (await noteErasure(businessId, job.id, applicationId)) break;
+      await deleteExportFile(businessId, job.id);
+      // No worker is started here: the next GET /exports/{id} finds the job unheld and starts one.
+      if (await reopenExportJob(businessId, job.id)) break;
+    }
+  }
 }
 
 /** How long a run's lease lasts without a checkpoint renewing it. */
@@ -242,13 +285,18 @@ export async function runExport(
     let at = { typeIndex: saved.typeIndex, after: saved.after };
     let lines: Buffer[] = [];
     let bytes = 0;
+    // Applications erased meanwhile (contract §20): left out when read; those noted only after the worker
+    // reached the applications may be in the file already, and are taken out of it before it completes.
+    let erased = new Set(job.erased ?? []);
+    const applicationsAt = types.indexOf('applications');
+    let knownBeforeApplications = at.typeIndex <= applicationsAt && at.after === null ? new Set(erased) : new Set();
 
     const flush = async (): Promise<void> => {
       const part = await uploadPart(businessId, id, uploadId, saved.parts.length + 1, Buffer.concat(lines, bytes));
       lines = [];
       bytes = 0;
       saved = { ...at, counts: { ...counts }, parts: [...saved.parts, part] };
-      await saveCheckpoint(job, lease, LEASE_MS, saved);
+      erased = new Set((await saveCheckpoint(job, lease, LEASE_MS, saved)).erased);
     };
 
     while (at.typeIndex < types.length) {
@@ -258,8 +306,10 @@ export async function runExport(
         return 'paused';
       }
       const type = types[at.typeIndex] as ExportType;
+      if (at.typeIndex === applicationsAt && at.after === null) knownBeforeApplications = new Set(erased);
       const batch = await readRecordBatch(businessId, type, at.after, options.batchSize ?? PAGE_RECORDS);
       for (const item of batch.items) {
+        if (type === 'applications' && erased.has(String(item.id))) continue;
         const line = Buffer.from(exportLine(type, render(type, item)));
         lines.push(line);
         bytes += line.length;
@@ -274,7 +324,20 @@ export async function runExport(
     // The last part may be small (or empty, for an export of nothing).
     if (bytes > 0 || saved.parts.length === 0) await flush();
     await completeUpload(businessId, id, uploadId, saved.parts);
-    await finishExportJob(job, lease, { status: 'completed', checkpoint: saved });
+    // Completes only once every erasure noted so far is out of the file; one noted later finds it completed.
+    for (let done = false; !done;) {
+      const unseen = [...erased].filter((a) => !knownBeforeApplications.has(a));
+      if (unseen.length > 0) {
+        const gone = new Set(unseen);
+        const dropped = await rewriteExportFile(businessId, id, (line) => erasedLine(line, gone), partBytes);
+        counts.applications = (counts.applications ?? 0) - dropped;
+        saved = { ...saved, counts: { ...counts } };
+        knownBeforeApplications = new Set(erased);
+      }
+      const after = await completeExportJob(job, lease, saved, erased.size);
+      if (after) done = true;
+      else erased = new Set((await renewExportJob(job, lease, LEASE_MS)).erased);
+    }
     return 'completed';
   } catch (error) {
     if (error instanceof LeaseLost) return 'busy';

@@ -758,11 +758,12 @@ describe('retention job', () => {
     const resourcesOf = statementsOf(RETENTION_JOB.name).flatMap((s) => asArray(s.Resource));
     expect(JSON.stringify(resourcesOf)).toContain('/index/updatedlist-keys');
     expect(JSON.stringify(resourcesOf)).not.toContain('/index/*');
-    // Nothing but DynamoDB, the deletion of erased attachments' bytes (and its own log group, granted by ApiFunction).
+    // Nothing but DynamoDB, the deletion of erased attachments' bytes and of export files holding an erased
+    // applicant (contract §20) (and its own log group, granted by ApiFunction).
     const other = statementsOf(RETENTION_JOB.name)
       .flatMap((s) => asArray(s.Action))
       .filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'));
-    expect(other).toEqual(['s3:DeleteObject', 's3:DeleteObject']);
+    expect(other).toEqual(['s3:DeleteObject', 's3:DeleteObject', 's3:DeleteObject']);
   });
 
   test('runs once a day on its own rule, and its errors alarm the topic', () => {

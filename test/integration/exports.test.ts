@@ -217,6 +217,11 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
     writing = false;
     await writer;
     expect(outcome).toBe('completed');
+    // An erasure after completion sets the export running again without its file (contract §20): one more run.
+    if ((await send('GET', `/exports/${id}`)).body.status === 'running')
+      expect(await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 8, partBytes: 2 * 1024 }))).toBe(
+        'completed',
+      );
 
     const done = (await send('GET', `/exports/${id}`)).body;
     expect(done.status).toBe('completed');
@@ -283,5 +288,80 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
       indexItemsRead: 0,
       consistent: [true, true, true],
     });
+  });
+});
+
+describe('erasure wins over exports (contract §20)', () => {
+  // Worker runs are driven by these tests alone (POST /exports starts none here).
+  beforeAll(() => useExportLauncher(async () => undefined));
+  /** Which of these applicants (id, last name) leave any trace in the file. */
+  const traces = async (url: string, applicants: readonly (readonly [string, string])[]): Promise<string[]> => {
+    const text = await (await fetch(url)).text();
+    return applicants.filter(([id, name]) => text.includes(id) || text.includes(name)).map(([id]) => id);
+  };
+
+  it('8 of 10 applicants erased while the export runs: the file holds none of them, and file + feed = API state', async () => {
+    const ids: string[] = [];
+    const names = Array.from({ length: 10 }, (_, i) => `Erased-${Date.now()}-${i}`);
+    for (const name of names) ids.push((await send('POST', '/applications', applicant(name))).body.id);
+    const id = (await send('POST', '/exports', { types: ['applications'] })).body.id as string;
+    // A first run reads every application (one per batch, each in its own uploaded part) and stops just before
+    // it would complete: the ten are in the file's parts when the erasures come.
+    const total = (await send('GET', '/applications?per_page=1')).body.total_entries as number;
+    let batches = 0;
+    const first = await asExportWorker(() =>
+      runExport(BUSINESS, id, { batchSize: 1, partBytes: 1, outOfTime: () => ++batches > total }),
+    );
+    expect(first).toBe('paused');
+    // Four erasures answered while the export runs, after the worker wrote those applicants into parts: the run that
+    // completes the file takes them out of it first.
+    const before = await Promise.all(ids.slice(0, 4).map((victim) => send('DELETE', `/applications/${victim}`)));
+    expect(await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
+    const completed = (await send('GET', `/exports/${id}`)).body;
+    expect(completed.status).toBe('completed');
+    const named = ids.map((a, i) => [a, names[i]!] as const);
+    expect(await traces(completed.download_url, named.slice(0, 4))).toEqual([]);
+    expect(await traces(completed.download_url, named.slice(4))).toEqual(ids.slice(4));
+    // Four more race worker runs after completion: the file goes, and a later run completes it without them.
+    const [, ...after] = await Promise.all([
+      asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 })),
+      ...ids.slice(4, 8).map((victim) => send('DELETE', `/applications/${victim}`)),
+    ]);
+    expect((await fetch(completed.download_url)).status).toBe(404);
+    expect([...before, ...after].map((r) => r.status)).toEqual(Array(8).fill(204));
+    if ((await send('GET', `/exports/${id}`)).body.status === 'running')
+      expect(await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
+    const done = (await send('GET', `/exports/${id}`)).body;
+    expect(done.status).toBe('completed');
+    expect(await traces(done.download_url, named.slice(0, 8))).toEqual([]);
+    const records = await download(done.download_url);
+    expect(records.has(`application:${ids[8]}`) && records.has(`application:${ids[9]}`)).toBe(true);
+    expect(done.counts.applications).toBe(records.size);
+    await applyFeed(records, done.feed_cursor);
+    const state = await apiState();
+    expect(new Map([...records].filter(([k]) => k.startsWith('application:')))).toEqual(
+      new Map([...state].filter(([k]) => k.startsWith('application:'))),
+    );
+  });
+
+  it('an erasure after completion deletes the file before it answers; the export runs again without the applicant', async () => {
+    const name = `Late-${Date.now()}`;
+    const victim = (await send('POST', '/applications', applicant(name))).body.id as string;
+    const id = (await send('POST', '/exports', { types: ['applications'] })).body.id as string;
+    await asExportWorker(() => runExport(BUSINESS, id));
+    const done = await finished(id);
+    expect(done.body.status).toBe('completed');
+    const url = done.body.download_url as string;
+    expect(await (await fetch(url)).text()).toContain(victim);
+
+    expect((await send('DELETE', `/applications/${victim}`)).status).toBe(204);
+    expect((await fetch(url)).status).toBe(404);
+    const reopened = (await send('GET', `/exports/${id}`)).body;
+    expect(reopened.status).toBe('running');
+    expect(reopened).not.toHaveProperty('download_url');
+    expect(await asExportWorker(() => runExport(BUSINESS, id))).toBe('completed');
+    const again = (await send('GET', `/exports/${id}`)).body;
+    expect(again).toMatchObject({ status: 'completed', feed_cursor: done.body.feed_cursor });
+    expect(await traces(again.download_url, [[victim, name]])).toEqual([]);
   });
 });

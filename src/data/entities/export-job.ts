@@ -7,6 +7,7 @@
  */
 import {
   EXPORT_TTL_MS,
+  START,
   type ExportCheckpoint,
   type ExportJob,
   type ExportStatus,
@@ -14,6 +15,7 @@ import {
 } from '../../domain/exports';
 import { keys, type Key } from '../keys';
 import { TABLE } from '../table-definition';
+import { pattern } from './entity';
 
 /** The worker run holding the job (a random id) and until when (epoch ms). */
 const LEASE = { holder: 'lease', until: 'lease_until' } as const;
@@ -21,8 +23,13 @@ const LEASE = { holder: 'lease', until: 'lease_until' } as const;
 export const exportJob = {
   entity: 'export job',
   key: (businessId: string, id: string): Key => keys.exportJob(businessId, id),
-  // Read and written by key only: no access pattern.
-  patterns: {},
+  // By key, and (an erasure, contract §20) the business's jobs: a few, each expires after a day.
+  patterns: {
+    ofBusiness: pattern<{ readonly businessId: string }>('table', 'export id', ({ businessId }) =>
+      keys.exportJobs(businessId),
+    ),
+  },
+  erasedAttribute: 'erased',
   leaseAttributes: LEASE,
   statusAttribute: 'status',
   /** A new job's item (no lease, no upload yet). */
@@ -49,10 +56,16 @@ export const exportJob = {
     ...(typeof item.upload_id === 'string' ? { uploadId: item.upload_id } : {}),
     checkpoint: item.checkpoint as ExportCheckpoint,
     leaseUntilMs: Number(item[LEASE.until] ?? 0),
+    erased: item.erased instanceof Set ? [...(item.erased as Set<string>)].sort() : [],
   }),
   /** The attributes a worker sets as it goes. */
   uploadSet: (uploadId: string): Record<string, unknown> => ({ upload_id: uploadId }),
   checkpointSet: (checkpoint: ExportCheckpoint): Record<string, unknown> => ({ checkpoint }),
+  /** A completed job run again from the start (its file deleted by an erasure): no upload, lease or erased ids. */
+  reopen: {
+    set: { status: 'running', checkpoint: START },
+    remove: ['upload_id', 'completed_at', 'erased', LEASE.holder, LEASE.until],
+  },
   finishSet: (
     outcome: { status: 'completed'; checkpoint: ExportCheckpoint } | { status: 'failed' },
     completedAt: string,
