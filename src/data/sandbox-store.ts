@@ -4,7 +4,7 @@
  * none): the record partitions of employees, jobs and applications, the
  * employee_number claims and Idempotency-Key records those records name, the
  * dense lists' counters and position maps, the change-feed entries, the
- * exports and the webhook subscriptions. The business's config, reference
+ * exports, the imports with their results and the webhook subscriptions. The business's config, reference
  * data, tokens and rate counters stay. Plain DeleteItem calls in batches
  * (BatchWriteItem), not a transaction: a reset is an operator's command on a
  * business nobody relies on, and re-running it finishes what a failed run left.
@@ -23,6 +23,7 @@ import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
 import { feedLane } from './entities/feed-lane';
 import { exportJob } from './entities/export-job';
+import { importJob } from './entities/import-job';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './keys';
 import { batchDelete, batchGet, queryAll, type Item } from './table-io';
@@ -136,9 +137,13 @@ export async function deleteLists(businessId: string, jobOpeningIds: readonly st
   await batchDelete(doomed);
 }
 
-/** The business's exports and webhook subscriptions (with their count). */
-export async function deleteExportsAndSubscriptions(businessId: string): Promise<void> {
+/** The business's exports, imports (with their rows' results) and webhook subscriptions (with their count). */
+export async function deleteExportsImportsSubscriptions(businessId: string): Promise<void> {
+  const imports = await partitionKeys(importJob.metaKey(businessId).PK);
+  const importIds = imports.map((k) => k.SK).filter((sk) => sk !== importJob.metaKey(businessId).SK);
+  for (const id of importIds) await batchDelete(await partitionKeys(importJob.rowKey(businessId, id, 0).PK));
   await batchDelete([
+    ...imports,
     ...(await partitionKeys(exportJob.key(businessId, '').PK)),
     ...(await partitionKeys(keys.webhookSubscriptions(businessId))),
     webhookSubscription.countKey(businessId),

@@ -90,19 +90,16 @@ export function checkFixture(root: Json): FixtureResult {
   if (!isValidTimezone(fixture.business.timezone))
     problems.push(`business: timezone "${fixture.business.timezone}" is not an IANA time zone`);
 
-  for (const list of LIST_KEYS) {
+  // Reference entries are named by their id, records by their external id (contract §22).
+  const named = [
+    ...LIST_KEYS.map((list) => [list, 'id'] as const),
+    ...RECORD_LISTS.map((list) => [list, 'external_id'] as const),
+  ];
+  for (const [list, key] of named) {
     const seen = new Set<string>();
     fixture[list].forEach((e, i) => {
-      const eid = String(e.id);
-      if (seen.has(eid)) problems.push(`${list}[${i}] (id "${eid}"): duplicate id`);
-      seen.add(eid);
-    });
-  }
-  for (const list of RECORD_LISTS) {
-    const seen = new Set<string>();
-    fixture[list].forEach((e, i) => {
-      const eid = String(e.external_id);
-      if (seen.has(eid)) problems.push(`${list}[${i}] (external_id "${eid}"): duplicate external_id`);
+      const eid = String(e[key]);
+      if (seen.has(eid)) problems.push(`${list}[${i}] (${key} "${eid}"): duplicate ${key}`);
       seen.add(eid);
     });
   }

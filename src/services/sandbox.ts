@@ -14,7 +14,7 @@ import type { BusinessConfig } from '../domain/business';
 import { business } from '../data/entities/business';
 import { configOf, importBusiness, readReferenceRecords } from '../data/business-store';
 import {
-  deleteExportsAndSubscriptions,
+  deleteExportsImportsSubscriptions,
   deleteFeedEntries,
   deleteLists,
   deleteRecords,
@@ -105,6 +105,6 @@ export async function emptySandbox(sandbox: SandboxState, now = Date.now()): Pro
   // After the records: an update that committed before its record was deleted has its entry before the gap.
   const gaps = await restartFeed(id, now);
   const feedEntries = await deleteFeedEntries(id, gaps);
-  await deleteExportsAndSubscriptions(id);
+  await deleteExportsImportsSubscriptions(id);
   return { records, feedEntries };
 }

@@ -176,6 +176,12 @@ describe('admin business sandbox (contract §24)', () => {
     const cursor = (await get('/changes?limit=500', sandboxToken)).body.next_cursor;
     const before = await get(`/changes?after=${cursor}`, sandboxToken);
     expect(before.status).toBe(200);
+    // An import waiting for its upload: the reset removes it too (and frees the business's one import slot).
+    const pending = await api.request('POST', `${API}/imports`, {
+      token: sandboxToken,
+      body: { type: 'employees', format: 'jsonl', mode: 'apply', size: 10 },
+    });
+    expect(pending.status).toBe(201);
 
     let resetting = true;
     const statuses: number[] = [];
@@ -211,6 +217,8 @@ describe('admin business sandbox (contract §24)', () => {
     for (const id of [oldEmployees[0], oldEmployees[1]])
       expect((await get(`/employees/${id}`, sandboxToken)).status).toBe(404);
     expect((await get(`/applications/${oldApps[0]}`, sandboxToken)).status).toBe(404);
+    expect((await get(`/imports/${pending.body.id}`, sandboxToken)).status).toBe(404);
+    expect((await get('/imports', sandboxToken)).body.total_entries).toBe(0);
 
     // The feed: a cursor from before the reset is gone; read from the start, the refill's creations only.
     const stale = await get(`/changes?after=${cursor}`, sandboxToken);
