@@ -17,7 +17,7 @@ import {
 import { DOWNLOAD_URL_SECONDS } from '../domain/exports';
 import { exportsBucket } from './config';
 import { s3 } from './s3-client';
-import { deleteKeys, presignGet } from './s3-objects';
+import { deleteKeys, presignGet } from './s3-requests';
 
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;

@@ -25,7 +25,8 @@ import {
 } from '../domain/imports';
 import { attachmentsBucket } from './config';
 import { s3 } from './s3-client';
-import { deleteKeys, isMissing, presignGet, presignPost, type PresignedPost } from './s3-objects';
+import { isMissing } from './s3-objects';
+import { deleteKeys, presignGet, presignPost, type PresignedPost } from './s3-requests';
 
 /** S3 takes parts of at least 5 MiB (the last one excepted). */
 const RESULTS_PART_BYTES = 5 * 1024 * 1024;

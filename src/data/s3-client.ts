@@ -1,15 +1,15 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { s3Endpoint } from './config';
+import { LOCAL_S3_CREDENTIALS, LOCAL_S3_REGION } from './s3-requests';
 
 /**
  * How every client of the local S3 endpoint (S3_ENDPOINT: `npm start` and
  * the tests, scripts/lib/s3-local.ts) connects: path-style URLs on its
  * loopback address, the fixed key pair its gate verifies signatures with.
  */
-export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;
 export const localS3Config = (endpoint: string): S3ClientConfig => ({
   endpoint,
-  region: 'us-east-1',
+  region: LOCAL_S3_REGION,
   forcePathStyle: true,
   credentials: LOCAL_S3_CREDENTIALS,
 });
