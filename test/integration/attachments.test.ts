@@ -540,9 +540,10 @@ describe('delete and erasure', () => {
 
     const { result, roundTrips } = await countCalls(() => call('DELETE', `/applications/${app}`));
     expect(result.status).toBe(204);
-    // The token, the application's read, its attachments' Query, one transaction erasing every attachment
-    // (records, count, idempotency tombstones, feed redactions) and the application's own: none per attachment.
-    expect(roundTrips).toBeLessThanOrEqual(5);
+    // The token, the application's read, the business's exports' Query (none live here), its attachments'
+    // Query, one transaction erasing every attachment (records, count, idempotency tombstones, feed
+    // redactions) and the application's own: none per attachment.
+    expect(roundTrips).toBeLessThanOrEqual(6);
     expect((await fetch(url)).status).toBe(404);
     expect((await call('GET', `/applications/${app}/attachments`)).status).toBe(404);
     for (const prefix of ['uploads', 'attachments']) {
