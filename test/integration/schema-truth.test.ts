@@ -12,7 +12,9 @@ import { generateSync } from 'json-schema-faker';
 import demo from '../../fixtures/demo.json';
 import { API, startApi, type TestApi } from '../support/harness';
 
-const SAMPLES = 30;
+/** Bodies per schema: fewer where the schema leaves few choices (and each create starts work: an export). */
+const SAMPLES: Record<string, number> = { AttachmentCreate: 12, ExportCreate: 4, WebhookSubscriptionCreate: 6 };
+const samplesOf = (schema: string): number => SAMPLES[schema] ?? 30;
 let api: TestApi;
 let token: string;
 let components: { schemas: Record<string, object> };
@@ -142,9 +144,9 @@ const CASES: {
 ];
 
 describe.each(CASES)('$schema', ({ schema, method, path, fill }) => {
-  it(`${SAMPLES} faked bodies: none answered 422 (or any 4xx)`, async () => {
+  it(`${samplesOf(schema)} faked bodies: none answered 422 (or any 4xx)`, async () => {
     const refused: { body: unknown; status: number; answer: unknown }[] = [];
-    for (let i = 0; i < SAMPLES; i++) {
+    for (let i = 0; i < samplesOf(schema); i++) {
       let body = generateSync(
         { ...components.schemas[schema], components },
         { seed: 1000 + i, alwaysFakeOptionals: i % 2 === 0, formats: { iban: (random) => iban(() => random.next()) } },
