@@ -40,6 +40,19 @@ type EntryOf<K extends ListOperationId> = Result<K> extends { entries: (infer E)
 export type ChangeEntry = components['schemas']['ChangeEntry'];
 export type ChangeType = ChangeEntry['type'];
 export type Attachment = components['schemas']['Attachment'];
+export type Import = components['schemas']['Import'];
+
+/** One line of an import's results file (contract §22). */
+export interface ImportResult {
+  row: number;
+  external_id: string | null;
+  result: 'created' | 'updated' | 'unchanged' | 'skipped' | 'failed';
+  id: string | null;
+  errors: Record<string, string[]> | null;
+}
+
+/** How long a helper polls for the service's verdict, and how often. */
+export type WaitOptions = RequestOptions & { intervalMs?: number; waitMs?: number };
 
 export interface RequestOptions {
   /** Ends the request, or a wait before a retry, at once (the promise rejects with the signal's reason). */
@@ -93,8 +106,17 @@ export type Client = { [K in OperationId]: (...args: Args<K>) => Promise<Result<
   uploadAttachment(
     applicationId: string,
     file: { name: string; type: components['schemas']['AttachmentCreate']['content_type']; bytes: Blob | Uint8Array },
-    options?: RequestOptions & { intervalMs?: number; waitMs?: number },
+    options?: WaitOptions,
   ): Promise<Attachment>;
+  /**
+   * A bulk import (contract §22): creates it, uploads the file, waits until it is `completed` or `failed`; resolves
+   * with the import record and its results (one per row, in row order; none unless completed).
+   */
+  runImport(
+    params: Omit<components['schemas']['ImportCreate'], 'size'>,
+    file: Blob | Uint8Array | string,
+    options?: WaitOptions,
+  ): Promise<{ import: Import; results: AsyncIterableIterator<ImportResult> }>;
 };
 
 /** A non-2xx answer, or no answer after the retries (`status` 0, `code` `timeout` or `connection_failed`). */
@@ -291,47 +313,106 @@ export function createClient(options: ClientOptions): Client {
     }
   };
 
-  client.uploadAttachment = async (
-    applicationId: string,
-    file: { name: string; type: string; bytes: Blob | Uint8Array },
-    opts: RequestOptions & { intervalMs?: number; waitMs?: number } = {},
-  ) => {
-    const blob = file.bytes instanceof Blob ? file.bytes : new Blob([file.bytes as Uint8Array<ArrayBuffer>]);
-    const created = (await call(
-      'createAttachment',
-      { id: applicationId, body: { file_name: file.name, content_type: file.type, size: blob.size } },
-      opts,
-    )) as Result<'createAttachment'>;
-    const form = new FormData();
-    for (const [name, value] of Object.entries(created.upload.fields)) form.append(name, String(value));
-    form.append('file', blob, file.name);
-    const upload = await (options.fetch ?? fetch)(created.upload.url, {
-      method: 'POST',
-      body: form,
-      signal: opts.signal,
-    });
-    const answer = await upload.text();
-    if (!upload.ok)
+  /** The upload step of contract §19 and §22: every pair of the form's fields, then the file as the part `file`. */
+  async function upload(
+    form: { url: string; fields: Record<string, string> },
+    blob: Blob,
+    name: string,
+    signal?: AbortSignal,
+  ) {
+    const body = new FormData();
+    for (const [field, value] of Object.entries(form.fields)) body.append(field, value);
+    body.append('file', blob, name);
+    const answer = await (options.fetch ?? fetch)(form.url, { method: 'POST', body, signal });
+    const text = await answer.text();
+    if (!answer.ok)
       throw new ApiError(
-        upload.status,
+        answer.status,
         'upload_failed',
-        `the upload answered ${upload.status}: ${answer.slice(0, 200)}`,
+        `the upload answered ${answer.status}: ${text.slice(0, 200)}`,
         null,
         null,
         null,
       );
+  }
+
+  /** Reads the record until `done` says the service has decided, every `intervalMs`, for at most `waitMs`. */
+  async function until<T>(
+    read: () => Promise<T>,
+    done: (record: T) => boolean,
+    what: string,
+    opts: WaitOptions,
+  ): Promise<T> {
     const deadline = Date.now() + (opts.waitMs ?? 120_000);
     for (;;) {
-      const record = (await call(
-        'getAttachment',
-        { id: applicationId, attachment_id: created.id },
-        opts,
-      )) as Attachment;
-      if (record.status !== 'pending') return record;
-      if (Date.now() > deadline)
-        throw new ApiError(0, 'timeout', `attachment ${created.id} still pending after the upload`, null, null, null);
+      const record = await read();
+      if (done(record)) return record;
+      if (Date.now() > deadline) throw new ApiError(0, 'timeout', `${what} still not done`, null, null, null);
       await sleep(opts.intervalMs ?? 500, opts.signal);
     }
+  }
+
+  const blobOf = (bytes: Blob | Uint8Array | string): Blob =>
+    bytes instanceof Blob ? bytes : new Blob([bytes as string | Uint8Array<ArrayBuffer>]);
+
+  client.uploadAttachment = async (
+    applicationId: string,
+    file: { name: string; type: string; bytes: Blob | Uint8Array },
+    opts: WaitOptions = {},
+  ) => {
+    const blob = blobOf(file.bytes);
+    const body = { file_name: file.name, content_type: file.type, size: blob.size };
+    const created = (await call('createAttachment', { id: applicationId, body }, opts)) as Result<'createAttachment'>;
+    await upload(created.upload, blob, file.name, opts.signal);
+    const read = () =>
+      call('getAttachment', { id: applicationId, attachment_id: created.id }, opts) as Promise<Attachment>;
+    return until(read, (record) => record.status !== 'pending', `attachment ${created.id}`, opts);
+  };
+
+  client.runImport = async (
+    params: { type: string; format: string },
+    file: Blob | Uint8Array | string,
+    opts: WaitOptions = {},
+  ) => {
+    const blob = blobOf(file);
+    const created = (await call(
+      'createImport',
+      { body: { ...params, size: blob.size } },
+      opts,
+    )) as Result<'createImport'>;
+    await upload(created.upload, blob, `import.${params.format}`, opts.signal);
+    const read = () => call('getImport', { id: created.id }, opts) as Promise<Import>;
+    const done = await until(
+      read,
+      (record) => record.status === 'completed' || record.status === 'failed',
+      `import ${created.id}`,
+      opts,
+    );
+    async function* results(): AsyncIterableIterator<ImportResult> {
+      if (!done.results_url) return;
+      const answer = await (options.fetch ?? fetch)(done.results_url, { signal: opts.signal });
+      if (!answer.ok)
+        throw new ApiError(
+          answer.status,
+          'results_unavailable',
+          `the results answered ${answer.status}`,
+          null,
+          null,
+          null,
+        );
+      // Streamed line by line: a results file has a line per row (up to 200,000).
+      const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let rest = '';
+      for (;;) {
+        const { value, done: ended } = await reader.read();
+        if (ended) break;
+        const lines = (rest + value).split('\n');
+        rest = lines.pop()!;
+        for (const line of lines) if (line.trim()) yield JSON.parse(line) as ImportResult;
+      }
+      if (rest.trim()) yield JSON.parse(rest) as ImportResult;
+    }
+    return { import: done, results: results() };
   };
 
   return client as unknown as Client;

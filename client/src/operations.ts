@@ -30,6 +30,10 @@ export const OPERATIONS = {
   deleteWebhookSubscription: ['DELETE', '/services/api/v1/webhook_subscriptions/{id}'],
   createExport: ['POST', '/services/api/v1/exports'],
   getExport: ['GET', '/services/api/v1/exports/{id}'],
+  createImport: ['POST', '/services/api/v1/imports'],
+  listImports: ['GET', '/services/api/v1/imports'],
+  getImport: ['GET', '/services/api/v1/imports/{id}'],
+  deleteImport: ['DELETE', '/services/api/v1/imports/{id}'],
   getOpenapi: ['GET', '/services/api/v1/openapi.json'],
   getDocs: ['GET', '/docs'],
 } as const;

@@ -501,6 +501,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/services/api/v1/imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The business’s imports, newest first (paginated)
+         * @description A page of the business’s imports, newest first.
+         *
+         *     Scope: `employees:read` or `employees:write` or `applications:read` or `applications:write`.
+         */
+        get: operations["listImports"];
+        put?: never;
+        /**
+         * Start a bulk import: answers a presigned upload; the file is applied once it lands
+         * @description Starts a bulk import (contract §22): answers 201 with a presigned POST `upload` (valid 15 minutes) for the file, JSON Lines or CSV, one row per record of `type`, each the body a POST of that type takes (custom fields included) plus optional `external_id` (1..100 of `A-Z a-z 0-9 . _ : -`; `employee_jobs` rows may name their employee by `employee_external_id`). Once the upload lands the import runs: each row is checked exactly as its single request (same rules, uniqueness against stored records and earlier rows, messages in this request’s `Accept-Language`); a bad row never stops the others. A row whose `external_id` an earlier import kept updates that record with the fields it names (as PUT), or is `unchanged`; an employee job is `skipped`. `mode: validate` writes nothing. Every change has its feed entry with `actor` `{"type": "import", ...}` and this request’s `request_id`, and the import ends with `import.completed` or `import.failed`. One import per business at a time: 409 `import_in_progress` names the one awaiting its upload or running. Needs `employees:write` (employees, employee_jobs) or `applications:write` (applications).
+         *
+         *     Scope: `employees:write` or `applications:write`.
+         */
+        post: operations["createImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/api/v1/imports/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show an import: status, counts, results_url once completed
+         * @description An import: status, `counts` (growing while it runs), `failure_reason` when failed (nothing written), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.
+         *
+         *     Scope: `employees:read` or `employees:write` or `applications:read` or `applications:write`.
+         */
+        get: operations["getImport"];
+        put?: never;
+        post?: never;
+        /**
+         * Cancel an import still awaiting its upload (204); a running or ended one answers 409
+         * @description Cancels an import still awaiting its upload (204, status `cancelled`; a file uploaded with its form afterwards is never applied). A running import answers 409 `import_in_progress`, an ended one 409 `import_finished`.
+         *
+         *     Scope: `employees:write` or `applications:write`.
+         */
+        delete: operations["deleteImport"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/services/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1219,6 +1275,86 @@ export interface components {
              */
             expires_at: string;
         };
+        ImportCreate: {
+            /**
+             * @description What the rows create or update; the token needs `employees:write` for employees and employee_jobs, `applications:write` for applications (403 `insufficient_scope` naming it otherwise)
+             * @enum {unknown}
+             */
+            type: "employees" | "employee_jobs" | "applications";
+            /**
+             * @description jsonl: one JSON object per line, the body a POST of that type takes, plus optional `external_id` (employee_jobs also `employee_external_id`). csv: RFC 4180, UTF-8 (a BOM is skipped), the first line names the fields, separator `,` or `;` (from the first line), quoted cells may hold separators and line breaks, an empty cell is an absent field, cells read by the field's type (numbers, true/false, a JSON array for array fields). Blank lines are skipped; at most 200000 rows
+             * @enum {unknown}
+             */
+            format: "jsonl" | "csv";
+            /**
+             * @description apply (default): write; validate: every check, nothing written, the results say what apply would do
+             * @enum {unknown}
+             */
+            mode?: "apply" | "validate";
+            /** @description The file’s size in bytes */
+            size: number;
+        };
+        ImportCreated: {
+            id: string;
+            /** @enum {unknown} */
+            type: "employees" | "employee_jobs" | "applications";
+            /** @enum {unknown} */
+            format: "jsonl" | "csv";
+            /** @enum {unknown} */
+            mode: "apply" | "validate";
+            /** @constant */
+            status: "awaiting_upload";
+            /** Format: date-time */
+            created_at: string;
+            /** @description POST the file as multipart/form-data to `url`: every pair of `fields`, then the file as the part `file`. The import runs once it lands */
+            upload: {
+                /** @constant */
+                method: "POST";
+                url: string;
+                fields: {
+                    [key: string]: string;
+                };
+                /**
+                 * Format: date-time
+                 * @description The form is valid until then (15 minutes)
+                 */
+                expires_at: string;
+            };
+        };
+        Import: {
+            id: string;
+            /** @enum {unknown} */
+            type: "employees" | "employee_jobs" | "applications";
+            /** @enum {unknown} */
+            format: "jsonl" | "csv";
+            /** @enum {unknown} */
+            mode: "apply" | "validate";
+            /**
+             * @description awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`, nothing written); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)
+             * @enum {unknown}
+             */
+            status: "awaiting_upload" | "running" | "completed" | "failed" | "cancelled";
+            /**
+             * @description When failed: why the whole file was refused
+             * @enum {unknown}
+             */
+            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired";
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description Rows done so far (while running, stored at least every 10 seconds); the results add up to rows */
+            counts: {
+                rows: number;
+                created: number;
+                updated: number;
+                unchanged: number;
+                skipped: number;
+                failed: number;
+            };
+            /** @description When completed: a presigned GET of the results file (JSON Lines, one ImportResultLine per row in row order), valid 5 minutes; kept 7 days */
+            results_url: string | null;
+        };
         ChangeEntry: {
             /** @description Pass as `after` to continue right after this entry */
             cursor: string;
@@ -1326,6 +1462,13 @@ export interface components {
         /** @description A page of WebhookSubscription records */
         WebhookSubscriptionPage: {
             entries: components["schemas"]["WebhookSubscription"][];
+            current_page: number;
+            per_page: number;
+            total_entries: number;
+        };
+        /** @description A page of Import records */
+        ImportPage: {
+            entries: components["schemas"]["Import"][];
             current_page: number;
             per_page: number;
             total_entries: number;
@@ -6925,6 +7068,743 @@ export interface operations {
                      * @example {
                      *       "error": "not_found",
                      *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    listImports: {
+        parameters: {
+            query?: {
+                /** @description Page number, default 1; plain decimal digits (contract §7) */
+                page?: number;
+                /** @description Entries per page, default 30; plain decimal digits (contract §7) */
+                per_page?: number;
+            };
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records (an empty `entries` past the last page) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportPage"];
+                };
+            };
+            /** @description Query parameter errors, keyed by parameter name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "per_page": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope employees:read or employees:write or applications:read or applications:write (or the one of the type concerned) (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope employees:read or employees:write or applications:read or applications:write (or the one of the type concerned)",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    createImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+                /** @description Makes the POST safe to retry: the same key with the same body within 24 hours returns the first response and creates nothing new; the same key with a different body answers 409. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportCreate"];
+            };
+        };
+        responses: {
+            /** @description Created; an idempotent replay answers the same */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location: components["headers"]["Location"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportCreated"];
+                };
+            };
+            /** @description Body is not valid JSON or not a JSON object (`bad_request`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Body is not valid JSON or not a JSON object",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope employees:write or applications:write (or the one of the type concerned) (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope employees:write or applications:write (or the one of the type concerned)",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This Idempotency-Key was already used for another request: another method, path or body (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used for another request: another method, path or body",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body larger than 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "Body larger than 1 MiB",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body not sent as `Content-Type: application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Body not sent as `Content-Type: application/json`",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "last_name": [
+                     *         "can't be blank"
+                     *       ],
+                     *       "email": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description Id of the record */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Show an import: status, counts, results_url once completed */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Import"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope employees:read or employees:write or applications:read or applications:write (or the one of the type concerned) (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope employees:read or employees:write or applications:read or applications:write (or the one of the type concerned)",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No record with this id in your business (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteImport: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description Id of the record */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted; the id answers 404 from now on */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope employees:write or applications:write (or the one of the type concerned) (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope employees:write or applications:write (or the one of the type concerned)",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No record with this id in your business (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Error 409 */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "error",
+                     *       "message": "Error 409",
                      *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
                      *     }
                      */

@@ -9,6 +9,7 @@ import demo from '../../fixtures/demo.json';
 import { ApiError, createClient, verifyWebhook, type ChangeEntry, type Client } from '../../client/src/index';
 import { OPERATIONS } from '../../client/src/operations';
 import { handler as checkAttachment } from '../../functions/check-attachment';
+import { handler as runImportFunction } from '../../functions/run-import';
 import { advanceRateClock } from '../../src/data/rate-counts';
 import { pumpSubscription } from '../../src/services/webhook-dispatcher';
 import '../../src/services/feed-wiring';
@@ -33,8 +34,8 @@ const TEMPLATES = Object.entries(OPERATIONS).map(([operation, [method, path]]) =
 
 /**
  * The fetch every client of this file uses: records each request and, after an upload to the local S3 server,
- * delivers the object-created event S3 would send to the attachment check (the shared local S3 server sends its
- * own events to the process that started it, jest's global setup).
+ * delivers the object-created event S3 would send to the attachment check or the import run (the shared local S3
+ * server sends its own events to the process that started it, jest's global setup).
  */
 const recordingFetch =
   (inner: typeof fetch = fetch): typeof fetch =>
@@ -48,7 +49,8 @@ const recordingFetch =
     if (!match && res.status === 204 && init?.body instanceof FormData) {
       const key = String(init.body.get('key'));
       const file = init.body.get('file') as Blob;
-      await checkAttachment(objectCreatedEvent(key, file.size));
+      const event = objectCreatedEvent(key, file.size);
+      await (key.startsWith('imports/') ? runImportFunction(event) : checkAttachment(event));
     }
     return res;
   };
@@ -114,6 +116,20 @@ describe('every operation of the document', () => {
     expect(await client.getWebhookSubscription({ id: subscription.id })).toMatchObject(shown);
     expect((await client.listWebhookSubscriptions()).entries.map((s) => s.id)).toContain(subscription.id);
     expect(await client.deleteWebhookSubscription({ id: subscription.id })).toBeUndefined();
+
+    const csv = 'external_id;first_name;last_name\nx-1;Ida;Import\nx-2;;Blank\n';
+    const run = await client.runImport({ type: 'employees', format: 'csv' }, csv);
+    expect(run.import).toMatchObject({ status: 'completed', counts: { rows: 2, created: 1, failed: 1 } });
+    const rows = [];
+    for await (const row of run.results) rows.push(row);
+    expect(rows).toEqual([
+      { row: 1, external_id: 'x-1', result: 'created', id: expect.any(String), errors: null },
+      { row: 2, external_id: 'x-2', result: 'failed', id: null, errors: { first_name: [expect.any(String)] } },
+    ]);
+    expect((await client.getEmployee({ id: rows[0]!.id! })).last_name).toBe('Import');
+    const pending = await client.createImport({ body: { type: 'employees', format: 'jsonl', size: 10 } });
+    expect((await client.listImports()).entries.map((i) => i.id)).toEqual([pending.id, run.import.id]);
+    expect(await client.deleteImport({ id: pending.id })).toBeUndefined();
 
     const started = await client.createExport({ body: { types: ['employees'] } });
     expect((await client.getExport({ id: started.id })).id).toBe(started.id);

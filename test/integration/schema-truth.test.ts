@@ -13,7 +13,12 @@ import demo from '../../fixtures/demo.json';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /** Bodies per schema: fewer where the schema leaves few choices (and each create starts work: an export). */
-const SAMPLES: Record<string, number> = { AttachmentCreate: 12, ExportCreate: 4, WebhookSubscriptionCreate: 6 };
+const SAMPLES: Record<string, number> = {
+  AttachmentCreate: 12,
+  ExportCreate: 4,
+  WebhookSubscriptionCreate: 6,
+  ImportCreate: 6,
+};
 const samplesOf = (schema: string): number => SAMPLES[schema] ?? 30;
 let api: TestApi;
 let token: string;
@@ -133,6 +138,8 @@ const CASES: {
     fill: () => {},
   },
   { schema: 'ExportCreate', method: 'POST', path: () => '/exports', fill: () => {} },
+  // One import per business at a time: each is cancelled again below (its upload never made).
+  { schema: 'ImportCreate', method: 'POST', path: () => '/imports', fill: () => {} },
   {
     schema: 'WebhookSubscriptionCreate',
     method: 'POST',
@@ -157,6 +164,8 @@ describe.each(CASES)('$schema', ({ schema, method, path, fill }) => {
       if (res.status >= 400) refused.push({ body, status: res.status, answer: res.body });
       if (schema === 'WebhookSubscriptionCreate' && res.status === 201)
         await api.request('DELETE', `${API}/webhook_subscriptions/${res.body.id}`, { token });
+      if (schema === 'ImportCreate' && res.status === 201)
+        await api.request('DELETE', `${API}/imports/${res.body.id}`, { token });
     }
     expect(refused).toEqual([]);
   });
