@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { demoFixtureText, setupOfFixture } from '../../scripts/lib/demo-fixture';
 import { checkFixtureRecords } from '../../scripts/lib/fixture-records';
 import { generatePeople } from '../../scripts/lib/people-generator';
+import { parseSandboxCommand } from '../../scripts/lib/sandbox-command';
 import { buildBusiness, NAMED_PAYOUT_TYPES } from '../../src/domain/fixture';
 import { CUSTOM_FIELD_TYPES } from '../../src/domain/custom-fields';
 import { parseFixture } from '../../src/schemas/fixture';
@@ -238,4 +239,25 @@ describe('fixture records are checked as their POSTs (contract §10, §24)', () 
       'applications[0] (external_id "a"): email is invalid',
     ]);
   });
+});
+
+describe('business sandbox arguments (checked before the tool connects anywhere)', () => {
+  it.each([
+    [['sandbox', 'demo'], { businessId: 'demo', reset: false, employees: 120, applications: 600 }],
+    [
+      ['sandbox', 'demo', '--reset', '--employees', '5', '--applications', '0'],
+      { businessId: 'demo', reset: true, employees: 5, applications: 0 },
+    ],
+  ])('%j', (argv, expected) => expect(parseSandboxCommand(argv)).toEqual(expected));
+
+  it.each([
+    [['sandbox'], 'business sandbox: BUSINESS_ID is required'],
+    [['copy', 'demo'], 'business: the only subcommand is sandbox, got copy'],
+    [['sandbox', 'demo', 'other'], 'business sandbox: unexpected argument other'],
+    [['sandbox', 'demo', '--employees', '1e3'], 'business sandbox: --employees must be a whole number from 0 to 10000'],
+    [['sandbox', 'demo', '--applications', '10001'], '--applications must be a whole number from 0 to 10000'],
+    [['sandbox', 'demo', '--force'], "Unknown option '--force'"],
+  ])('%j is one line naming the problem', (argv, message) =>
+    expect(parseSandboxCommand(argv)).toEqual(expect.stringContaining(message)),
+  );
 });
