@@ -5,15 +5,17 @@
  * (scripts/local-server.ts). With the stack's `malwareScan` setting
  * (MALWARE_SCAN=true), a file that passes stays pending, and GuardDuty's
  * scan-result event (EventBridge) invokes this function again to settle it.
- * Each object is handled on its own; a failure fails the invocation, which
- * Lambda retries (both paths are idempotent: a record no longer pending is
- * left alone).
+ * Each object is handled on its own. A check that fails is tried again
+ * within the object's budget; one that keeps failing is logged at ERROR,
+ * counted (the stack alarms on it) and fails the invocation, which Lambda
+ * delivers again (both paths are idempotent: a record no longer pending is
+ * left alone). Contract §19: a check never leaves a landed upload pending.
  */
 import type { EventBridgeEvent, S3Event } from 'aws-lambda';
 import { SCAN_RESULT_DETAIL_TYPE, scanResultOf } from '../src/domain/attachments';
-import { runWithDeadline } from '../src/data/deadline';
+import { remainingMs, runWithDeadline } from '../src/data/deadline';
 import { logger } from '../src/http/logger';
-import { recordRejectedUpload } from '../src/http/metrics';
+import { recordFailedCheck, recordRejectedUpload } from '../src/http/metrics';
 import { applyScanResult, asCheckJob, checkUploadedObject, type CheckOutcome } from '../src/services/attachments';
 
 /** Each object's check is bounded (a few S3 and DynamoDB calls); the function's timeout leaves room for a batch. */
@@ -24,10 +26,34 @@ type ScanResultEvent = EventBridgeEvent<typeof SCAN_RESULT_DETAIL_TYPE, unknown>
 const isScanResult = (event: S3Event | ScanResultEvent): event is ScanResultEvent =>
   (event as ScanResultEvent)['detail-type'] === SCAN_RESULT_DETAIL_TYPE;
 
+/** Attempts of one object's check, the pause before the second (doubling), and the least an attempt needs. */
+const CHECK_ATTEMPTS = 3;
+const FIRST_PAUSE_MS = 200;
+const ATTEMPT_MS = 2_000;
+
 async function run(key: string, step: () => Promise<CheckOutcome>): Promise<void> {
-  const outcome = await runWithDeadline(CHECK_BUDGET_MS, () => asCheckJob(step));
-  logger.info('attachment checked', { key, ...outcome });
-  if (outcome.status === 'rejected') recordRejectedUpload();
+  await runWithDeadline(CHECK_BUDGET_MS, async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await asCheckJob(step);
+        logger.info('attachment checked', { key, ...outcome });
+        if (outcome.status === 'rejected') recordRejectedUpload();
+        return;
+      } catch (error) {
+        const pause = FIRST_PAUSE_MS * 2 ** (attempt - 1);
+        if (attempt >= CHECK_ATTEMPTS || remainingMs() < pause + ATTEMPT_MS) {
+          logger.error('attachment check failed: the upload stays pending until a redelivery settles it', {
+            key,
+            attempts: attempt,
+            error: error as Error,
+          });
+          recordFailedCheck();
+          throw error;
+        }
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  });
 }
 
 export async function handler(event: S3Event | ScanResultEvent): Promise<void> {

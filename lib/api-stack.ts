@@ -34,7 +34,7 @@ import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
 import { SCAN_RESULT_DETAIL_TYPE, STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
-import { METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
+import { FAILED_CHECKS_METRIC, METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
 import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type RouteName } from '../src/http/routes';
 import { BUCKET_GRANTS, TABLE_GRANTS, WORKER_GRANTS, RATE_COUNT_GRANT, type TableGrant } from '../src/http/grants';
 import { TABLE } from '../src/data/table-definition';
@@ -691,6 +691,22 @@ export class ApiStack extends Stack {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     rejectedAlarm.addAlarmAction(alarmAction);
+    // Contract §19: a landed upload must not stay pending; one check that kept failing is one too many.
+    new cloudwatch.Alarm(this, 'FailedAttachmentChecksAlarm', {
+      alarmDescription:
+        'An attachment check kept failing after its retries: the upload stays pending until a redelivery settles it (the ERROR log line names the key)',
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: FAILED_CHECKS_METRIC,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Sum',
+        period: Duration.minutes(5),
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    }).addAlarmAction(alarmAction);
 
     for (const name of Object.keys(BUCKET_GRANTS)) {
       const grant = BUCKET_GRANTS[name as keyof typeof BUCKET_GRANTS]!;

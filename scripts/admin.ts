@@ -15,6 +15,9 @@
 import { runAdmin } from './lib/admin-cli';
 import { describeFailure } from './lib/environment';
 
+// What the tool may write locally (the data folder, an embedded DynamoDB Local's or S3 server's files) is the user's only.
+process.umask(0o077);
+
 runAdmin(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

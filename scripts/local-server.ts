@@ -64,6 +64,9 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
 }
 
 async function main(): Promise<void> {
+  // Everything `npm start` writes (the data folder, DynamoDB Local's database, the S3 server's buckets and the CVs
+  // in them, written for as long as it runs) is readable by its user only: folders 0700, files 0600.
+  process.umask(0o077);
   process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
   const instances = instanceCount();
   if (typeof instances === 'string') throw new OperatorError(instances);

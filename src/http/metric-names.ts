@@ -13,5 +13,8 @@ export const RATE_LIMITED_METRIC = 'RateLimited';
 /** Uploads the post-upload check rejected (functions/check-attachment.ts); the alarm on rejected uploads watches it. */
 export const REJECTED_UPLOADS_METRIC = 'RejectedUploads';
 
+/** Checks that kept failing (functions/check-attachment.ts): an upload left pending; the alarm on failed checks watches it. */
+export const FAILED_CHECKS_METRIC = 'FailedAttachmentChecks';
+
 /** Imports that ended as failed (functions/run-import.ts, contract §22); the alarm on failed imports watches it. */
 export const FAILED_IMPORTS_METRIC = 'FailedImports';

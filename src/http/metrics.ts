@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
 import {
+  FAILED_CHECKS_METRIC,
   FAILED_IMPORTS_METRIC,
   METRICS_NAMESPACE,
   RATE_LIMITED_METRIC,
@@ -61,4 +62,12 @@ export function recordRejectedUpload(): void {
   metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
   metrics.addMetric(REJECTED_UPLOADS_METRIC, MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
+}
+
+/** One upload whose check kept failing (contract §19: it must not stay pending): the alarm on failed checks counts these. */
+export function recordFailedCheck(): void {
+  if (!metricsEnabled()) return;
+  const m = metricsOf();
+  m.addMetric(FAILED_CHECKS_METRIC, MetricUnit.Count, 1);
+  m.publishStoredMetrics();
 }

@@ -353,15 +353,7 @@ describe('IAM least privilege', () => {
     ['list-changes', ['BatchGetItem', 'GetItem'], []],
     [
       'delete-application',
-      [
-        'BatchGetItem',
-        'ConditionCheckItem',
-        'DeleteItem',
-        'GetItem',
-        'PutItem',
-        'Query',
-        'UpdateItem',
-      ],
+      ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'],
       [],
     ],
   ])('%s may call %j on the table and the indexes %j', (name, actions, indexes) => {
@@ -516,8 +508,11 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + export dead letters, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1);
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + failed checks + export dead letters, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1 + 1);
+    // Contract §19: one attachment check that kept failing (an upload left pending) raises it.
+    const failedChecks = alarms().filter((a) => a.Properties.MetricName === 'FailedAttachmentChecks');
+    expect(failedChecks.map((a) => [a.Properties.Threshold, a.Properties.Statistic])).toEqual([[1, 'Sum']]);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -743,15 +738,7 @@ describe('export worker (contract §20)', () => {
 describe('retention job', () => {
   test('may read, erase and update applications (no Scan) and Query only the order-of-writes index', () => {
     expect(dynamoActionsOf(RETENTION_JOB.name).sort()).toEqual(
-      [
-        'BatchGetItem',
-        'ConditionCheckItem',
-        'DeleteItem',
-        'GetItem',
-        'PutItem',
-        'Query',
-        'UpdateItem',
-      ]
+      ['BatchGetItem', 'ConditionCheckItem', 'DeleteItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem']
         .map((a) => `dynamodb:${a}`)
         .sort(),
     );

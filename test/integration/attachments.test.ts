@@ -13,6 +13,7 @@ import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { scanAll } from '../support/table-scan';
 import { asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as checkAttachment } from '../../functions/check-attachment';
+import { logger } from '../../src/http/logger';
 import { objectCreatedEvent, scanResultEvent, uploadAndCheck, uploadAs } from '../support/attachment-upload';
 
 const fixture = (id: string) => ({
@@ -260,6 +261,43 @@ describe('what an attacker tried on the local stack (issue 41), through the loca
         [good.body.id, bad.body.id].includes(e.id),
       ),
     ).toHaveLength(2);
+  });
+
+  it('a check that fails is tried again; one that keeps failing is logged at ERROR, and the redelivery settles it', async () => {
+    const app = await newApplication();
+    const once = await declare(app, 'cv.pdf', 'application/pdf', PDF.length);
+    const always = await declare(app, 'cv2.pdf', 'application/pdf', PDF.length);
+    for (const c of [once, always]) expect(await uploadAs(c.body.upload, PDF)).toBe(204);
+    let failures = 1;
+    s3().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'HeadObjectCommand' && failures-- > 0)
+          throw Object.assign(new Error('injected S3 failure'), { name: 'InternalError' });
+        return next(args);
+      },
+      { step: 'initialize', name: 'check-fault' },
+    );
+    const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+    try {
+      await checkAttachment(objectCreatedEvent(once.body.upload.fields.key, PDF.length));
+      expect((await show(app, once.body.id)).body.status).toBe('available');
+      expect(errors).not.toHaveBeenCalled();
+
+      failures = Infinity;
+      const event = objectCreatedEvent(always.body.upload.fields.key, PDF.length);
+      await expect(checkAttachment(event)).rejects.toThrow('injected S3 failure');
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringContaining('attachment check failed'),
+        expect.objectContaining({ key: always.body.upload.fields.key, attempts: 3 }),
+      );
+      expect((await show(app, always.body.id)).body.status).toBe('pending');
+      failures = 0;
+      await checkAttachment(event);
+      expect((await show(app, always.body.id)).body.status).toBe('available');
+    } finally {
+      s3().middlewareStack.remove('check-fault');
+      errors.mockRestore();
+    }
   });
 
   it('a download_url is pinned to the checked object: bytes changed under its key afterwards are never served', async () => {

@@ -232,4 +232,16 @@ test('an attachment uploaded to the printed S3 endpoint is checked by the local 
   }
   expect(shown.status).toBe('available');
   expect(Buffer.from(await (await fetch(shown.download_url!)).arrayBuffer())).toEqual(pdf);
+  // What the S3 server wrote for it (the bucket, the CV, its metadata) is the owner's only, folders and files.
+  const modes: string[] = [];
+  const walk = (path: string): void => {
+    for (const entry of readdirSync(path, { withFileTypes: true })) {
+      const full = join(path, entry.name);
+      modes.push(`${entry.isDirectory() ? 'dir' : 'file'} ${mode(full)}`);
+      if (entry.isDirectory()) walk(full);
+    }
+  };
+  walk(join(dataDir, 's3'));
+  expect(modes.filter((m) => m.startsWith('file')).length).toBeGreaterThan(1);
+  expect(new Set(modes)).toEqual(new Set(['dir 700', 'file 600']));
 }, 60_000);
