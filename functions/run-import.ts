@@ -14,7 +14,7 @@ import { logger } from '../src/http/logger';
 import { recordFailedImport } from '../src/http/metrics';
 import { inCallScope } from '../src/data/call-scope';
 import { invokeNextRun } from '../src/data/import-continuation';
-import { IMPORT_WORKER_NAME, runImport, type RunOptions } from '../src/services/imports';
+import { IMPORT_WORKER_NAME, runImport, type RunOptions } from '../src/services/import-run';
 
 type ResumeEvent = { resume: { businessId: string; id: string } };
 

@@ -4,7 +4,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { objectCreatedEvent, uploadAs } from '../support/attachment-upload';
 import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom, type DynamoProxy } from '../support/dynamo-proxy';
 import { handler as runImportFunction } from '../../functions/run-import';
-import { runImport } from '../../src/services/imports';
+import { runImport } from '../../src/services/import-run';
 import { inCallScope } from '../../src/data/call-scope';
 import { createToken } from '../../src/data/token-store';
 import { uploadSize } from '../../src/data/import-objects';

@@ -4,7 +4,7 @@ import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
 import { EXPORT_WORKER_NAME } from '../../src/services/exports';
-import { IMPORT_WORKER_NAME } from '../../src/services/imports';
+import { IMPORT_WORKER_NAME } from '../../src/services/import-run';
 import { TABLE } from '../../src/data/table-definition';
 import { iamActionsOf } from '../../src/data/call-scope';
 import { checkGrants, parseCall } from '../support/dynamo-calls';
