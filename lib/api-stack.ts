@@ -34,7 +34,13 @@ import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
 import { SCAN_RESULT_DETAIL_TYPE, STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
-import { FAILED_CHECKS_METRIC, METRICS_NAMESPACE, REJECTED_UPLOADS_METRIC } from '../src/http/metric-names';
+import { IMPORT_RESULTS_PREFIX, IMPORT_UPLOAD_PREFIX, RESULTS_TTL_MS } from '../src/domain/imports';
+import {
+  FAILED_CHECKS_METRIC,
+  FAILED_IMPORTS_METRIC,
+  METRICS_NAMESPACE,
+  REJECTED_UPLOADS_METRIC,
+} from '../src/http/metric-names';
 import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type RouteName } from '../src/http/routes';
 import { BUCKET_GRANTS, TABLE_GRANTS, WORKER_GRANTS, RATE_COUNT_GRANT, type TableGrant } from '../src/http/grants';
 import { TABLE } from '../src/data/table-definition';
@@ -68,6 +74,7 @@ export const functionNames = (): string[] => [
   RETENTION_JOB.name,
   CHECK_JOB.name,
   EXPORT_WORKER.name,
+  IMPORT_WORKER.name,
 ];
 
 export const SERVICE_NAME = 'hr-api';
@@ -120,6 +127,27 @@ export const CHECK_JOB = {
   rejectedThreshold: 10,
   alarmPeriod: Duration.minutes(15),
 } as const;
+
+/**
+ * The run of a bulk import (contract §22): not a route, its own function, run
+ * by the attachments bucket's object-created events under `imports/uploads/`;
+ * a run near its time limit stores its checkpoint and invokes the function
+ * again (functions/run-import.ts).
+ */
+export const IMPORT_WORKER = {
+  name: 'run-import',
+  grant: WORKER_GRANTS['run-import'] satisfies TableGrant,
+  /** The longest a Lambda may run: 100,000 rows are a few runs at most. */
+  timeout: Duration.minutes(15),
+  /** A streamed file, one row and one results part (5 MiB) at a time. */
+  memorySize: 512,
+  /** Imports that ended as failed in ALARM_PERIOD that raise the alarm: a file refused now and then is a client's. */
+  failedThreshold: 3,
+  alarmPeriod: Duration.hours(1),
+} as const;
+
+/** The bucket prefix of imports (upload files and results files). */
+const IMPORT_PREFIX = 'imports/';
 
 /** How cdk-nag spells the attachments bucket's ARN (built from its name, below) in a finding's id. */
 export const attachmentsArnInFindings = (stage: string): string =>
@@ -575,6 +603,64 @@ export class ApiStack extends Stack {
   }
 
   /**
+   * The import run's function (contract §22) with its table grant, the
+   * permission of the bucket to invoke it, its permission to invoke itself
+   * (the next run of an import; a policy of its own, so the function does not
+   * depend on it), and the alarm on failed imports. Its S3 actions come from
+   * BUCKET_GRANTS like every other function's.
+   */
+  private addImportWorker(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+    bucketArn: string,
+  ): { function: ApiFunction; invoke: lambda.CfnPermission } {
+    const run = new ApiFunction(this, `Fn-${IMPORT_WORKER.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, IMPORT_WORKER.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${IMPORT_WORKER.name}: applies uploaded import files (contract §22)`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: IMPORT_WORKER.timeout,
+      memorySize: IMPORT_WORKER.memorySize,
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
+    });
+    const statement = tableStatement(this.table.tableArn, IMPORT_WORKER.grant);
+    if (statement) run.role.addToPrincipalPolicy(statement);
+    functions[IMPORT_WORKER.name] = run;
+    new iam.Policy(this, 'ImportRunInvokesNextRun', {
+      roles: [run.role],
+      statements: [
+        new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [run.function.functionArn] }),
+      ],
+    });
+    const invoke = new lambda.CfnPermission(this, 'ImportRunInvokedByBucket', {
+      action: 'lambda:InvokeFunction',
+      functionName: run.function.functionArn,
+      principal: 's3.amazonaws.com',
+      sourceAccount: Aws.ACCOUNT_ID,
+      sourceArn: bucketArn,
+    });
+    const failedAlarm = new cloudwatch.Alarm(this, 'FailedImportsAlarm', {
+      alarmDescription: `${IMPORT_WORKER.failedThreshold} or more imports failed as a whole (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired) within ${IMPORT_WORKER.alarmPeriod.toMinutes()} minutes: the run's log says which and why`,
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: FAILED_IMPORTS_METRIC,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Sum',
+        period: IMPORT_WORKER.alarmPeriod,
+      }),
+      threshold: IMPORT_WORKER.failedThreshold,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    failedAlarm.addAlarmAction(alarmAction);
+    return { function: run, invoke };
+  }
+
+  /**
    * Attachments (contract §19): a private bucket (public access blocked,
    * encrypted, TLS only, owner-enforced objects), uploads that were never
    * checked expire after a day and unfinished multipart uploads are cleaned,
@@ -618,6 +704,13 @@ export class ApiStack extends Stack {
       ],
       lifecycleRules: [
         { id: 'expire-unchecked-uploads', prefix: UPLOAD_PREFIX, expiration: Duration.days(1) },
+        // A run deletes its upload when the import ends; one never run (upload_expired) goes after two days.
+        { id: 'expire-import-uploads', prefix: IMPORT_UPLOAD_PREFIX, expiration: Duration.days(2) },
+        {
+          id: 'expire-import-results',
+          prefix: IMPORT_RESULTS_PREFIX,
+          expiration: Duration.days(RESULTS_TTL_MS / 86_400_000),
+        },
         { id: 'abort-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
       ],
       // Applicants' files: never deleted with the stack.
@@ -647,6 +740,7 @@ export class ApiStack extends Stack {
       sourceArn: bucketArn,
     });
     const cfnBucket = bucket.node.defaultChild as s3.CfnBucket;
+    const importRun = this.addImportWorker(props, alarmAction, functions, bucketArn);
     cfnBucket.notificationConfiguration = {
       lambdaConfigurations: [
         {
@@ -654,11 +748,17 @@ export class ApiStack extends Stack {
           function: check.function.functionArn,
           filter: { s3Key: { rules: [{ name: 'prefix', value: UPLOAD_PREFIX }] } },
         },
+        {
+          event: 's3:ObjectCreated:*',
+          function: importRun.function.function.functionArn,
+          filter: { s3Key: { rules: [{ name: 'prefix', value: IMPORT_UPLOAD_PREFIX }] } },
+        },
       ],
       // GuardDuty turns this on itself when the plan is created; declared here so a stack update keeps it.
       ...(props.malwareScan ? { eventBridgeConfiguration: { eventBridgeEnabled: true } } : {}),
     };
     cfnBucket.addResourceDependency(invoke);
+    cfnBucket.addResourceDependency(importRun.invoke);
 
     for (const [name, grant] of Object.entries(BUCKET_GRANTS)) {
       const fn = functions[name];
@@ -667,6 +767,7 @@ export class ApiStack extends Stack {
       for (const [prefix, actions] of [
         [UPLOAD_PREFIX, grant.uploads ?? []],
         [STORED_PREFIX, grant.attachments ?? []],
+        [IMPORT_PREFIX, grant.imports ?? []],
       ] as const) {
         if (actions.length === 0) continue;
         fn.role.addToPrincipalPolicy(
@@ -714,11 +815,15 @@ export class ApiStack extends Stack {
       for (const [prefix, actions] of [
         [UPLOAD_PREFIX, grant.uploads ?? []],
         [STORED_PREFIX, grant.attachments ?? []],
+        [IMPORT_PREFIX, grant.imports ?? []],
       ] as const)
         if (actions.length > 0)
           Validations.of(fn).acknowledge({
             id: `AwsSolutions-IAM5[Resource::${attachmentsArnInFindings(props.stage)}/${prefix}*]`,
-            reason: `Objects are keyed per attachment (${prefix}<business>/<application>/<id>): the grant is the actions this function performs (BUCKET_GRANTS) on that prefix only, never the bucket.`,
+            reason:
+              prefix === IMPORT_PREFIX
+                ? `Objects are keyed per import (${IMPORT_UPLOAD_PREFIX}<business>/<id>, ${IMPORT_RESULTS_PREFIX}<business>/<id>.jsonl): the grant is the actions this function performs (BUCKET_GRANTS) on that prefix only, never the bucket.`
+                : `Objects are keyed per attachment (${prefix}<business>/<application>/<id>): the grant is the actions this function performs (BUCKET_GRANTS) on that prefix only, never the bucket.`,
           });
     }
     Validations.of(accessLogs).acknowledge({

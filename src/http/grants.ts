@@ -215,10 +215,12 @@ export const WORKER_GRANTS = {
  * `uploads/` receives presigned POSTs, `attachments/` holds checked files);
  * CDK grants exactly these. A presigned URL needs the action it performs.
  */
-export type BucketAction = 's3:PutObject' | 's3:GetObject' | 's3:DeleteObject';
+export type BucketAction = 's3:PutObject' | 's3:GetObject' | 's3:DeleteObject' | 's3:AbortMultipartUpload';
 export interface BucketGrant {
   readonly uploads?: readonly BucketAction[];
   readonly attachments?: readonly BucketAction[];
+  /** `imports/` (src/domain/imports.ts): uploaded import files and results files. */
+  readonly imports?: readonly BucketAction[];
 }
 export const BUCKET_GRANTS: Partial<Record<RouteName | keyof typeof WORKER_GRANTS, BucketGrant>> = {
   // the presigned POST
@@ -233,4 +235,13 @@ export const BUCKET_GRANTS: Partial<Record<RouteName | keyof typeof WORKER_GRANT
   'apply-retention': { uploads: ['s3:DeleteObject'], attachments: ['s3:DeleteObject'] },
   // HeadObject and GetObject of the upload, its deletion; the copy of a good one (read upload, write attachments/)
   'check-attachment': { uploads: ['s3:GetObject', 's3:DeleteObject'], attachments: ['s3:PutObject'] },
+  // the presigned POST of the import file
+  'create-import': { imports: ['s3:PutObject'] },
+  // the presigned GET of a completed import's results file
+  'get-import': { imports: ['s3:GetObject'] },
+  'list-imports': { imports: ['s3:GetObject'] },
+  // a cancelled import's upload, if one came anyway
+  'delete-import': { imports: ['s3:DeleteObject'] },
+  // HeadObject/GetObject of the upload and its deletion; the results file's multipart upload (aborted on failure)
+  'run-import': { imports: ['s3:GetObject', 's3:PutObject', 's3:DeleteObject', 's3:AbortMultipartUpload'] },
 };

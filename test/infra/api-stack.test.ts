@@ -24,6 +24,7 @@ import {
   REPO_ROOT,
   RETENTION_JOB,
   EXPORT_WORKER,
+  IMPORT_WORKER,
   apiStackPropsFromContext,
   handlerEntry,
 } from '../../lib/api-stack';
@@ -60,12 +61,13 @@ const ALL_FUNCTIONS = [
   { name: RETENTION_JOB.name, access: 'retention' },
   { name: CHECK_JOB.name, access: 'check' },
   { name: EXPORT_WORKER.name, access: 'export-worker' },
+  { name: IMPORT_WORKER.name, access: 'import-worker' },
 ];
 /** Timeout in seconds per function: 10 for routes. */
 const timeoutOf = (name: string): number =>
   name === DISPATCHER.name
     ? 120
-    : name === RETENTION_JOB.name || name === EXPORT_WORKER.name
+    : name === RETENTION_JOB.name || name === EXPORT_WORKER.name || name === IMPORT_WORKER.name
       ? 900
       : name === CHECK_JOB.name
         ? 60
@@ -132,7 +134,7 @@ afterAll(() => {
 
 describe('functions', () => {
   test('one Lambda function per route row plus the fallback, the webhook dispatcher and the retention job, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 5);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 6);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -315,7 +317,9 @@ describe('IAM least privilege', () => {
               ? CHECK_JOB.grant
               : name === EXPORT_WORKER.name
                 ? EXPORT_WORKER.grant
-                : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+                : name === IMPORT_WORKER.name
+                  ? IMPORT_WORKER.grant
+                  : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -392,6 +396,8 @@ describe('IAM least privilege', () => {
       'delete-application',
       'delete-attachment',
       'delete-webhook-subscription',
+      // an imported row's employee_number change releases the old value, as update-employee does
+      IMPORT_WORKER.name,
       'update-employee',
     ]);
   });
@@ -508,11 +514,13 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + failed checks + export dead letters, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1 + 1);
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + failed checks + export dead letters + failed imports, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1 + 1 + 1);
     // Contract §19: one attachment check that kept failing (an upload left pending) raises it.
     const failedChecks = alarms().filter((a) => a.Properties.MetricName === 'FailedAttachmentChecks');
     expect(failedChecks.map((a) => [a.Properties.Threshold, a.Properties.Statistic])).toEqual([[1, 'Sum']]);
+    const failedImports = alarms().filter((a) => a.Properties.MetricName === 'FailedImports');
+    expect(failedImports).toHaveLength(1);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {
@@ -632,6 +640,7 @@ describe('cdk-nag AwsSolutions', () => {
         'AwsSolutions-IAM5[Resource::*]',
         `AwsSolutions-IAM5[Resource::${bucket}/uploads/*]`,
         `AwsSolutions-IAM5[Resource::${bucket}/attachments/*]`,
+        `AwsSolutions-IAM5[Resource::${bucket}/imports/*]`,
         'AwsSolutions-L1',
         'AwsSolutions-S1',
         'AwsSolutions-SQS3',
@@ -826,19 +835,43 @@ describe('attachments bucket (contract §19)', () => {
     );
   });
 
-  test('objects created under uploads/ invoke the check function, which S3 may invoke for this bucket only', () => {
+  test('objects created under uploads/ invoke the check function, under imports/uploads/ the import run; S3 may invoke them for this bucket only', () => {
     expect(bucketProps().NotificationConfiguration.LambdaConfigurations).toEqual([
       {
         Event: 's3:ObjectCreated:*',
         Function: { 'Fn::GetAtt': [functionId(CHECK_JOB.name), 'Arn'] },
         Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'uploads/' }] } },
       },
+      {
+        Event: 's3:ObjectCreated:*',
+        Function: { 'Fn::GetAtt': [functionId(IMPORT_WORKER.name), 'Arn'] },
+        Filter: { S3Key: { Rules: [{ Name: 'prefix', Value: 'imports/uploads/' }] } },
+      },
     ]);
-    const [[, permission]] = ofType('AWS::Lambda::Permission').filter(
+    const permissions = ofType('AWS::Lambda::Permission').filter(
       ([, p]) => p.Properties.Principal === 's3.amazonaws.com',
-    ) as [[string, Resource]];
-    expect(permission.Properties.SourceAccount).toEqual({ Ref: 'AWS::AccountId' });
-    expect(JSON.stringify(permission.Properties.SourceArn)).toContain('-attachments-');
+    );
+    expect(permissions).toHaveLength(2);
+    for (const [, permission] of permissions) {
+      expect(permission.Properties.SourceAccount).toEqual({ Ref: 'AWS::AccountId' });
+      expect(JSON.stringify(permission.Properties.SourceArn)).toContain('-attachments-');
+    }
+  });
+
+  test('the import run may invoke itself (its next run) and nothing else; results expire after 7 days', () => {
+    const invokes = statementsOf(IMPORT_WORKER.name).filter((s) => asArray(s.Action).includes('lambda:InvokeFunction'));
+    expect(invokes).toEqual([
+      expect.objectContaining({ Resource: { 'Fn::GetAtt': [functionId(IMPORT_WORKER.name), 'Arn'] } }),
+    ]);
+    const rules = bucketProps().LifecycleConfiguration.Rules as {
+      Id: string;
+      Prefix?: string;
+      ExpirationInDays?: number;
+    }[];
+    expect(rules.find((r) => r.Id === 'expire-import-results')).toMatchObject({
+      Prefix: 'imports/results/',
+      ExpirationInDays: 7,
+    });
   });
 
   test('each function gets exactly its S3 actions of BUCKET_GRANTS, on its prefix only; nobody else any', () => {
@@ -848,7 +881,9 @@ describe('attachments bucket (contract §19)', () => {
         // The export files' own bucket is checked in 'export worker' below.
         .filter((s) => !JSON.stringify(s.Resource).includes('/exports/*'))
         .flatMap((s) =>
-          asArray(s.Action).map((a) => `${a} ${/\/(uploads|attachments)\/\*/.exec(JSON.stringify(s.Resource))?.[1]}`),
+          asArray(s.Action).map(
+            (a) => `${a} ${/\/(uploads|attachments|imports)\/\*/.exec(JSON.stringify(s.Resource))?.[1]}`,
+          ),
         )
         .sort();
     for (const { name } of ALL_FUNCTIONS) {
@@ -856,6 +891,7 @@ describe('attachments bucket (contract §19)', () => {
       const expected = [
         ...(grant?.uploads ?? []).map((a) => `${a} uploads`),
         ...(grant?.attachments ?? []).map((a) => `${a} attachments`),
+        ...(grant?.imports ?? []).map((a) => `${a} imports`),
       ].sort();
       expect({ name, grants: s3Grants(name) }).toEqual({ name, grants: expected });
     }
@@ -917,7 +953,8 @@ describe('malware scanning (context malwareScan, docs/deploy.md)', () => {
     const bucket =
       scanResources[scanStack.getLogicalId(scanStack.attachments.bucket.node.defaultChild as CfnResource)]!;
     expect(bucket.Properties.NotificationConfiguration.EventBridgeConfiguration).toEqual({ EventBridgeEnabled: true });
-    expect(bucket.Properties.NotificationConfiguration.LambdaConfigurations).toHaveLength(1);
+    // The check and the import run.
+    expect(bucket.Properties.NotificationConfiguration.LambdaConfigurations).toHaveLength(2);
   });
 
   test("on: the role is GuardDuty's (this account only) with the documented permissions, object reads on uploads/ only", () => {
