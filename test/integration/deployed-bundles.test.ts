@@ -239,6 +239,17 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('create-export', 202, { body: { types: ['applications'] } }, false);
   // Its download URL is signed anew on every answer.
   add('get-export', 200, { params: { id: started.body.id as string } }, false);
+  // An import awaiting its upload: shown, listed, cancelled; then another is created (one at a time).
+  const pending = await api.request('POST', `${API}/imports`, {
+    token,
+    body: { type: 'employees', format: 'csv', size: 10 },
+  });
+  expect(pending.status).toBe(201);
+  // Not compared with the sources afterwards: the cancel below changes what they show.
+  add('get-import', 200, { params: { id: pending.body.id as string } }, false);
+  add('list-imports', 200, {}, false);
+  add('delete-import', 204, { params: { id: pending.body.id as string } }, false);
+  add('create-import', 201, { body: { type: 'employees', format: 'csv', size: 10 } }, false);
   add('get-openapi', 200);
   add('get-docs', 200, {}, false);
   requests.push({ name: 'route-not-found', event: event('GET', `${API}/no_such_thing`), expect: 404 });
