@@ -18,14 +18,12 @@ import type { Key } from './keys';
 import { updateOf } from './update-expression';
 
 /**
- * Rate counts of this instance (contract §18, docs/rate-limits.md). Each
- * instance (a Lambda instance, a process of `INSTANCES=N npm start`) counts the
- * requests it admits per time slice and adds them to the token's and the
- * business's counter items with one UpdateItem (`ADD`, answered with the whole
- * item: every instance's counts), at most once a second per item, sent beside
- * the request's own calls (src/data/client.ts besideRequest) and never waited
- * for: an instance decides on the counts DynamoDB last answered plus what it
- * admitted since (src/domain/rate-window.ts Counts). A refusal sends nothing.
+ * Rate counts of this instance (contract §18, docs/rate-limits.md): a Lambda
+ * instance or a process of `INSTANCES=N npm start` adds the requests it admits
+ * to the token's and the business's counter items, one UpdateItem per item and
+ * second at most (`ADD`, answered with the whole item: every instance's
+ * counts), sent beside the request's own calls (besideRequest) and never waited
+ * for. It decides on src/domain/rate-window.ts Counts. A refusal sends nothing.
  */
 
 /** This instance's clock for counting: tests move it on (a window passes without being waited for). */
@@ -40,21 +38,13 @@ const MAX_SUBJECTS = 10_000;
 interface Subject {
   readonly key: Key;
   readonly counts: Counts;
-  syncing?: Promise<void>;
+  syncing?: Promise<unknown>;
   timer?: NodeJS.Timeout;
 }
-
-interface Business extends Subject {
-  /** As import stored them on the business's counter item; undefined until a sync answered. */
-  limits?: BusinessRateLimits;
-}
-
-interface Token extends Subject {
-  readonly businessId: string;
-  readonly business: Business;
-  /** The token's own limit (`token create --rate-limit`); else its business's default for tokens. */
-  own: RatePolicy | undefined;
-}
+/** Its limits as import stored them on its counter item: undefined until a sync answered. */
+type Business = Subject & { limits?: BusinessRateLimits };
+/** Its own limit (`token create --rate-limit`), else its business's default for tokens. */
+type Token = Subject & { readonly businessId: string; readonly business: Business; own: RatePolicy | undefined };
 
 const tokenPolicy = (t: Token): RatePolicy => t.own ?? t.business.limits?.tokenLimit ?? DEFAULT_TOKEN_RATE_LIMIT;
 const businessPolicy = (b: Business): RatePolicy => b.limits?.limit ?? DEFAULT_BUSINESS_RATE_LIMIT;
@@ -84,14 +74,8 @@ async function send(subject: Subject, policy: RatePolicy, expires: boolean): Pro
   });
   try {
     const out = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: subject.key,
-        ...update,
-        ReturnValues: 'ALL_NEW',
-      }),
-      // Given up after a sync interval: its counts go with the next.
-      { abortSignal: AbortSignal.timeout(SYNC_INTERVAL_MS) },
+      new UpdateCommand({ TableName: tableName(), Key: subject.key, ...update, ReturnValues: 'ALL_NEW' }),
+      { abortSignal: AbortSignal.timeout(SYNC_INTERVAL_MS) }, // given up after a sync interval
     );
     subject.counts.syncAnswered(sent, rateCounter.slicesOf(out.Attributes));
     return out.Attributes ?? {};
@@ -108,20 +92,12 @@ function syncWhenDue(subject: Subject, sync: () => Promise<unknown>): void {
   if (subject.syncing || subject.counts.pending.size === 0) return;
   const now = clock();
   if (!subject.counts.due(now)) {
-    subject.timer ??= setTimeout(
-      () => {
-        subject.timer = undefined;
-        syncWhenDue(subject, sync);
-      },
-      subject.counts.lastSyncAt + SYNC_INTERVAL_MS - now,
-    ).unref();
+    const retry = (): void => void ((subject.timer = undefined), syncWhenDue(subject, sync));
+    subject.timer ??= setTimeout(retry, subject.counts.lastSyncAt + SYNC_INTERVAL_MS - now).unref();
     return;
   }
   subject.syncing = besideRequest(sync)
-    .then(
-      () => undefined,
-      () => undefined,
-    )
+    .catch(() => undefined)
     .finally(() => {
       subject.syncing = undefined;
       // What was admitted while this sync was out, or what it failed to send, goes with the next (a second on).
@@ -143,11 +119,7 @@ function decide(token: Token, now: number): RateDecision {
   return { admitted: t.remaining > 0 && b.remaining > 0, businessId: token.businessId, token: t, business: b };
 }
 
-/**
- * Before the token is read: the refusal of a token this instance has counted
- * before and whose window (or its business's) is still full by its own counts.
- * Costs no DynamoDB call; undefined when the request may go on.
- */
+/** Before the token is read: the refusal of a token this instance counts full (no DynamoDB call), if it is. */
 export function knownRefusal(tokenHash: string, now = clock()): RateDecision | undefined {
   const token = tokens.get(tokenHash);
   if (!token) return undefined;
@@ -155,10 +127,7 @@ export function knownRefusal(tokenHash: string, now = clock()): RateDecision | u
   return decision.admitted ? undefined : decision;
 }
 
-/**
- * A verified token's request: admitted and counted (in this instance; synced
- * beside the request when due), or refused and counted nowhere.
- */
+/** A verified token's request: admitted and counted (synced beside the request when due), or refused. */
 export function admit(tokenHash: string, businessId: string, own: RatePolicy | undefined, now = clock()): RateDecision {
   const business =
     businesses.get(businessId) ??
@@ -175,8 +144,7 @@ export function admit(tokenHash: string, businessId: string, own: RatePolicy | u
   token.own = own;
   const before = decide(token, now);
   if (!before.admitted) return before;
-  // While a limit is not known yet (no business sync answered), counted in the finest slice: held long enough
-  // whatever the window turns out to be.
+  // While a limit is not known yet, counted in the finest slice: held long enough whatever the window.
   const learned = business.limits !== undefined;
   token.counts.count(sliceStartOf(own || learned ? sliceMsOf(tokenPolicy(token)) : FINEST_SLICE_MS, now));
   business.counts.count(sliceStartOf(learned ? sliceMsOf(businessPolicy(business)) : FINEST_SLICE_MS, now));

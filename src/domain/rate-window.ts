@@ -1,14 +1,11 @@
 /**
- * Rate limits (contract §18): N requests per W seconds, counted in a sliding
- * window of time slices. Pure arithmetic; src/data/rate-counts.ts keeps the
- * counts of each token and business and syncs them with DynamoDB.
- *
- * A slice is W/20 long, at most 1 s. A count is the sum of every slice that
- * overlaps the window, so it never misses a request still inside the window
- * (the bound holds however requests bunch) and holds a request at most one
- * slice longer than W: never more than W + 1 s (the longest Retry-After); a
- * token at twice its limit is admitted at least N·W/(W + W/20) ≈ 0.95·N per
- * window, one at 80 % counts at most 0.84·N and is never refused.
+ * Rate limits (contract §18): N requests per W seconds in a sliding window of
+ * time slices, W/20 long and at most 1 s. Pure; src/data/rate-counts.ts syncs
+ * the counts with DynamoDB. A count sums every slice overlapping the window: it
+ * never misses a request still inside it (the bound holds however requests
+ * bunch) and holds one at most a slice longer than W (Retry-After ≤ W + 1); a
+ * token at twice its limit gets ≥ N·W/(W + W/20) ≈ 0.95·N per window, one at
+ * 80 % counts at most 0.84·N and is never refused.
  */
 
 /** N requests per W seconds. */
@@ -58,10 +55,7 @@ export const FINEST_SLICE_MS = sliceMsOf({ requests: 1, windowSeconds: RATE_LIMI
 /** The slice a request at `nowMs` is counted in. */
 export const sliceStartOf = (sliceMs: number, nowMs: number): number => Math.floor(nowMs / sliceMs) * sliceMs;
 
-/**
- * Whether the slice starting at `start` still overlaps the window ending at `nowMs`. A slice counted in a finer
- * slice than the policy's (its limit was not known yet) is held as long as the policy's: longer, never shorter.
- */
+/** Whether the slice starting at `start` overlaps the window ending at `nowMs` (a finer one: held longer, never less). */
 const inWindow = (policy: RatePolicy, start: number, nowMs: number): boolean =>
   start + sliceMsOf(policy) > nowMs - policy.windowSeconds * 1000;
 
@@ -81,10 +75,7 @@ export interface PolicyState {
   readonly policy: RatePolicy;
   /** Requests left in the current window. */
   readonly remaining: number;
-  /**
-   * Milliseconds until the window frees capacity: until the next request is admitted when none is left, else
-   * until the oldest counted request leaves (0: none counted). At most W + 1 s.
-   */
+  /** Ms until the window frees capacity: until it admits again if none is left, else until the oldest leaves. */
   readonly resetMs: number;
 }
 
@@ -101,9 +92,8 @@ export function policyState(slices: Slices, policy: RatePolicy, nowMs: number): 
   if (remaining > 0) return { policy, remaining, resetMs: heldUntil(Math.min(...counted.map(([start]) => start))) };
   counted.sort(([a], [b]) => a - b);
   let left = count;
-  for (const [start, n] of counted)
-    if ((left -= n) < policy.requests) return { policy, remaining, resetMs: heldUntil(start) };
-  return { policy, remaining, resetMs: 0 }; // not reached: left falls to 0 < N
+  const [binding] = counted.find(([, n]) => (left -= n) < policy.requests)!;
+  return { policy, remaining, resetMs: heldUntil(binding) };
 }
 
 /** The `t` of the RateLimit field: whole seconds, never more than the window. */
@@ -120,47 +110,40 @@ const addTo = (map: Map<number, number>, start: number, n: number): void => {
 };
 
 /**
- * One instance's counts of one subject (a token, a business): every
- * instance's counts as DynamoDB last answered, plus what this instance
- * admitted since (sent and not answered yet, or not sent yet). Nothing is
- * guessed. What another instance admitted reaches this one's view within
- * about two seconds (its sync, then this one's); so that it admits at most
- * one second of the limit's rate meanwhile (the contract's (k − 1)·⌈N/W⌉,
- * whatever the demand), an instance that sees other instances' counts holds
- * at most ⌈N/W⌉ admissions not yet answered. Alone it is exact and free.
- * Pure: src/data/rate-counts.ts sends the counts and hands back the answers.
+ * One instance's counts of one subject (a token, a business): every instance's
+ * counts as DynamoDB last answered, plus what this instance admitted that no
+ * answer shows yet. Nothing is guessed. What another instance admits reaches
+ * this one's view within about two seconds (its sync, then this one's); so
+ * that each admits at most one second of the limit's rate meanwhile (the
+ * contract's (k − 1)·⌈N/W⌉, whatever the demand), an instance whose last
+ * answer shows other instances' counts holds at most ⌈N/W⌉ unanswered
+ * admissions. Alone it is exact. src/data/rate-counts.ts sends the counts.
  */
 export class Counts {
-  /** Every instance's counts as DynamoDB last answered (this instance's answered ones included). */
+  /** Every instance's counts as DynamoDB last answered. */
   synced: Slices = new Map();
-  /** Admitted here and sent, not answered yet. */
-  readonly sending = new Map<number, number>();
+  /** This instance's among them: the rest are the other instances'. */
+  private readonly ownSynced = new Map<number, number>();
+  /** Admitted here, in no answer yet. */
+  private readonly unanswered = new Map<number, number>();
   /** Admitted here, not sent yet. */
   pending = new Map<number, number>();
   lastSyncAt = -Infinity;
-  /** This instance's counts among `synced`: the rest are the other instances'. */
-  private readonly ownSynced = new Map<number, number>();
 
   /** Counts one admitted request in the slice starting at `start`. */
   count(start: number): void {
     addTo(this.pending, start, 1);
+    addTo(this.unanswered, start, 1);
   }
 
-  /**
-   * The standing of `policy`: fewer than N counted and, while the last answer shows other instances' counts in
-   * the window, fewer than ⌈N/W⌉ admitted here that no answer has shown yet (else until the next answer).
-   */
+  /** The standing of `policy`; beside other instances, none left while ⌈N/W⌉ are unanswered (until the next answer). */
   state(policy: RatePolicy, nowMs: number): PolicyState {
     const all = new Map(this.synced);
-    for (const source of [this.sending, this.pending]) for (const [start, n] of source) addTo(all, start, n);
+    for (const [start, n] of this.unanswered) addTo(all, start, n);
     const state = policyState(all, policy, nowMs);
-    if (
-      state.remaining === 0 ||
-      countInWindow(this.synced, policy, nowMs) <= countInWindow(this.ownSynced, policy, nowMs)
-    )
-      return state;
-    const unanswered = countInWindow(this.sending, policy, nowMs) + countInWindow(this.pending, policy, nowMs);
-    const paced = Math.ceil(policy.requests / policy.windowSeconds) - unanswered;
+    const alone = countInWindow(this.synced, policy, nowMs) <= countInWindow(this.ownSynced, policy, nowMs);
+    if (state.remaining === 0 || alone) return state;
+    const paced = Math.ceil(policy.requests / policy.windowSeconds) - countInWindow(this.unanswered, policy, nowMs);
     if (paced >= state.remaining) return state;
     if (paced > 0) return { ...state, remaining: paced };
     return { policy, remaining: 0, resetMs: Math.max(0, this.lastSyncAt + SYNC_INTERVAL_MS - nowMs) };
@@ -171,27 +154,23 @@ export class Counts {
     return this.pending.size > 0 && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
   }
 
-  /** A sync goes out now: the unsent counts it carries (now in `sending`). */
-  beginSync(nowMs: number): Map<number, number> {
+  /** A sync goes out now: the unsent counts it carries. */
+  beginSync(nowMs: number): Slices {
     const sent = this.pending;
     this.pending = new Map();
-    for (const [start, n] of sent) addTo(this.sending, start, n);
     this.lastSyncAt = nowMs;
     return sent;
   }
 
   /** The sync failed or its outcome is unknown: its counts go with the next (counted twice if it did land). */
   syncFailed(sent: Slices): void {
-    for (const [start, n] of sent) {
-      addTo(this.sending, start, -n);
-      addTo(this.pending, start, n);
-    }
+    for (const [start, n] of sent) addTo(this.pending, start, n);
   }
 
   /** DynamoDB answered the sync that carried `sent` with every instance's counts, `slices`. */
   syncAnswered(sent: Slices, slices: Slices): void {
     for (const [start, n] of sent) {
-      addTo(this.sending, start, -n);
+      addTo(this.unanswered, start, -n);
       addTo(this.ownSynced, start, n);
     }
     for (const start of this.ownSynced.keys()) if (!slices.has(start)) this.ownSynced.delete(start);

@@ -1,4 +1,4 @@
-import { Counts, sliceMsOf, sliceStartOf, SYNC_INTERVAL_MS, type RatePolicy } from '../../src/domain/rate-window';
+import { Counts, sliceMsOf, sliceStartOf, SYNC_INTERVAL_MS, type RatePolicy, type Slices } from '../../src/domain/rate-window';
 import { seededRandom } from './dynamo-proxy';
 import { mostInAnyWindow } from './rate-windows';
 
@@ -12,7 +12,7 @@ interface InFlight {
   at: number;
   kind: 'apply' | 'answer';
   instance: Instance;
-  sent: Map<number, number>;
+  sent: Slices;
 }
 
 /**
