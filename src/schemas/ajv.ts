@@ -1,4 +1,5 @@
 import Ajv2020, { _, type Options } from 'ajv/dist/2020';
+import { fullFormats } from 'ajv-formats/dist/formats';
 import { FORMATS } from './formats-registry';
 import { MAX_DECIMALS, NOT_BLANK, READ_ONLY_FIELDS } from './keywords';
 
@@ -15,12 +16,16 @@ export function createAjv(kind: ValidatorKind, code?: Options['code']): Ajv2020 
   const ajv = new Ajv2020({
     allErrors: true,
     verbose: true,
+    // Ajv's English wording is never shown (src/schemas/validation.ts maps keywords to the contract's): left out
+    // of the generated validators, where it repeated every pattern once more.
+    messages: false,
     strict: true,
     allowUnionTypes: true,
     coerceTypes: kind === 'query',
     ...(code ? { code } : {}),
   });
-  for (const [name, format] of Object.entries(FORMATS)) ajv.addFormat(name, format as never);
+  const formats = { email: fullFormats.email, 'date-time': fullFormats['date-time'], ...FORMATS };
+  for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format as never);
   ajv.addKeyword({
     keyword: NOT_BLANK,
     schemaType: 'boolean',
