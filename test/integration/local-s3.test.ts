@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   ListObjectsV2Command,
@@ -191,4 +192,8 @@ test('If-Match signed into a GET URL (or sent as a header): bytes with another E
   await expect(s3().send(new GetObjectCommand({ Bucket, Key, IfMatch: ETag }))).rejects.toMatchObject({
     $metadata: { httpStatusCode: 412 },
   });
+  // A copy conditioned on the old ETag (what the check does) copies nothing either.
+  const copy = { Bucket, Key: 'probe/copy.txt', CopySource: `${Bucket}/${Key}`, CopySourceIfMatch: ETag };
+  await expect(s3().send(new CopyObjectCommand(copy))).rejects.toMatchObject({ $metadata: { httpStatusCode: 412 } });
+  expect(await read('probe/copy.txt')).toBeUndefined();
 });
