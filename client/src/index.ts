@@ -302,8 +302,10 @@ export function createClient(options: ClientOptions): Client {
         throw error;
       }
       yield* page.entries;
+      // The head: nothing new and the cursor did not move (a page of only other types moves it on, empty).
+      const atHead = page.entries.length === 0 && page.next_cursor === after;
       after = page.next_cursor;
-      if (page.entries.length > 0) continue;
+      if (!atHead) continue;
       if (!follow) return;
       try {
         await sleep(intervalMs, signal);
