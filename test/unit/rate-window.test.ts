@@ -20,6 +20,8 @@ function run(policy: RatePolicy, times: readonly number[]): number[] {
   for (const t of times) {
     if (!policyState(slices, policy, t).remaining) continue;
     const start = sliceStartOf(sliceMsOf(policy), t);
+    // A new slice: those no window counts any more go, as a sync removes them.
+    if (!slices.has(start)) for (const stale of staleSlices(slices, policy, t)) slices.delete(stale);
     slices.set(start, (slices.get(start) ?? 0) + 1);
     admitted.push(t);
   }
