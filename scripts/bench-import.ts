@@ -10,7 +10,9 @@
  * The CSV is uploaded to the local S3 and streamed back by the run, as
  * deployed.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { dynamoStats, resetClient } from '../src/data/client';
 import { resetS3Client, s3 } from '../src/data/s3-client';
@@ -20,12 +22,32 @@ import { runWithDeadline } from '../src/data/deadline';
 import { uploadKeyOf } from '../src/domain/imports';
 import { FieldErrorCollector } from '../src/domain/errors';
 import { createImport } from '../src/services/imports';
-import { runImport } from '../src/services/import-run';
 import { showImport } from '../src/services/imports';
-import { createEmployee } from '../src/services/employees';
+import { createEmployee, listEmployees } from '../src/services/employees';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
 import { seedBusiness } from './lib/bench-applications';
+import type { ImportRunReport } from './lib/import-run-once';
+
+/** An import run in a process of its own (its peak RSS is the run's alone). */
+function runProcess(businessId: string, id: string): { child: ChildProcess; done: Promise<ImportRunReport> } {
+  const tsx = join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const child = spawn(process.execPath, [tsx, join(__dirname, 'lib', 'import-run-once.ts'), businessId, id], {
+    env: process.env,
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<ImportRunReport>((resolve, reject) =>
+    child.on('close', (code, signal) =>
+      code === 0
+        ? resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ImportRunReport)
+        : reject(new Error(`import run ended ${code ?? signal}: ${stderr}`)),
+    ),
+  );
+  return { child, done };
+}
 
 const N = Number(process.env.BENCH_IMPORT_ROWS ?? 2_000);
 /** Records created through the API's service for the write-unit baseline. */
@@ -46,13 +68,7 @@ interface Measured {
   readonly counts: Record<string, number>;
 }
 
-async function importOnce(
-  businessId: string,
-  label: string,
-  rows: number,
-  mode: 'apply' | 'validate',
-): Promise<Measured> {
-  const file = csv(`${label}-${mode}`, rows);
+async function startImport(businessId: string, file: Buffer, mode: 'apply' | 'validate'): Promise<string> {
   const created = await createImport(
     businessId,
     { type: 'employees', format: 'csv', mode, size: file.length },
@@ -61,22 +77,55 @@ async function importOnce(
   );
   const id = (created.body as { id: string }).id;
   await s3().send(new PutObjectCommand({ Bucket: attachmentsBucket(), Key: uploadKeyOf(businessId, id), Body: file }));
-  global.gc?.();
-  let peak = process.memoryUsage().rss;
-  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
-  dynamoStats.reset();
-  const t0 = performance.now();
-  while ((await runImport(businessId, id)).outcome === 'paused');
-  const ms = performance.now() - t0;
-  clearInterval(sampler);
-  const writeUnits = dynamoStats.units.write + dynamoStats.units.indexWrite;
-  const shown = (await showImport(businessId, id, () => undefined)).body as {
-    status: string;
-    counts: Record<string, number>;
-  };
+  return id;
+}
+
+const shownImport = async (businessId: string, id: string) =>
+  (await showImport(businessId, id, () => undefined)).body as { status: string; counts: Record<string, number> };
+
+async function importOnce(
+  businessId: string,
+  label: string,
+  rows: number,
+  mode: 'apply' | 'validate',
+): Promise<Measured> {
+  const id = await startImport(businessId, csv(`${label}-${mode}`, rows), mode);
+  const report = await runProcess(businessId, id).done;
+  const shown = await shownImport(businessId, id);
   if (shown.status !== 'completed' || shown.counts.rows !== rows)
     throw new Error(`import ${label} ${mode}: ${shown.status} ${JSON.stringify(shown.counts)}`);
-  return { label: `${label} ${mode}`, rows, ms, peakRssMb: peak / 1024 / 1024, writeUnits, counts: shown.counts };
+  return {
+    label: `${label} ${mode}`,
+    rows,
+    ms: report.ms,
+    peakRssMb: report.maxRssMb,
+    writeUnits: report.writeUnits,
+    counts: shown.counts,
+  };
+}
+
+/**
+ * A run killed (SIGKILL) once it has stored progress, then resumed by another process once its lease (60 s)
+ * expired: every row applied exactly once (the employees list grows by the rows, each created once).
+ */
+async function killedAndResumed(businessId: string, rows: number): Promise<string> {
+  const before = (await listEmployees(businessId, { page: 1, perPage: 1 })).total;
+  const id = await startImport(businessId, csv('killed', rows), 'apply');
+  const first = runProcess(businessId, id);
+  first.done.catch(() => undefined);
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    if (((await shownImport(businessId, id)).counts.rows ?? 0) > 0) break;
+  }
+  first.child.kill('SIGKILL');
+  const killedAt = (await shownImport(businessId, id)).counts.rows;
+  await new Promise((resolve) => setTimeout(resolve, 61_000));
+  await runProcess(businessId, id).done;
+  const shown = await shownImport(businessId, id);
+  const after = (await listEmployees(businessId, { page: 1, perPage: 1 })).total;
+  const ok = shown.status === 'completed' && shown.counts.created === rows && after - before === rows;
+  if (!ok) throw new Error(`killed import: ${JSON.stringify(shown)}; employees +${after - before} of ${rows}`);
+  return `killed after ${killedAt} rows were checkpointed, resumed by another process: ${rows} rows, ${after - before} employees created, each once`;
 }
 
 /** Write units of creating `n` employees one by one through the API's service (what POST /employees sends). */
@@ -126,7 +175,9 @@ async function main(): Promise<void> {
       runs.push(await importOnce(businessId, label, rows, 'validate'));
       runs.push(await importOnce(businessId, label, rows, 'apply'));
     }
-    console.log(`\nImport of employee rows (CSV via the local S3; DynamoDB Local in memory; this process):\n`);
+    console.log(
+      `\nImport of employee rows (CSV via the local S3; DynamoDB Local in memory; each run a process of its own):\n`,
+    );
     console.log('| run | rows | time | rows/s | peak RSS | write units per row |');
     console.log('|---|---|---|---|---|---|');
     for (const r of runs)
@@ -135,6 +186,7 @@ async function main(): Promise<void> {
       );
     const apply = (label: string) => runs.find((r) => r.label === `${label} apply`)!;
     const validate = (label: string) => runs.find((r) => r.label === `${label} validate`)!;
+    const killed = await killedAndResumed(businessId, 2 * N);
     const perRow = apply('4N').writeUnits / apply('4N').rows;
     console.log(
       `\nWrite units per row: import ${perRow.toFixed(2)}, API create ${apiUnits.toFixed(2)} (${API_RECORDS} records): ratio ${(perRow / apiUnits).toFixed(2)}x (goal <= 0.75x)`,
@@ -146,6 +198,7 @@ async function main(): Promise<void> {
     console.log(
       `Extrapolated to 100,000 rows: apply ${per100k(apply('4N')).toFixed(0)} s (goal < 300 s), validate ${per100k(validate('4N')).toFixed(0)} s (goal < 60 s)`,
     );
+    console.log(`A run killed mid-import (SIGKILL): ${killed}`);
     const cpu = process.cpuUsage(cpu0);
     console.log(
       `\nnpm run bench (import part) took ${((performance.now() - began) / 1000).toFixed(0)} s, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s in this process`,
