@@ -202,11 +202,14 @@ export async function noteErasure(businessId: string, id: string, applicationId:
       new UpdateCommand({
         TableName: tableName(),
         Key: exportJob.key(businessId, id),
-        // The builder adds numbers only; a string set ADD is this one expression.
-        UpdateExpression: 'ADD #erased :ids',
-        ConditionExpression: '#status = :running',
-        ExpressionAttributeNames: { '#erased': exportJob.erasedAttribute, '#status': exportJob.statusAttribute },
-        ExpressionAttributeValues: { ':ids': new Set([applicationId]), ':running': 'running' },
+        ...updateOf(
+          { add: { [exportJob.erasedAttribute]: new Set([applicationId]) } },
+          {
+            expression: '#status = :running',
+            names: { '#status': exportJob.statusAttribute },
+            values: { ':running': 'running' },
+          },
+        ),
       }),
     );
     return true;

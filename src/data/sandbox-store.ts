@@ -27,6 +27,7 @@ import { importJob } from './entities/import-job';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './keys';
 import { batchDelete, batchGet, queryAll, type Item } from './table-io';
+import { updateOf } from './update-expression';
 
 const keyOf = (item: Item): Key => ({ PK: String(item.PK), SK: String(item.SK) });
 
@@ -62,14 +63,14 @@ export async function restartFeed(businessId: string, now = Date.now()): Promise
           new UpdateCommand({
             TableName: tableName(),
             Key: feedLane.counterKey(businessId, lane),
-            UpdateExpression: `SET #n = :gap, #today = :next${marks.length ? ` REMOVE ${marks.map((_, i) => `#m${i}`).join(', ')}` : ''}`,
-            ConditionExpression: item ? '#n = :read' : 'attribute_not_exists(#n)',
-            ExpressionAttributeNames: {
-              '#n': feedLane.counterAttributes.last,
-              '#today': today,
-              ...Object.fromEntries(marks.map((m, i) => [`#m${i}`, m])),
-            },
-            ExpressionAttributeValues: { ':gap': gap, ':next': gap + 1, ...(item ? { ':read': counter.n } : {}) },
+            ...updateOf(
+              { set: { [feedLane.counterAttributes.last]: gap, [today]: gap + 1 }, remove: marks },
+              {
+                expression: item ? '#n = :read' : 'attribute_not_exists(#n)',
+                names: { '#n': feedLane.counterAttributes.last },
+                ...(item ? { values: { ':read': counter.n } } : {}),
+              },
+            ),
           }),
         );
         gaps.push(gap);

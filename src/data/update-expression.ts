@@ -25,8 +25,8 @@ type Entries<V> = Readonly<Record<string, V>> | ReadonlyArray<readonly [Attribut
 export interface UpdateSpec {
   /** Attribute -> new value (an `ifNotExists(v)` keeps a present value). */
   readonly set?: Entries<unknown>;
-  /** Attribute -> number added (negative to subtract; an absent attribute counts as 0). */
-  readonly add?: Entries<number>;
+  /** Attribute -> number added (negative to subtract; absent counts as 0), or a set whose members are added. */
+  readonly add?: Entries<number | ReadonlySet<string> | ReadonlySet<number>>;
   readonly remove?: readonly AttributePath[];
 }
 

@@ -48,6 +48,15 @@ describe('updateOf', () => {
     expect(u.ExpressionAttributeValues).toEqual({ ':u0': { seq: 1 }, ':u1': 5 });
   });
 
+  it('adds the members of a set', () => {
+    const ids = new Set(['app-1']);
+    expect(updateOf({ add: { erased: ids } })).toEqual({
+      UpdateExpression: 'ADD #u0 :u0',
+      ExpressionAttributeNames: { '#u0': 'erased' },
+      ExpressionAttributeValues: { ':u0': ids },
+    });
+  });
+
   it('stores an object that looks like a marker as it is', () => {
     const value = { value: 1 };
     expect(updateOf({ set: { custom: value } }).ExpressionAttributeValues).toEqual({ ':u0': value });
