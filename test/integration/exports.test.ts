@@ -52,9 +52,9 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, wha
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const finished = (id: string) =>
+const finished = (id: string, t = token) =>
   until(
-    () => send('GET', `/exports/${id}`),
+    () => send('GET', `/exports/${id}`, undefined, t),
     (res) => res.body.status !== 'running',
     `export ${id}`,
   );
@@ -74,10 +74,10 @@ async function download(url: string): Promise<Map<string, any>> {
 }
 
 /** Applies the feed from `cursor` on top of `records` (upsert whole records, remove deleted ones). */
-async function applyFeed(records: Map<string, any>, cursor: string): Promise<void> {
+async function applyFeed(records: Map<string, any>, cursor: string, t = token): Promise<void> {
   let after = cursor;
   for (;;) {
-    const res = await send('GET', `/changes?after=${encodeURIComponent(after)}&limit=100`);
+    const res = await send('GET', `/changes?after=${encodeURIComponent(after)}&limit=100`, undefined, t);
     expect(res.status).toBe(200);
     for (const e of res.body.entries) {
       const [type, change] = String(e.type).split('.');
@@ -91,7 +91,7 @@ async function applyFeed(records: Map<string, any>, cursor: string): Promise<voi
 }
 
 /** What the API serves now, by `type:id`. */
-async function apiState(): Promise<Map<string, any>> {
+async function apiState(t = token): Promise<Map<string, any>> {
   const records = new Map<string, any>();
   for (const [path, type] of [
     ['/employees', 'employee'],
@@ -99,7 +99,7 @@ async function apiState(): Promise<Map<string, any>> {
     ['/applications', 'application'],
   ] as const) {
     for (let page = 1; ; page++) {
-      const res = await send('GET', `${path}?per_page=100&page=${page}`);
+      const res = await send('GET', `${path}?per_page=100&page=${page}`, undefined, t);
       for (const r of res.body.entries) records.set(`${type}:${r.id}`, r);
       if (res.body.entries.length < 100) break;
     }
@@ -292,8 +292,15 @@ describe('consistency and resumption (worker runs driven by the test)', () => {
 });
 
 describe('erasure wins over exports (contract §20)', () => {
-  // Worker runs are driven by these tests alone (POST /exports starts none here).
-  beforeAll(() => useExportLauncher(async () => undefined));
+  // Worker runs are driven by these tests alone (POST /exports starts none here). A business of its own: the first
+  // run below makes a batch and a part of every application: its ten here, not the hundred-odd the tests above made.
+  const ERASURE = 'exports-erasure';
+  let erasureToken: string;
+  const erasing = (method: string, path: string, body?: unknown) => send(method, path, body, erasureToken);
+  beforeAll(async () => {
+    useExportLauncher(async () => undefined);
+    erasureToken = await api.provision({ ...demo, business: { ...demo.business, id: ERASURE } });
+  });
   /** Which of these applicants (id, last name) leave any trace in the file. */
   const traces = async (url: string, applicants: readonly (readonly [string, string])[]): Promise<string[]> => {
     const text = await (await fetch(url)).text();
@@ -303,42 +310,42 @@ describe('erasure wins over exports (contract §20)', () => {
   it('8 of 10 applicants erased while the export runs: the file holds none of them, and file + feed = API state', async () => {
     const ids: string[] = [];
     const names = Array.from({ length: 10 }, (_, i) => `Erased-${Date.now()}-${i}`);
-    for (const name of names) ids.push((await send('POST', '/applications', applicant(name))).body.id);
-    const id = (await send('POST', '/exports', { types: ['applications'] })).body.id as string;
+    for (const name of names) ids.push((await erasing('POST', '/applications', applicant(name))).body.id);
+    const id = (await erasing('POST', '/exports', { types: ['applications'] })).body.id as string;
     // A first run reads every application (one per batch, each in its own uploaded part) and stops just before
     // it would complete: the ten are in the file's parts when the erasures come.
-    const total = (await send('GET', '/applications?per_page=1')).body.total_entries as number;
+    const total = (await erasing('GET', '/applications?per_page=1')).body.total_entries as number;
     let batches = 0;
     const first = await asExportWorker(() =>
-      runExport(BUSINESS, id, { batchSize: 1, partBytes: 1, outOfTime: () => ++batches > total }),
+      runExport(ERASURE, id, { batchSize: 1, partBytes: 1, outOfTime: () => ++batches > total }),
     );
     expect(first).toBe('paused');
     // Four erasures answered while the export runs, after the worker wrote those applicants into parts: the run that
     // completes the file takes them out of it first.
-    const before = await Promise.all(ids.slice(0, 4).map((victim) => send('DELETE', `/applications/${victim}`)));
-    expect(await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
-    const completed = (await send('GET', `/exports/${id}`)).body;
+    const before = await Promise.all(ids.slice(0, 4).map((victim) => erasing('DELETE', `/applications/${victim}`)));
+    expect(await asExportWorker(() => runExport(ERASURE, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
+    const completed = (await erasing('GET', `/exports/${id}`)).body;
     expect(completed.status).toBe('completed');
     const named = ids.map((a, i) => [a, names[i]!] as const);
     expect(await traces(completed.download_url, named.slice(0, 4))).toEqual([]);
     expect(await traces(completed.download_url, named.slice(4))).toEqual(ids.slice(4));
     // Four more race worker runs after completion: the file goes, and a later run completes it without them.
     const [, ...after] = await Promise.all([
-      asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 })),
-      ...ids.slice(4, 8).map((victim) => send('DELETE', `/applications/${victim}`)),
+      asExportWorker(() => runExport(ERASURE, id, { batchSize: 4, partBytes: 1024 })),
+      ...ids.slice(4, 8).map((victim) => erasing('DELETE', `/applications/${victim}`)),
     ]);
     expect((await fetch(completed.download_url)).status).toBe(404);
     expect([...before, ...after].map((r) => r.status)).toEqual(Array(8).fill(204));
-    if ((await send('GET', `/exports/${id}`)).body.status === 'running')
-      expect(await asExportWorker(() => runExport(BUSINESS, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
-    const done = (await send('GET', `/exports/${id}`)).body;
+    if ((await erasing('GET', `/exports/${id}`)).body.status === 'running')
+      expect(await asExportWorker(() => runExport(ERASURE, id, { batchSize: 4, partBytes: 1024 }))).toBe('completed');
+    const done = (await erasing('GET', `/exports/${id}`)).body;
     expect(done.status).toBe('completed');
     expect(await traces(done.download_url, named.slice(0, 8))).toEqual([]);
     const records = await download(done.download_url);
     expect(records.has(`application:${ids[8]}`) && records.has(`application:${ids[9]}`)).toBe(true);
     expect(done.counts.applications).toBe(records.size);
-    await applyFeed(records, done.feed_cursor);
-    const state = await apiState();
+    await applyFeed(records, done.feed_cursor, erasureToken);
+    const state = await apiState(erasureToken);
     expect(new Map([...records].filter(([k]) => k.startsWith('application:')))).toEqual(
       new Map([...state].filter(([k]) => k.startsWith('application:'))),
     );
@@ -346,21 +353,21 @@ describe('erasure wins over exports (contract §20)', () => {
 
   it('an erasure after completion deletes the file before it answers; the export runs again without the applicant', async () => {
     const name = `Late-${Date.now()}`;
-    const victim = (await send('POST', '/applications', applicant(name))).body.id as string;
-    const id = (await send('POST', '/exports', { types: ['applications'] })).body.id as string;
-    await asExportWorker(() => runExport(BUSINESS, id));
-    const done = await finished(id);
+    const victim = (await erasing('POST', '/applications', applicant(name))).body.id as string;
+    const id = (await erasing('POST', '/exports', { types: ['applications'] })).body.id as string;
+    await asExportWorker(() => runExport(ERASURE, id));
+    const done = await finished(id, erasureToken);
     expect(done.body.status).toBe('completed');
     const url = done.body.download_url as string;
     expect(await (await fetch(url)).text()).toContain(victim);
 
-    expect((await send('DELETE', `/applications/${victim}`)).status).toBe(204);
+    expect((await erasing('DELETE', `/applications/${victim}`)).status).toBe(204);
     expect((await fetch(url)).status).toBe(404);
-    const reopened = (await send('GET', `/exports/${id}`)).body;
+    const reopened = (await erasing('GET', `/exports/${id}`)).body;
     expect(reopened.status).toBe('running');
     expect(reopened).not.toHaveProperty('download_url');
-    expect(await asExportWorker(() => runExport(BUSINESS, id))).toBe('completed');
-    const again = (await send('GET', `/exports/${id}`)).body;
+    expect(await asExportWorker(() => runExport(ERASURE, id))).toBe('completed');
+    const again = (await erasing('GET', `/exports/${id}`)).body;
     expect(again).toMatchObject({ status: 'completed', feed_cursor: done.body.feed_cursor });
     expect(await traces(again.download_url, [[victim, name]])).toEqual([]);
   });
