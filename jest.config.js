@@ -22,7 +22,7 @@ const moduleNameMapper = {
 
 module.exports = {
   testEnvironment: 'node',
-  // Integration files share one DynamoDB Local on 2 cores; setup can take seconds under load.
+  // Integration files share a DynamoDB Local per worker on 2 cores; setup can take seconds under load.
   testTimeout: 30_000,
   // More workers than cores: many integration files spend much of their time waiting (request deadlines, rate
   // windows, retry back-off, spawned servers), and a third worker runs another file meanwhile. Full cold runs on
@@ -50,6 +50,7 @@ module.exports = {
       transformIgnorePatterns,
       moduleNameMapper,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      setupFiles: ['<rootDir>/test/support/worker-endpoint.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/record-calls.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

@@ -39,7 +39,7 @@ export interface TestApi {
 }
 
 /**
- * Per test file: its own table in the shared DynamoDB Local, its own bucket
+ * Per test file: its own table in its worker's DynamoDB Local, its own bucket
  * in the shared local S3 server, and the local server (the deployed handlers behind the route table) on a random port.
  */
 export async function startApi(options: { timeoutMs?: number } = {}): Promise<TestApi> {
