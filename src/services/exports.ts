@@ -32,7 +32,7 @@ import { encodeCursor } from '../domain/change-feed';
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { renderApplication } from '../domain/application-record';
-import { notFound } from '../domain/errors';
+import { notFound, serviceUnavailable } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
 import { ok } from '../domain/result';
 import { API_PREFIX } from '../domain/api-paths';
@@ -228,16 +228,25 @@ const erasedLine = (line: string, erased: ReadonlySet<string>): boolean => {
 export async function eraseFromExports(businessId: string, applicationId: string): Promise<void> {
   const nowMs = Date.now();
   for (const job of await readExportJobs(businessId)) {
-    if (!job.types.includes('applications') || Date.parse(job.expiresAt) <= nowMs) continue;
-    // A job flips running -> completed at most once before this erasure reopens it: two rounds suffice.
-    for (let round = 0; round < 2; round++) {
-      if (await noteErasure(businessId, job.id, applicationId)) break;
+    if (!job.types.includes('applications') || job.status === 'failed' || Date.parse(job.expiresAt) <= nowMs) continue;
+    // Each round notes the id on the running job, or deletes the completed job's file and reopens it, so that the
+    // next round notes the id on it (its rerun may read the applicant before this erasure commits). Racing erasures
+    // reopen it for each other and a worker may complete it again in between, so a round can settle nothing; the
+    // erasure never goes on unnoted: after ERASURE_NOTE_ROUNDS it answers 503 before anything is erased.
+    let noted = false;
+    for (let round = 0; round < ERASURE_NOTE_ROUNDS && !noted; round++) {
+      noted = await noteErasure(businessId, job.id, applicationId);
+      if (noted) break;
       await deleteExportFile(businessId, job.id);
       // No worker is started here: the next GET /exports/{id} finds the job unheld and starts one.
-      if (await reopenExportJob(businessId, job.id)) break;
+      await reopenExportJob(businessId, job.id);
     }
+    if (!noted) throw serviceUnavailable();
   }
 }
+
+/** Rounds of note-or-reopen an erasure tries per export before it answers 503 (see eraseFromExports). */
+const ERASURE_NOTE_ROUNDS = 8;
 
 /** How long a run's lease lasts without a checkpoint renewing it. */
 const LEASE_MS = 60_000;
