@@ -16,6 +16,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/core/serde';
 import { getSigningKey, SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider, HttpRequest } from '@smithy/types';
+import { serviceUnavailable } from '../domain/errors';
 import { s3Endpoint } from './config';
 
 /** The key pair and region the local endpoint's gate verifies (scripts/lib/s3-local.ts). */
@@ -166,6 +167,9 @@ export async function presignPost(
 const xmlText = (s: string): string =>
   s.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
 
+/** Tries of one DeleteObjects call answered 5xx (50 ms, then 200 ms apart). */
+const DELETE_ATTEMPTS = 3;
+
 /**
  * Deletes objects (missing ones are fine), 1000 per DeleteObjects call; any key
  * S3 reports as not deleted, or an answer other than 200, fails the
@@ -195,12 +199,21 @@ export async function deleteKeys(
       'x-amz-content-sha256': createHash('sha256').update(body).digest('hex'),
     });
     const signed = await signer.sign(r);
-    const answer = await fetch(urlOf(signed), {
-      method: 'POST',
-      headers: signed.headers,
-      body,
-      signal: signal().abortSignal ?? null,
-    });
+    // S3 answers a passing 500/503 (InternalError, SlowDown) to be retried; the local S3 server answers 500 when
+    // two deletes of one key race. Two more tries, then 503 for the caller: nothing it asked for is done.
+    let answer: Response | undefined;
+    for (let attempt = 0; attempt < DELETE_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((done) => setTimeout(done, 50 * 4 ** (attempt - 1)));
+      answer = await fetch(urlOf(signed), {
+        method: 'POST',
+        headers: signed.headers,
+        body,
+        signal: signal().abortSignal ?? null,
+      });
+      if (answer.status < 500) break;
+      await answer.text();
+    }
+    if (!answer || answer.status >= 500) throw serviceUnavailable();
     const text = await answer.text();
     if (answer.status !== 200) throw new Error(`S3 DeleteObjects answered ${answer.status}`);
     const kept = text.match(/<Error>[\s\S]*?<Code>([^<]*)<\/Code>/);
