@@ -153,20 +153,23 @@ export function statusWrite(after: StoredAttachment): TxWrite {
   };
 }
 
+/** The record deleted if still at the version read (a change since re-runs the operation from its read). */
+const recordDelete = (a: StoredAttachment): TxWrite => ({
+  item: {
+    Delete: {
+      Key: attachmentKey(a),
+      ConditionExpression: 'version = :v',
+      ExpressionAttributeValues: { ':v': a.version },
+    },
+  },
+  onConditionFailed: () => 'retry',
+  confirms: (stored) => stored === undefined,
+});
+
 /** DELETE of one attachment: the record (if still the version read) and one less in the count. */
 export function deleteWrites(a: StoredAttachment): TxWrite[] {
   return [
-    {
-      item: {
-        Delete: {
-          Key: attachmentKey(a),
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': a.version },
-        },
-      },
-      onConditionFailed: () => 'retry',
-      confirms: (stored) => stored === undefined,
-    },
+    recordDelete(a),
     {
       item: {
         Update: {
@@ -195,19 +198,7 @@ export function erasureWrites(
   count: number | undefined,
   nowMs = Date.now(),
 ): { before: () => Promise<void>; writes: TxWrite[] } {
-  const records = attachments.map(
-    (a): TxWrite => ({
-      item: {
-        Delete: {
-          Key: attachmentKey(a),
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': a.version },
-        },
-      },
-      onConditionFailed: () => 'retry',
-      confirms: (stored) => stored === undefined,
-    }),
-  );
+  const records = attachments.map(recordDelete);
   const countWrite: TxWrite[] =
     count === undefined
       ? []
@@ -224,9 +215,12 @@ export function erasureWrites(
             confirms: (stored) => stored === undefined,
           },
         ];
-  const tombstones = attachments.flatMap((a) => (a.idempotencyPk ? [idempotencyTombstoneWrite(a.idempotencyPk, nowMs)] : []));
+  const tombstones = attachments.flatMap((a) =>
+    a.idempotencyPk ? [idempotencyTombstoneWrite(a.idempotencyPk, nowMs)] : [],
+  );
   const fixed = [...records, ...countWrite, ...tombstones];
-  if (fixed.length > MAX_TRANSACTION_ITEMS) throw new Error(`erasure of ${attachments.length} attachments exceeds a transaction`);
+  if (fixed.length > MAX_TRANSACTION_ITEMS)
+    throw new Error(`erasure of ${attachments.length} attachments exceeds a transaction`);
   const redactions = applicationRedactions(
     businessId,
     applicationId,
