@@ -168,35 +168,40 @@ export interface CreateState {
   readonly lastCreatedAt: string | null;
   readonly writeOrder: WriteOrder;
   readonly idempotency: Item | undefined;
-  /** The new application's lane of the change feed, appended to in the same transaction. */
-  readonly feed: FeedLaneState;
+  /** The change-feed lane of each candidate id read (the service takes one: its id is the new application's). */
+  readonly feeds: readonly FeedLaneState[];
 }
 
-/** Everything a create with these request fields decides on, in one BatchGetItem. */
+/**
+ * Everything a create with these request fields decides on, in one
+ * BatchGetItem; `ids`: the candidate ids of the new application, whose feed
+ * lane counters are read (docs/change-feed.md, "A new record chooses its lane").
+ */
 export async function readCreateState(
   businessId: string,
   fields: Readonly<Record<string, unknown>>,
-  id: string,
+  ids: readonly string[],
   idempotencyKey?: Key,
 ): Promise<CreateState> {
   const lists = application.createdIn(fields).map(({ list }) => list);
-  const [config, updated, feed, ...rest] = await batchGet([
+  const [config, updated, ...rest] = await batchGet([
     business.configKey(businessId),
     updatedCounterKey(businessId),
-    feedCounterKey(businessId, 'application', id),
     ...lists.map((list) => keys.counter(businessId, list)),
     ...(idempotencyKey ? [idempotencyKey] : []),
+    ...ids.map((id) => feedCounterKey(businessId, 'application', id)),
   ]);
   const counters = rest.slice(0, lists.length);
-  const idem = rest[lists.length];
+  const idem = idempotencyKey ? rest[lists.length] : undefined;
+  const feeds = rest.slice(lists.length + (idempotencyKey ? 1 : 0));
   const businessList = counters[0];
   return {
-    feed: feedLaneStateOf('application', id, feed),
+    feeds: ids.map((id, i) => feedLaneStateOf('application', id, feeds[i])),
     config: requireConfig(configOf(config), businessId),
     lengths: new Map(lists.map((list, i) => [list, Number(counters[i]?.n ?? 0)])),
     lastCreatedAt: typeof businessList?.last_created_at === 'string' ? businessList.last_created_at : null,
     writeOrder: writeOrderOf(updated),
-    idempotency: idempotencyKey ? idem : undefined,
+    idempotency: idem,
   };
 }
 
@@ -214,6 +219,7 @@ export function createWrites(
   config: BusinessConfig,
   app: StoredApplication,
   state: CreateState,
+  feed: FeedLaneState,
   idempotencyKey?: Key,
 ): TxWrite[] {
   const lists = application.createdIn(app).map((l) => ({ ...l, length: state.lengths.get(l.list) ?? 0 }));
@@ -222,8 +228,8 @@ export function createWrites(
     ...created,
     updatePosition: state.writeOrder.count + 1,
     ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
-    // The create's feed entry is the first one at state.feed.n + 1 (feedAppendWrites).
-    feedRefs: withFeedRef([], state.feed.n + 1, app.created_at, Date.now()),
+    // The create's feed entry is the first one at feed.n + 1 (feedAppendWrites).
+    feedRefs: withFeedRef([], feed.n + 1, app.created_at, Date.now()),
   };
   const code = codeOf(config, app.application_status_id);
   return [

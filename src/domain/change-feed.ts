@@ -29,35 +29,45 @@ export const CHANGE_TYPES = [
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 /**
- * Writers of one lane serialize on its counter. 16 lanes, 8 for applications
- * and 8 for employees (with their jobs): writers of different kinds never
- * wait for each other (creates of one kind already serialize on their list
- * counter), writers of different records of one kind rarely do.
+ * Writers of one lane serialize on its counter. Applications and employees
+ * (with their jobs) have lanes of their own, so writers of different kinds
+ * never wait for each other. Layout: lanes 0 .. APPLICATION_LANES - 1, then
+ * EMPLOYEE_LANES. How many of each: docs/change-feed.md, "How many lanes"
+ * (every feed page reads every lane counter in one BatchGetItem of at most
+ * 100 keys, so LANE_COUNT stays well below 100).
  */
-export const LANE_COUNT = 16;
-const LANES_PER_KIND = LANE_COUNT / 2;
+export const APPLICATION_LANES = 8;
+export const EMPLOYEE_LANES = 8;
+export const LANE_COUNT = APPLICATION_LANES + EMPLOYEE_LANES;
+/** How many candidate lanes a new application reads and takes the coldest of (idsInDistinctLanes, coldestLane). */
+export const APPLICATION_LANE_CHOICES = 2;
 
 /** Whose lane a change goes to: an employee job's changes go to its employee's lane. */
 export type LaneOwner = 'application' | 'employee';
 
-/** A record's lane (FNV-1a of its id within its kind's half), the same on every writer. */
+/** The lanes of a kind: the first one and how many. */
+const lanesOf = (kind: LaneOwner): { first: number; count: number } =>
+  kind === 'application' ? { first: 0, count: APPLICATION_LANES } : { first: APPLICATION_LANES, count: EMPLOYEE_LANES };
+
+/** A record's lane (FNV-1a of its id among its kind's lanes), the same on every writer. */
 export function laneOf(kind: LaneOwner, recordId: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < recordId.length; i++) {
     h ^= recordId.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return (kind === 'application' ? 0 : LANES_PER_KIND) + (h % LANES_PER_KIND);
+  const { first, count } = lanesOf(kind);
+  return first + (h % count);
 }
 
 /**
  * Ids for a new record that can choose its lane: `count` fresh ids (from
- * `fresh`, e.g. randomUUID) in distinct lanes of `kind`'s half.
+ * `fresh`, e.g. randomUUID) in distinct lanes of `kind` (at most as many as it has).
  */
 export function idsInDistinctLanes(kind: LaneOwner, count: number, fresh: () => string): string[] {
   const ids: string[] = [];
   const lanes = new Set<number>();
-  while (ids.length < Math.min(count, LANES_PER_KIND)) {
+  while (ids.length < Math.min(count, lanesOf(kind).count)) {
     const id = fresh();
     if (lanes.has(laneOf(kind, id))) continue;
     lanes.add(laneOf(kind, id));
@@ -119,9 +129,17 @@ export type FeedPosition = readonly number[];
 // ---------------------------------------------------------------- cursor
 
 const CURSOR_VERSION = 'c1';
+/** A lane's sequence in a cursor: base 36, at most this many digits. */
+const MAX_SEQ_DIGITS = 10;
+const SEQ_SPELLING = new RegExp(`^[0-9a-z]{1,${MAX_SEQ_DIGITS}}$`);
+const TAG_LENGTH = 8;
+/** The longest cursor (every lane at MAX_SEQ_DIGITS digits): base64url of `c1.<tag>` and one `.<seq>` per lane. */
+export const MAX_CURSOR_LENGTH = Math.ceil(
+  ((CURSOR_VERSION.length + 1 + TAG_LENGTH + LANE_COUNT * (1 + MAX_SEQ_DIGITS)) * 4) / 3,
+);
 
 /** Binds a cursor to its business: another business's cursor is malformed here, never a view of its feed. */
-const tagOf = (businessId: string): string => createHash('sha256').update(businessId).digest('base64url').slice(0, 8);
+const tagOf = (businessId: string): string => createHash('sha256').update(businessId).digest('base64url').slice(0, TAG_LENGTH);
 
 /** Deterministic: one position has one spelling (so "`after` itself" is literal). */
 export function encodeCursor(businessId: string, position: FeedPosition): string {
@@ -132,12 +150,12 @@ export function encodeCursor(businessId: string, position: FeedPosition): string
 
 /** The position a cursor names, or undefined when it is malformed or another business's. */
 export function decodeCursor(businessId: string, cursor: string): FeedPosition | undefined {
-  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return undefined;
+  if (cursor.length > MAX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
   const parts = Buffer.from(cursor, 'base64url').toString('utf8').split('.');
   if (parts.length !== 2 + LANE_COUNT || parts[0] !== CURSOR_VERSION || parts[1] !== tagOf(businessId))
     return undefined;
   const seqs = parts.slice(2);
-  if (!seqs.every((s) => /^[0-9a-z]{1,10}$/.test(s))) return undefined;
+  if (!seqs.every((s) => SEQ_SPELLING.test(s))) return undefined;
   const position = seqs.map((s) => parseInt(s, 36));
   return encodeCursor(businessId, position) === cursor ? position : undefined;
 }

@@ -1,6 +1,6 @@
 import { datetime } from './common';
 import { SYSTEM_JOBS } from '../domain/audit';
-import { CHANGE_TYPES, DEFAULT_LIMIT, MAX_LIMIT } from '../domain/change-feed';
+import { CHANGE_TYPES, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT } from '../domain/change-feed';
 
 /** The change feed (contract §13). */
 
@@ -11,7 +11,7 @@ export const ChangesQuery = {
     after: {
       type: 'string',
       minLength: 1,
-      maxLength: 200,
+      maxLength: MAX_CURSOR_LENGTH,
       description:
         'An opaque cursor from an earlier answer (an entry’s `cursor` or `next_cursor`); omitted: from the oldest retained change',
     },

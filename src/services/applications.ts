@@ -22,13 +22,14 @@ import {
   updateWrites,
 } from '../data/application-store';
 import { application } from '../data/entities/application';
-import { feedAppendWrites } from '../data/feed-store';
+import { feedAppendWrites, type FeedLaneState } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
 import { eraseAttachments } from './attachments';
 import { eraseFromExports } from './exports';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
+import { APPLICATION_LANE_CHOICES, coldestLane, idsInDistinctLanes } from '../domain/change-feed';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
@@ -75,7 +76,10 @@ const view = (config: BusinessConfig, item: Item): Record<string, unknown> => re
 // create / show / update
 // ---------------------------------------------------------------------------
 
-/** POST /applications: BatchGetItem (config, both counters, idempotency record), checks, one transaction. */
+/**
+ * POST /applications: BatchGetItem (config, list counters, idempotency record,
+ * candidate feed lanes), checks, one transaction.
+ */
 export async function createApplication(
   businessId: string,
   body: Body,
@@ -85,12 +89,17 @@ export async function createApplication(
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
-  // Chosen before the read: the id decides the change-feed lane whose counter is read.
-  const id = randomUUID();
+  // Candidate ids in distinct lanes, chosen before the read (an id decides the change-feed lane whose
+  // counter is read): the create takes the lane written least recently, so writers of one business
+  // rarely append to the same lane at once (docs/change-feed.md, "A new record chooses its lane").
+  const ids = idsInDistinctLanes('application', APPLICATION_LANE_CHOICES, randomUUID);
   return idempotentCreate(
     idem,
-    (recordKey) => readCreateState(businessId, body, id, recordKey),
+    (recordKey) => readCreateState(businessId, body, ids, recordKey),
     (state) => {
+      const chosen = coldestLane(state.feeds);
+      const id = ids[chosen] as string;
+      const feed = state.feeds[chosen] as FeedLaneState;
       const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
@@ -108,8 +117,8 @@ export async function createApplication(
         ETag: etagOf(app.id, app.version),
       });
       const writes = [
-        ...createWrites(businessId, config, app, state, idem?.key),
-        ...feedAppendWrites(businessId, state.feed, [
+        ...createWrites(businessId, config, app, state, feed, idem?.key),
+        ...feedAppendWrites(businessId, feed, [
           { type: 'application.created', id: app.id, occurred_at: app.created_at, data: result.body },
         ]),
       ];

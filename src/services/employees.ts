@@ -175,7 +175,7 @@ export async function createEmployee(
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   // Two candidate ids in two lanes, chosen before the read (an id decides the change-feed lane whose
   // counter is read): the create takes the lane written least recently, so a lane busy with one
-  // employee's job creates does not make it re-run (docs/change-feed.md, "Why 16 lanes").
+  // employee's job creates does not make it re-run (docs/change-feed.md, "A new record chooses its lane").
   const [first, second] = idsInDistinctLanes('employee', 2, randomUUID) as [string, string];
   return idempotentCreate(
     idem,

@@ -1,7 +1,10 @@
 import { changedFields, decodeActor, encodeActor, SYSTEM_JOBS, type Actor } from '../../src/domain/audit';
 import fc from 'fast-check';
 import {
+  APPLICATION_LANES,
+  EMPLOYEE_LANES,
   LANE_COUNT,
+  MAX_CURSOR_LENGTH,
   assemblePage,
   coldestLane,
   idsInDistinctLanes,
@@ -30,41 +33,55 @@ describe('cursor', () => {
     );
   });
 
+  it('reads the longest position, every lane at the largest sequence it spells, within the query limit', () => {
+    const longest = new Array<number>(LANE_COUNT).fill(36 ** 10 - 1);
+    const cursor = encodeCursor('b', longest);
+    expect(cursor.length).toBeLessThanOrEqual(MAX_CURSOR_LENGTH);
+    expect(decodeCursor('b', cursor)).toEqual(longest);
+    expect(decodeCursor('b', encodeCursor('b', new Array<number>(LANE_COUNT).fill(36 ** 10)))).toBeUndefined();
+  });
+
   it.each([
     ['empty', ''],
     ['not base64url', 'x!'],
     ['too few parts', 'YzEu'],
     ['wrong tag and lanes', Buffer.from('c1.abc.1.2').toString('base64url')],
-    ['too long', 'a'.repeat(401)],
+    ['too long', 'a'.repeat(MAX_CURSOR_LENGTH + 1)],
   ])('%s is malformed', (_name, c) => {
     expect(decodeCursor('b', c)).toBeUndefined();
   });
 });
 
 describe('lanes', () => {
-  it('a record always has the same lane; applications and employees use separate halves, all lanes used', () => {
-    const ids = Array.from({ length: 2000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  it('a record always has the same lane; applications and employees use lanes of their own, all lanes used', () => {
+    const ids = Array.from({ length: 4000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     expect(laneOf('employee', ids[7] as string)).toBe(laneOf('employee', ids[7] as string));
+    expect(LANE_COUNT).toBe(APPLICATION_LANES + EMPLOYEE_LANES);
     const counts = new Array<number>(LANE_COUNT).fill(0);
-    for (const id of ids) {
-      const a = laneOf('application', id);
-      const e = laneOf('employee', id);
-      expect(a).toBeLessThan(LANE_COUNT / 2);
-      expect(e).toBeGreaterThanOrEqual(LANE_COUNT / 2);
-      counts[a] = (counts[a] ?? 0) + 1;
-      counts[e] = (counts[e] ?? 0) + 1;
-    }
-    for (const c of counts) expect(c).toBeGreaterThan(2000 / (LANE_COUNT / 2) / 2);
+    const applications = ids.map((id) => laneOf('application', id));
+    const employees = ids.map((id) => laneOf('employee', id));
+    expect(Math.min(...applications)).toBeGreaterThanOrEqual(0);
+    expect(Math.max(...applications)).toBeLessThan(APPLICATION_LANES);
+    expect(Math.min(...employees)).toBeGreaterThanOrEqual(APPLICATION_LANES);
+    expect(Math.max(...employees)).toBeLessThan(LANE_COUNT);
+    for (const lane of [...applications, ...employees]) counts[lane] = (counts[lane] ?? 0) + 1;
+    const fewest = (from: number, to: number): number => Math.min(...counts.slice(from, to));
+    expect(fewest(0, APPLICATION_LANES)).toBeGreaterThan(ids.length / APPLICATION_LANES / 2);
+    expect(fewest(APPLICATION_LANES, LANE_COUNT)).toBeGreaterThan(ids.length / EMPLOYEE_LANES / 2);
   });
 
-  it('a new record can be given ids in distinct lanes of its kind', () => {
+  it.each([
+    ['application', APPLICATION_LANES],
+    ['employee', EMPLOYEE_LANES],
+  ] as const)('a new %s can be given ids in distinct lanes of its kind, at most one per lane', (kind, lanes) => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: LANE_COUNT / 2 }), fc.integer(), (count, seed) => {
+      fc.property(fc.integer({ min: 1, max: lanes + 2 }), fc.integer(), (count, seed) => {
         let i = seed;
-        const ids = idsInDistinctLanes('employee', count, () => `id-${i++}`);
-        expect(ids).toHaveLength(count);
-        expect(new Set(ids.map((id) => laneOf('employee', id))).size).toBe(count);
+        const ids = idsInDistinctLanes(kind, count, () => `id-${i++}`);
+        expect(ids).toHaveLength(Math.min(count, lanes));
+        expect(new Set(ids.map((id) => laneOf(kind, id))).size).toBe(Math.min(count, lanes));
       }),
+      { numRuns: 50 },
     );
   });
 
