@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
-import S3rver from 's3rver';
+import type S3rver from 's3rver';
 import { localS3Config } from '../../src/data/s3-client';
 import { LOCAL_S3_CREDENTIALS } from '../../src/data/s3-requests';
 import { createS3Gate } from './s3-gate';
@@ -35,7 +35,10 @@ export async function startS3Local(options: { path?: string; port?: number } = {
   makePrivate(directory);
   const socketDirectory = mkdtempSync(join(tmpdir(), 's3-socket-'));
   const socket = join(socketDirectory, 's3rver.sock');
-  const server = new S3rver({ silent: true, directory, resetOnClose: false });
+  // Loaded here, not at the top: most importers only need ensureBucket (every integration test file, each
+  // `npm start` instance that does not serve the local S3), and s3rver with Koa costs ~0.3 s of CPU to load.
+  const { default: S3rverServer } = await import('s3rver');
+  const server: S3rver = new S3rverServer({ silent: true, directory, resetOnClose: false });
   // s3rver's own listen (it records the server for close()), on the socket instead of a TCP port.
   const internal = server as unknown as { listen(path: string): Promise<HttpServer>; httpServer?: HttpServer };
   internal.httpServer = await internal.listen(socket);
