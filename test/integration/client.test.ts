@@ -275,12 +275,20 @@ describe('a tiny rate limit (2 requests per 10 s)', () => {
     /** A client of the limited token whose answers' statuses are kept in `statuses`. */
     const watched = (options: Partial<Parameters<typeof createClient>[0]> = {}) => {
       const statuses: number[] = [];
+      let answered = (): void => undefined;
+      /** Resolves when the next answer has reached the client. */
+      const nextAnswer = () => new Promise<void>((resolve) => (answered = resolve));
       const watching: typeof fetch = async (input, init) => {
         const res = await fetch(input, init);
         statuses.push(res.status);
+        answered();
         return res;
       };
-      return { statuses, client: newClient({ token: limited, fetch: recordingFetch(watching), ...options }) };
+      return {
+        statuses,
+        nextAnswer,
+        client: newClient({ token: limited, fetch: recordingFetch(watching), ...options }),
+      };
     };
     const patient = watched();
     await patient.client.getLocation({ id: 'hq' });
@@ -297,14 +305,21 @@ describe('a tiny rate limit (2 requests per 10 s)', () => {
     expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
     expect((refused as ApiError).retryAfter).toBeGreaterThanOrEqual(1);
     expect(impatient.statuses).toEqual([429]);
-    // ... and an abort during the wait for Retry-After ends it at once.
+    // ... and an abort during the wait for Retry-After (at least 1 s) ends it at once: the call rejects before the
+    // event loop turns again, so no timer of the wait (nor any other) fired in between, and nothing more is sent.
     const aborted = watched();
     const controller = new AbortController();
-    const started = Date.now();
+    const answer = aborted.nextAnswer();
     const waiting = aborted.client.getLocation({ id: 'hq' }, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
-    await expect(waiting).rejects.toMatchObject({ name: 'AbortError' });
-    expect(Date.now() - started).toBeLessThan(900);
+    const outcome = waiting.then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    await answer;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the client is in its wait now
+    controller.abort();
+    const nextTurn = new Promise((resolve) => setImmediate(() => resolve('still waiting')));
+    expect(await Promise.race([outcome, nextTurn])).toMatchObject({ name: 'AbortError' });
     expect(aborted.statuses).toEqual([429]);
 
     // The first client waits out the window before it sends (no 429) ...
