@@ -1491,12 +1491,12 @@ export interface components {
         /** @description A `Bearer` challenge (RFC 6750): with `error="invalid_token"` for a token that is not accepted, with `error="insufficient_scope"` and the needed `scope` on 403. */
         WWWAuthenticate: string;
         /**
-         * @description The limits this request counts against (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"token";q=<requests>;w=<seconds>, "business";q=<requests>;w=<seconds>`. On every answer to a request with a valid token (errors and `429` included); not on `401`.
+         * @description The limits this request counts against (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"token";q=<requests>;w=<seconds>, "business";q=<requests>;w=<seconds>`, `q` 1 to 100000 requests per sliding window of `w` 10 to 3600 seconds. On every answer to a request with a valid token (errors and `429` included); not on `401`.
          * @example "token";q=600;w=60, "business";q=3000;w=60
          */
         RateLimitPolicy: string;
         /**
-         * @description The request's standing against each limit: `r` requests left in the sliding window, `t` seconds until the window frees capacity: `"token";r=<remaining>;t=<seconds>, "business";r=<remaining>;t=<seconds>`. `r=0` names the exhausted limit of a `429`.
+         * @description The request's standing against each limit: `r` requests left in the sliding window (0 to `q`), `t` whole seconds until the window frees capacity (0 to `w` of that limit: never more than its window): `"token";r=<remaining>;t=<seconds>, "business";r=<remaining>;t=<seconds>`. `r=0` names the exhausted limit of a `429`.
          * @example "token";r=598;t=57, "business";r=2911;t=12
          */
         RateLimit: string;
@@ -1605,7 +1605,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -1850,7 +1850,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2008,7 +2008,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2275,7 +2275,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2437,7 +2437,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2702,7 +2702,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -2860,7 +2860,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3020,7 +3020,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3178,7 +3178,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3338,7 +3338,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3496,7 +3496,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3656,7 +3656,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3816,7 +3816,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3976,7 +3976,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4144,7 +4144,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4409,7 +4409,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4567,7 +4567,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4834,7 +4834,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4989,7 +4989,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5172,7 +5172,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5355,7 +5355,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5623,7 +5623,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5783,7 +5783,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -5940,7 +5940,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6100,7 +6100,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6365,7 +6365,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6523,7 +6523,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6678,7 +6678,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -6922,7 +6922,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7079,7 +7079,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7239,7 +7239,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7484,7 +7484,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7641,7 +7641,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -7816,7 +7816,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Content-Language": components["headers"]["ContentLanguage"];
-                    /** @description Seconds to wait before retrying. */
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
                     "Retry-After"?: number;
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];

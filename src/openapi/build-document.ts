@@ -5,6 +5,10 @@ import { pageEnvelope } from '../schemas/common';
 import { SCHEMAS } from '../schemas';
 import { LANGUAGES } from '../http/i18n/messages';
 import { SCOPES, SCOPE_DESCRIPTIONS } from '../domain/scopes';
+import { RATE_LIMIT_BOUNDS } from '../domain/rate-window';
+
+/** Contract §18's ranges, stated in the rate-limit texts below. */
+const { requests: REQUESTS, windowSeconds: WINDOW } = RATE_LIMIT_BOUNDS;
 
 /**
  * The OpenAPI 3.1 document (contract §12), generated from the route table and
@@ -120,12 +124,14 @@ ${SCOPES.map((scope) => `- \`${scope}\`: ${SCOPE_DESCRIPTIONS[scope]}`).join('\n
 
 ## Rate limits
 Every token has a limit of requests per sliding window (its own, or its business's default for tokens: 600 per 60 s
-unless set), and its business a limit over all its tokens together (3000 per 60 s unless set). Every answer to a
+unless set), and its business a limit over all its tokens together (3000 per 60 s unless set). A limit is N requests
+(${REQUESTS.min} to ${REQUESTS.max}) per W seconds (${WINDOW.min} to ${WINDOW.max}). Every answer to a
 request with a valid token carries \`RateLimit-Policy: "token";q=600;w=60, "business";q=3000;w=60\` and
 \`RateLimit: "token";r=<left>;t=<seconds>, "business";r=<left>;t=<seconds>\` (IETF RateLimit header fields). Over
-either limit the answer is \`429\` \`rate_limited\` with \`Retry-After\` (whole seconds): nothing was done, an
-\`Idempotency-Key\` it carried is not used, and the 429 does not count against the limits. A client that keeps
-\`r\` above 0 (or waits \`t\` seconds when it is 0) is never refused. The operator raises a token's limit with
+either limit the answer is \`429\` \`rate_limited\` with \`Retry-After\` (whole seconds, 1 to W + 1: the window admits
+again once it has passed): nothing was done, an \`Idempotency-Key\` it carried is not used, and the 429 does not count
+against the limits. \`t\` is never more than W. A client that keeps \`r\` above 0 (or waits \`t\` seconds when it is 0)
+is never refused. The operator raises a token's limit with
 \`npm run admin -- token create BUSINESS --rate-limit N/W\` (a new token) or the business's fixture. Rarely the
 deployment's stage throttle answers \`429\` before the service sees the request (\`{"message": "Too Many Requests"}\`,
 none of these headers): retry with exponential backoff.
@@ -224,14 +230,13 @@ const HEADERS: Record<string, JsonObject> = {
     schema: { type: 'string' },
   },
   RateLimitPolicy: {
-    description:
-      'The limits this request counts against (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): `"token";q=<requests>;w=<seconds>, "business";q=<requests>;w=<seconds>`. On every answer to a request with a valid token (errors and `429` included); not on `401`.',
+    description: `The limits this request counts against (IETF draft-ietf-httpapi-ratelimit-headers, structured fields): \`"token";q=<requests>;w=<seconds>, "business";q=<requests>;w=<seconds>\`, \`q\` ${REQUESTS.min} to ${REQUESTS.max} requests per sliding window of \`w\` ${WINDOW.min} to ${WINDOW.max} seconds. On every answer to a request with a valid token (errors and \`429\` included); not on \`401\`.`,
     schema: { type: 'string', pattern: '^"token";q=\\d+;w=\\d+, "business";q=\\d+;w=\\d+$' },
     example: '"token";q=600;w=60, "business";q=3000;w=60',
   },
   RateLimit: {
     description:
-      'The request\'s standing against each limit: `r` requests left in the sliding window, `t` seconds until the window frees capacity: `"token";r=<remaining>;t=<seconds>, "business";r=<remaining>;t=<seconds>`. `r=0` names the exhausted limit of a `429`.',
+      'The request\'s standing against each limit: `r` requests left in the sliding window (0 to `q`), `t` whole seconds until the window frees capacity (0 to `w` of that limit: never more than its window): `"token";r=<remaining>;t=<seconds>, "business";r=<remaining>;t=<seconds>`. `r=0` names the exhausted limit of a `429`.',
     schema: { type: 'string', pattern: '^"token";r=\\d+;t=\\d+, "business";r=\\d+;t=\\d+$' },
     example: '"token";r=598;t=57, "business";r=2911;t=12',
   },
@@ -564,7 +569,11 @@ const RATE_LIMITED: OpenApiResponse = {
   headers: {
     'X-Request-Id': headerRef('XRequestId'),
     'Content-Language': headerRef('ContentLanguage'),
-    'Retry-After': { ...HEADERS.RetryAfter, required: false },
+    'Retry-After': {
+      description: `Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's \`w\` (${WINDOW.min} to ${WINDOW.max}). Absent when the stage throttle answers.`,
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: WINDOW.max + 1 },
+    },
   },
   content: {
     'application/json': {

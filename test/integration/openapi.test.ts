@@ -199,8 +199,17 @@ describe('the document', () => {
       }
       const limited = JSON.stringify(op.responses['429']);
       expect(limited).toContain('rate_limited');
-      expect(limited).toContain('Retry-After');
+      // Contract §18 as amended: windows 10..3600 s, Retry-After 1..W + 1.
+      expect(op.responses['429']?.headers?.['Retry-After']).toMatchObject({
+        required: false,
+        schema: { type: 'integer', minimum: 1, maximum: 3601 },
+      });
     }
+    const headerText = (name: string): string =>
+      String((doc.components.headers as Record<string, { description?: unknown }>)[name]?.description);
+    expect(headerText('RateLimitPolicy')).toContain('`w` 10 to 3600 seconds');
+    expect(headerText('RateLimit')).toContain('0 to `w` of that limit');
+    expect(doc.info.description).toContain('1 to W + 1');
     for (const route of ROUTES.filter((r) => !r.auth))
       expect(JSON.stringify(operationOf(route.method, route.path)!.responses)).not.toContain('RateLimit');
   });
