@@ -4,17 +4,22 @@
  * Each function (every row of src/http/routes.ts plus the fallback) is bundled with
  * the esbuild JS API using exactly the options CDK uses (BUNDLING in
  * lib/constructs/api-function.ts), next to a baseline that only creates a
- * DynamoDBDocumentClient. Init time = time to `require()` the bundle in a fresh
- * `node` process (what Lambda's init phase does with the handler module),
- * median of several runs, the bundles alternating so noise spreads evenly.
- * Absolute times depend on the machine; the targets are relative to the
- * baseline measured in the same run:
+ * DynamoDBDocumentClient. Init = `require()` of the bundle in a fresh `node`
+ * process (what Lambda's init phase does with the handler module), timed as
+ * wall clock and as the process's CPU time (`process.cpuUsage()`: on a shared
+ * machine the wall clock also counts other processes' turns, the CPU time much
+ * less), median of several runs, the bundles alternating so noise spreads
+ * evenly. Absolute times depend on the machine; the targets are relative to
+ * the baseline measured in the same run:
  *
  *   every bundle < 500 KB (get-docs exempt: it serves the Redoc renderer)
  *   init time <= 1.1 x baseline
  *
- * Then every bundle is invoked once (fresh process, unauthenticated GET, no
- * DynamoDB needed) as a smoke check that bundling did not change behaviour.
+ * The same process then sends the function its first request (unauthenticated
+ * GET: 401, 200 on the public routes, 404 for the fallback; no DynamoDB
+ * needed), timed too: work a function leaves out of its init and does on its
+ * first request shows there. It is also the smoke check that bundling did not
+ * change behaviour. The baseline is not invoked (its request would need DynamoDB).
  *
  * Options: --runs N (default 31), --analyze (largest inputs of every bundle).
  * A missed target is reported, not an exit code: this is a measurement.
@@ -70,11 +75,22 @@ function entries(): { found: Entry[]; missing: string[] } {
   return { found: found.map((f) => ({ ...f, expect: f.auth ? 401 : f.fallback ? 404 : 200 })), missing };
 }
 
+interface Sample {
+  /** require() of the bundle, wall clock and CPU ms. */
+  readonly init: number;
+  readonly initCpu: number;
+  /** The first request after it (not for the baseline). */
+  readonly first?: number;
+  readonly firstCpu?: number;
+  readonly status?: number;
+  readonly error?: string;
+}
+
 interface Bundle extends Entry {
   readonly out: string;
   readonly bytes: number;
   readonly metafile: Metafile;
-  readonly samples: number[];
+  readonly samples: Sample[];
 }
 
 const BASELINE_SOURCE = `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -94,51 +110,54 @@ async function bundle(entry: Entry, options: BuildOptions): Promise<Bundle> {
   return { ...entry, out, bytes: fs.statSync(out).size, metafile: result.metafile, samples: [] };
 }
 
-const INIT_PROBE =
-  'const t=process.hrtime.bigint();require(process.argv[1]);' +
-  'process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))';
-
-/** Milliseconds to require() the bundle in a fresh node process. */
-function initOnce(file: string): number {
-  const r = spawnSync(process.execPath, ['-e', INIT_PROBE, file], { env: CHILD_ENV, encoding: 'utf8' });
-  const ms = Number(r.stdout);
-  if (r.status !== 0 || !Number.isFinite(ms)) throw new Error(`init of ${file} failed: ${r.stderr || r.stdout}`);
-  return ms;
-}
-
-const SMOKE_PROBE = `
-const { handler } = require(process.argv[1]);
-const path = process.argv[2];
-const event = {
-  version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', headers: {},
-  requestContext: { requestId: 'bench', http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' } },
-  isBase64Encoded: false,
-};
-const context = { awsRequestId: 'bench', functionName: 'bench-cold-start', getRemainingTimeInMillis: () => 10000 };
-Promise.resolve(handler(event, context)).then(
-  (r) => process.stdout.write(JSON.stringify({ status: r.statusCode, type: (r.headers || {})['Content-Type'] })),
-  (e) => { process.stdout.write(JSON.stringify({ error: String(e && e.stack || e) })); },
-);`;
+/**
+ * One sample in a fresh process: require() the bundle (init), then, unless told not to, one unauthenticated
+ * GET to `path` (the first request). Prints one JSON line last (the handler may log before it).
+ */
+const PROBE = `
+const [file, path] = process.argv.slice(1);
+const ms = (t) => Number(process.hrtime.bigint() - t) / 1e6;
+const cpuMs = (c) => { const u = process.cpuUsage(c); return (u.user + u.system) / 1000; };
+let t = process.hrtime.bigint(), c = process.cpuUsage();
+const { handler } = require(file);
+const out = { init: ms(t), initCpu: cpuMs(c) };
+const done = () => process.stdout.write('\\n' + JSON.stringify(out) + '\\n');
+if (!path) done();
+else {
+  const event = {
+    version: '2.0', routeKey: '$default', rawPath: path, rawQueryString: '', headers: {},
+    requestContext: { requestId: 'bench', http: { method: 'GET', path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' } },
+    isBase64Encoded: false,
+  };
+  const context = { awsRequestId: 'bench', functionName: 'bench-cold-start', getRemainingTimeInMillis: () => 10000 };
+  t = process.hrtime.bigint(); c = process.cpuUsage();
+  Promise.resolve(handler(event, context)).then(
+    (r) => { Object.assign(out, { first: ms(t), firstCpu: cpuMs(c), status: r.statusCode }); done(); },
+    (e) => { out.error = String((e && e.stack) || e).split('\\n')[0]; done(); },
+  );
+}`;
 
 const smokePathOf = (name: string): string => {
   const route = ROUTES.find((r) => r.name === name);
   return route ? route.path.replace(/\{\w+\}/g, 'bench') : '/no-such-route';
 };
 
-/** One unauthenticated GET through the bundled handler: 401, 200 (public routes) or 404 (fallback). */
-function smoke(b: Bundle): string {
-  const r = spawnSync(process.execPath, ['-e', SMOKE_PROBE, b.out, smokePathOf(b.name)], {
-    env: { ...CHILD_ENV, POWERTOOLS_METRICS_DISABLED: 'true', POWERTOOLS_LOG_LEVEL: 'SILENT' },
-    encoding: 'utf8',
-    timeout: 30_000,
-  });
+function sampleOnce(b: Entry & { out: string }): Sample {
+  const args = ['-e', PROBE, b.out, ...(b.name === BASELINE ? [] : [smokePathOf(b.name)])];
+  const r = spawnSync(process.execPath, args, { env: CHILD_ENV, encoding: 'utf8', timeout: 30_000 });
+  const last = r.stdout.trim().split('\n').pop() ?? '';
   try {
-    const out = JSON.parse(r.stdout) as { status?: number; error?: string };
-    if (out.error) return `FAIL ${out.error.split('\n')[0]}`;
-    return out.status === b.expect ? `ok ${out.status}` : `FAIL ${out.status} (want ${b.expect})`;
+    return JSON.parse(last) as Sample;
   } catch {
-    return `FAIL ${(r.stderr || r.stdout).split('\n')[0]}`;
+    throw new Error(`init of ${b.out} failed: ${r.stderr || r.stdout}`);
   }
+}
+
+/** The smoke verdict of a bundle's samples: every first request answered the expected status. */
+function smoke(b: Bundle): string {
+  const bad = b.samples.find((s) => s.error !== undefined || s.status !== b.expect);
+  if (!bad) return `ok ${b.expect}`;
+  return bad.error ? `FAIL ${bad.error}` : `FAIL ${bad.status} (want ${b.expect})`;
 }
 
 const median = (xs: readonly number[]): number => {
@@ -184,32 +203,59 @@ async function main(): Promise<void> {
   if (!baseline) throw new Error('the baseline did not bundle');
 
   // Warm the file cache once, then alternate bundles run by run.
-  for (const b of bundles) initOnce(b.out);
-  process.stdout.write(`measuring init: ${RUNS} runs x ${bundles.length} bundles `);
+  for (const b of bundles) sampleOnce(b);
+  process.stdout.write(`measuring init and first request: ${RUNS} runs x ${bundles.length} bundles `);
   for (let run = 0; run < RUNS; run++) {
-    for (const b of run % 2 ? [...bundles].reverse() : bundles) b.samples.push(initOnce(b.out));
+    for (const b of run % 2 ? [...bundles].reverse() : bundles) b.samples.push(sampleOnce(b));
     process.stdout.write('.');
   }
   process.stdout.write('\n');
 
-  const base = median(baseline.samples);
+  const medianOf = (b: Bundle, key: 'init' | 'initCpu' | 'first' | 'firstCpu'): number =>
+    median(b.samples.map((x) => x[key] ?? NaN));
+  const base = medianOf(baseline, 'init');
+  const baseCpu = medianOf(baseline, 'initCpu');
   const rows = bundles.map((b) => {
-    const init = median(b.samples);
-    return { b, sizeKb: kb(b.bytes), init, ratio: init / base, smoke: b === baseline ? '-' : smoke(b) };
+    const init = medianOf(b, 'init');
+    const initCpu = medianOf(b, 'initCpu');
+    return {
+      b,
+      sizeKb: kb(b.bytes),
+      init,
+      ratio: init / base,
+      initCpu,
+      cpuRatio: initCpu / baseCpu,
+      first: b === baseline ? undefined : medianOf(b, 'first'),
+      firstCpu: b === baseline ? undefined : medianOf(b, 'firstCpu'),
+      smoke: b === baseline ? '-' : smoke(b),
+    };
   });
 
   const nameWidth = Math.max(...rows.map((r) => r.b.name.length), 8);
-  const header = `${'function'.padEnd(nameWidth)}  ${'size KB'.padStart(8)}  ${'init ms'.padStart(8)}  ${'ratio'.padStart(6)}  smoke`;
+  const cols = ['size KB', 'init ms', 'ratio', 'CPU ms', 'ratio', '1st req ms', 'CPU ms'];
+  const widths = [8, 8, 6, 7, 6, 10, 7];
+  const header = `${'function'.padEnd(nameWidth)}  ${cols.map((c, i) => c.padStart(widths[i]!)).join('  ')}  smoke`;
   console.log(`\n${header}\n${'-'.repeat(header.length + 8)}`);
+  const fmt = (x: number | undefined, digits: number): string => (x === undefined ? '-' : x.toFixed(digits));
   for (const r of rows) {
     const flags = [
       r.sizeKb >= SIZE_TARGET_KB ? (SIZE_EXEMPT.has(r.b.name) ? 'size exempt' : 'SIZE') : '',
       r.ratio > RATIO_TARGET ? 'INIT' : '',
+      r.cpuRatio > RATIO_TARGET ? 'INIT CPU' : '',
     ].filter(Boolean);
+    const cells = [
+      fmt(r.sizeKb, 1),
+      fmt(r.init, 1),
+      fmt(r.ratio, 2),
+      fmt(r.initCpu, 1),
+      fmt(r.cpuRatio, 2),
+      fmt(r.first, 1),
+      fmt(r.firstCpu, 1),
+    ];
     console.log(
-      `${r.b.name.padEnd(nameWidth)}  ${r.sizeKb.toFixed(1).padStart(8)}  ${r.init.toFixed(1).padStart(8)}  ${r.ratio
-        .toFixed(2)
-        .padStart(6)}  ${r.smoke}${flags.length ? `  <- ${flags.join(', ')}` : ''}`,
+      `${r.b.name.padEnd(nameWidth)}  ${cells.map((c, i) => c.padStart(widths[i]!)).join('  ')}  ${r.smoke}${
+        flags.length ? `  <- ${flags.join(', ')}` : ''
+      }`,
     );
   }
 
@@ -217,12 +263,32 @@ async function main(): Promise<void> {
   const counted = functions.filter((r) => !SIZE_EXEMPT.has(r.b.name));
   const maxSize = counted.reduce((m, r) => (r.sizeKb > m.sizeKb ? r : m), counted[0]!);
   const maxRatio = functions.reduce((m, r) => (r.ratio > m.ratio ? r : m), functions[0]!);
+  const maxCpuRatio = functions.reduce((m, r) => (r.cpuRatio > m.cpuRatio ? r : m), functions[0]!);
   const sizeOk = maxSize.sizeKb < SIZE_TARGET_KB;
   const ratioOk = maxRatio.ratio <= RATIO_TARGET;
+  const cpuRatioOk = maxCpuRatio.cpuRatio <= RATIO_TARGET;
   const failedSmoke = functions.filter((r) => !r.smoke.startsWith('ok'));
+  /** min / median / max over the functions (the fallback, which loads no SDK, apart). */
+  const spread = (values: number[], digits = 2): string => {
+    const sorted = [...values].sort((x, y) => x - y);
+    return `${sorted[0]!.toFixed(digits)} / ${median(sorted).toFixed(digits)} / ${sorted[sorted.length - 1]!.toFixed(digits)}`;
+  };
+  const apiFunctions = functions.filter((r) => r.b.expect !== 404);
 
   console.log(
-    `\nbaseline (DynamoDBDocumentClient only): ${kb(baseline.bytes).toFixed(1)} KB, init ${base.toFixed(1)} ms (median of ${RUNS}, node ${process.version})`,
+    `\nbaseline (DynamoDBDocumentClient only): ${kb(baseline.bytes).toFixed(1)} KB, init ${base.toFixed(1)} ms, ` +
+      `CPU ${baseCpu.toFixed(1)} ms (medians of ${RUNS}, node ${process.version})`,
+  );
+  console.log(
+    `functions but the fallback, min / median / max: init ratio ${spread(apiFunctions.map((r) => r.ratio))}; ` +
+      `CPU ratio ${spread(apiFunctions.map((r) => r.cpuRatio))}; ` +
+      `first request ${spread(
+        apiFunctions.map((r) => r.first ?? NaN),
+        1,
+      )} ms (CPU ${spread(
+        apiFunctions.map((r) => r.firstCpu ?? NaN),
+        1,
+      )} ms)`,
   );
   for (const r of functions.filter((f) => SIZE_EXEMPT.has(f.b.name))) {
     let redoc = '';
@@ -238,7 +304,8 @@ async function main(): Promise<void> {
   console.log(
     `SUMMARY: ${functions.length} functions; max size ${maxSize.sizeKb.toFixed(1)} KB (${maxSize.b.name}) ` +
       `target < ${SIZE_TARGET_KB} KB: ${sizeOk ? 'MET' : 'MISSED'}; ` +
-      `max init ratio ${maxRatio.ratio.toFixed(2)} (${maxRatio.b.name}) target <= ${RATIO_TARGET}: ${ratioOk ? 'MET' : 'MISSED'}` +
+      `max init ratio ${maxRatio.ratio.toFixed(2)} (${maxRatio.b.name}), CPU ${maxCpuRatio.cpuRatio.toFixed(2)} ` +
+      `(${maxCpuRatio.b.name}) target <= ${RATIO_TARGET}: ${ratioOk ? 'MET' : 'MISSED'}, CPU ${cpuRatioOk ? 'MET' : 'MISSED'}` +
       (failedSmoke.length ? `; smoke FAILED: ${failedSmoke.map((r) => r.b.name).join(', ')}` : '; smoke ok') +
       (missing.length ? `; not yet written: ${missing.join(', ')}` : ''),
   );
