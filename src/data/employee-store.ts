@@ -23,7 +23,7 @@ import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
 import { appendToList } from './list-counter';
 import { readPositions } from './list-store';
-import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
+import { feedCounterKey, feedLaneCounterKey, feedLaneStateAt, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
 import { IF_ABSENT, IF_PRESENT } from './entities/entity';
@@ -119,6 +119,41 @@ export async function readForEmployeeWrite(
   };
 }
 
+/** What a chunk of employee creates reads (a bulk import): config, list counter, one feed lane, number owners. */
+export interface EmployeeChunkContext {
+  readonly config: BusinessConfig;
+  readonly counter: CounterState;
+  readonly feed: FeedLaneState;
+  /** The owner record of each taken employee_number among those asked for. */
+  readonly numberOwners: ReadonlyMap<string, Item>;
+}
+
+/**
+ * Everything a chunk of employee creates needs, in one BatchGetItem: config,
+ * the employees list counter, the counter of the feed lane every new employee
+ * of the chunk takes, and the unique items of the employee_numbers.
+ */
+export async function readForEmployeeCreates(
+  businessId: string,
+  wanted: { lane: number; employeeNumbers: readonly string[] },
+): Promise<EmployeeChunkContext> {
+  const numbers = [...new Set(wanted.employeeNumbers)];
+  const [config, counter, feed, ...owners] = await batchGet([
+    business.configKey(businessId),
+    keys.counter(businessId, EMPLOYEE_LIST),
+    feedLaneCounterKey(businessId, wanted.lane),
+    ...numbers.map((n) => keys.unique(businessId, EMPLOYEE_NUMBER, n)),
+  ]);
+  const numberOwners = new Map<string, Item>();
+  owners.forEach((owner, i) => owner && numberOwners.set(numbers[i] ?? '', owner));
+  return {
+    config: requireConfig(configOf(config), businessId),
+    counter: counterStateOf(counter),
+    feed: feedLaneStateAt(wanted.lane, feed),
+    numberOwners,
+  };
+}
+
 /** A single record with the business config: one BatchGetItem. */
 export async function readRecordWithConfig(
   businessId: string,
@@ -172,7 +207,7 @@ export async function readListPage(
 // ---------------------------------------------------------------------------
 
 /** The condition failure of an employee_number unique item: the value is taken. */
-export type TakenError = () => Error;
+export type TakenError = () => Error | 'retry';
 
 function claimEmployeeNumber(businessId: string, value: string, ownerId: string, taken: TakenError): TxWrite {
   return {
@@ -202,32 +237,58 @@ function releaseEmployeeNumber(businessId: string, value: string, ownerId: strin
   };
 }
 
+/** A new employee as its create writes it: `fields` are the public fields. */
+export interface NewEmployee {
+  readonly id: string;
+  readonly createdAt: string;
+  readonly fields: Record<string, unknown>;
+  readonly employeeNumber: string | null;
+}
+
 /**
  * Creating an employee: the list position (counter), the record, the
- * employee_number claim; all or nothing. `fields` are the public fields.
+ * employee_number claim; all or nothing.
  */
 export function createEmployeeWrites(
   businessId: string,
   counter: CounterState,
-  employee: { id: string; createdAt: string; fields: Record<string, unknown>; employeeNumber: string | null },
+  employee: NewEmployee,
   taken: TakenError,
 ): TxWrite[] {
-  const position = counter.n + 1;
+  return createEmployeesWrites(businessId, counter, [employee], taken);
+}
+
+/**
+ * Creating a chunk of employees in one transaction (a bulk import): they take
+ * the next positions in the order given with one counter write
+ * (`appendToList`), each its record and employee_number claim. Their
+ * created_at must increase along the chunk (nextCreatedAt from the one before).
+ */
+export function createEmployeesWrites(
+  businessId: string,
+  counter: CounterState,
+  employees: readonly NewEmployee[],
+  taken: TakenError,
+): TxWrite[] {
+  const last = employees[employees.length - 1];
+  if (!last) return [];
   const writes: TxWrite[] = [
-    appendToList(employeeEntity.counter(businessId), counter.n, 1, { last_created_at: employee.createdAt }),
-    {
+    appendToList(employeeEntity.counter(businessId), counter.n, employees.length, { last_created_at: last.createdAt }),
+  ];
+  employees.forEach((employee, i) => {
+    writes.push({
       item: {
         Put: {
-          Item: employeeEntity.newItem(businessId, employee, position),
+          Item: employeeEntity.newItem(businessId, employee, counter.n + 1 + i),
           ConditionExpression: IF_ABSENT,
         },
       },
       onConditionFailed: () => 'retry',
       confirms: exists,
-    },
-  ];
-  if (employee.employeeNumber !== null)
-    writes.push(claimEmployeeNumber(businessId, employee.employeeNumber, employee.id, taken));
+    });
+    if (employee.employeeNumber !== null)
+      writes.push(claimEmployeeNumber(businessId, employee.employeeNumber, employee.id, taken));
+  });
   return writes;
 }
 

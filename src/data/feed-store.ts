@@ -39,12 +39,21 @@ export type { NewFeedEntry } from './entities/feed-lane';
 export const feedCounterKey = (businessId: string, kind: LaneOwner, recordId: string): Key =>
   feedLane.counterKey(businessId, laneOf(kind, recordId));
 
+/** The counter of one lane (a bulk import's chunk appends its new records' entries to one lane). */
+export const feedLaneCounterKey = (businessId: string, lane: number): Key => feedLane.counterKey(businessId, lane);
+
 const laneCounterOf = feedLane.counterOf;
 const { last: N, lastWrite: AT } = feedLane.counterAttributes;
 
 /** The lane state of `recordId` from the counter item read with feedCounterKey (absent = an empty lane). */
 export const feedLaneStateOf = (kind: LaneOwner, recordId: string, item: Item | undefined): FeedLaneState => ({
   lane: laneOf(kind, recordId),
+  ...laneCounterOf(item),
+});
+
+/** The state of `lane` from its counter item (absent = an empty lane). */
+export const feedLaneStateAt = (lane: number, item: Item | undefined): FeedLaneState => ({
+  lane,
   ...laneCounterOf(item),
 });
 

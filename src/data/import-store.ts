@@ -3,10 +3,11 @@
  * (src/data/entities/import-job.ts), the rows' results, and the external ids
  * an import keeps for the records it creates.
  *
- * A row's result item is written in the same transaction as the row's
- * records (or alone, for a row that writes nothing), on the condition that it
- * does not exist yet: a row with a stored result is applied, whichever run of
- * the import stored it, so a resumed run never applies it twice.
+ * A result item holds the result lines of consecutive rows (one row, or the
+ * rows of a chunk) and is written in the same transaction as their records
+ * (or alone, for rows that write nothing), on the condition that it does not
+ * exist yet: a row with a stored result is applied, whichever run of the
+ * import stored it, so a resumed run never applies it twice.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ImportCounts, ImportJob, ImportType, ResultLine } from '../domain/imports';
@@ -71,36 +72,53 @@ export function claimExternalIdWrite(
   };
 }
 
-/** Thrown when a row's result is already stored: an earlier run applied it. */
+/** Thrown when a row's result is already stored: an earlier run applied it (the lines of its stored item). */
 export class RowAlreadyApplied extends Error {
-  constructor(readonly line: ResultLine) {
-    super(`row ${line.row} already applied`);
+  constructor(readonly lines: readonly ResultLine[]) {
+    super(`rows up to ${lines[lines.length - 1]?.row ?? 0} already applied`);
     this.name = 'RowAlreadyApplied';
   }
 }
 
-/** A row's result, in the transaction of the row's records: the proof the row is applied. */
-export function rowResultWrite(businessId: string, importId: string, line: ResultLine, now = Date.now()): TxWrite {
+/**
+ * The results of consecutive rows (one row, or the rows of a chunk), in the
+ * transaction of their records: the proof they are applied. Its first row's
+ * record answers an ambiguous write when no record of the transaction does.
+ */
+export function rowResultWrite(
+  businessId: string,
+  importId: string,
+  lines: readonly ResultLine[],
+  now = Date.now(),
+): TxWrite {
   return {
     item: {
       Put: {
-        Item: importJob.rowItem(businessId, importId, line, now),
+        Item: importJob.rowItem(businessId, importId, lines, now),
         ConditionExpression: IF_ABSENT,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     },
-    onConditionFailed: (stored) => (stored ? new RowAlreadyApplied(importJob.lineOf(stored)) : 'retry'),
+    onConditionFailed: (stored) => (stored ? new RowAlreadyApplied(importJob.linesOf(stored)) : 'retry'),
     confirms: (stored) => stored !== undefined,
   };
 }
 
-/** Results of rows that write nothing else (failed, unchanged, skipped): plain puts, idempotent. */
-export async function putRowResults(businessId: string, importId: string, lines: readonly ResultLine[]): Promise<void> {
+/** Results of runs of rows that write nothing else (failed, unchanged, skipped, validated): plain puts, idempotent. */
+export async function putRowResults(
+  businessId: string,
+  importId: string,
+  runs: readonly (readonly ResultLine[])[],
+): Promise<void> {
   const now = Date.now();
-  await batchPut(lines.map((line) => importJob.rowItem(businessId, importId, line, now)));
+  await batchPut(runs.filter((lines) => lines.length).map((lines) => importJob.rowItem(businessId, importId, lines, now)));
 }
 
-/** The stored results of rows after `afterRow`, in row order, a page (at most 1 MB) at a time. */
+/**
+ * The stored results of rows after `afterRow`, in row order, a page (at most
+ * 1 MB of items) at a time. An item holds a run of rows and is keyed by its
+ * last: the first item may hold rows up to `afterRow` too, left out here.
+ */
 export async function readRowResults(
   businessId: string,
   importId: string,
@@ -121,7 +139,10 @@ export async function readRowResults(
     },
     start,
   );
-  return { lines: items.map((item: Item) => importJob.lineOf(item)), next: last };
+  return {
+    lines: items.flatMap((item: Item) => importJob.linesOf(item)).filter((line) => line.row > afterRow),
+    next: last,
+  };
 }
 
 // ---------------------------------------------------------------------------

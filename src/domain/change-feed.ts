@@ -77,6 +77,23 @@ export function idsInDistinctLanes(kind: LaneOwner, count: number, fresh: () => 
 }
 
 /**
+ * `count` fresh ids whose records all take `lane` (one of `kind`'s): a chunk
+ * of new records appends its change-feed entries with one lane counter step.
+ * About as many draws per id as `kind` has lanes.
+ */
+export function idsInLane(kind: LaneOwner, lane: number, count: number, fresh: () => string): string[] {
+  const { first, count: lanes } = lanesOf(kind);
+  if (lane < first || lane >= first + lanes)
+    throw new Error(`idsInLane: lane ${lane} is not a lane of ${kind}s`);
+  const ids: string[] = [];
+  while (ids.length < count) {
+    const id = fresh();
+    if (laneOf(kind, id) === lane) ids.push(id);
+  }
+  return ids;
+}
+
+/**
  * Of the lanes a new record could take, the one written least recently (the
  * first on a tie). A lane written often (an employee whose jobs are being
  * created one after another) makes every other writer of it re-run; a new

@@ -243,6 +243,14 @@ export class FieldErrorCollector {
     return Object.keys(this.fields).length === 0;
   }
 
+  /** A collector holding what this one holds: a check that may run again (a re-run write) starts from a copy. */
+  copy(): FieldErrorCollector {
+    const c = new FieldErrorCollector();
+    for (const [field, messages] of Object.entries(this.fields)) c.fields[field] = [...messages];
+    for (const field of this.settled) c.settled.add(field);
+    return c;
+  }
+
   merge(other: FieldMessages): void {
     for (const [field, messages] of Object.entries(other)) for (const m of messages) this.add(field, m);
   }

@@ -3,6 +3,9 @@ import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_LIST,
   createEmployeeWrites,
+  createEmployeesWrites,
+  readForEmployeeCreates,
+  type NewEmployee,
   nextCreatedAt,
   readForEmployeeWrite,
   readListPage,
@@ -10,12 +13,12 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { feedAppendWrites } from '../data/feed-store';
-import { coldestLane, idsInDistinctLanes } from '../domain/change-feed';
+import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
+import { coldestLane, idsInDistinctLanes, idsInLane, laneOf } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
-import { commitWrite, type WriteHooks } from '../data/transact-write';
+import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type TxWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -191,37 +194,140 @@ export async function createEmployee(
       const lanes = [read.feed, ...read.candidateFeeds];
       const chosen = coldestLane(lanes);
       const id = chosen === 0 ? first : second;
-      const ctx = { ...read, feed: lanes[chosen] ?? read.feed };
-      const { config } = ctx;
-      const report: Report = (f, m) => fieldErrors.add(f, m);
-      const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) =>
-        fieldErrors.has(f),
-      );
-      if (number && ctx.numberOwner) report('employee_number', MESSAGES.taken);
-      fieldErrors.throwIfAny();
-
-      const createdAt = nextCreatedAt(ctx.counter);
+      const feed = lanes[chosen] ?? read.feed;
+      const { config } = read;
+      const fields = checkedNewEmployee(body, fieldErrors, config, number ? read.numberOwner !== undefined : false);
+      const createdAt = nextCreatedAt(read.counter);
       const writes = createEmployeeWrites(
         businessId,
-        ctx.counter,
+        read.counter,
         { id, createdAt, fields, employeeNumber: number ?? null },
         takenError,
       );
-      const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt, version: 1, job_summary: {} };
-      const result = created(employeeView(item, config, todayIn(config.timezone)), employeeLocation(id), {
-        ETag: etagOf(id, 1),
-      });
-      writes.push(
-        ...feedAppendWrites(businessId, ctx.feed, [
-          { type: 'employee.created', id, occurred_at: createdAt, data: result.body },
-        ]),
-      );
+      const { result, entry } = newEmployeeResult(fields, id, createdAt, config);
+      writes.push(...feedAppendWrites(businessId, feed, [entry]));
       return { result, writes };
     },
     undefined,
     hooks,
   );
 }
+
+/**
+ * The checks of POST /employees against the stored state read (config,
+ * whether the employee_number is taken): the fields to store, or the
+ * request's FieldError with everything `fieldErrors` collected.
+ */
+function checkedNewEmployee(
+  body: Body,
+  fieldErrors: FieldErrorCollector,
+  config: BusinessConfig,
+  numberTaken: boolean,
+): Record<string, unknown> {
+  const report: Report = (f, m) => fieldErrors.add(f, m);
+  const fields = employeeChanges(body, config, 'create', todayIn(config.timezone), report, (f) => fieldErrors.has(f));
+  if (numberTaken) report('employee_number', MESSAGES.taken);
+  fieldErrors.throwIfAny();
+  return fields;
+}
+
+/** A new employee's 201 and its `employee.created` feed entry. */
+function newEmployeeResult(
+  fields: Record<string, unknown>,
+  id: string,
+  createdAt: string,
+  config: BusinessConfig,
+): { result: ApiResult; entry: NewFeedEntry } {
+  const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt, version: 1, job_summary: {} };
+  const result = created(employeeView(item, config, todayIn(config.timezone)), employeeLocation(id), {
+    ETag: etagOf(id, 1),
+  });
+  return { result, entry: { type: 'employee.created', id, occurred_at: createdAt, data: result.body } };
+}
+
+/** One body of a chunk of employee creates: its schema-checked fields and what its schema check collected. */
+export interface EmployeeCreateRow {
+  readonly body: Body;
+  readonly fieldErrors: FieldErrorCollector;
+}
+
+/** What a bulk import adds to a chunk of creates: dry (checks only), and items for its transaction. */
+export interface ChunkHooks {
+  readonly dryRun?: boolean;
+  /** More items for the chunk's transaction, given each body's outcome: its record's id, or its FieldError. */
+  readonly extraWrites?: (outcomes: readonly (string | FieldError)[]) => TxWrite[];
+}
+
+/**
+ * POST /employees for a chunk of bodies (a bulk import, at most
+ * EMPLOYEE_CHUNK): each checked exactly as its single POST, in order (an
+ * employee_number an earlier body of the chunk takes is taken for the later
+ * ones); the ones that pass are created in one transaction, taking the next
+ * list positions with one counter step and ids of one feed lane, so the
+ * lane's counter steps once (docs/decisions/012). One BatchGetItem, one
+ * transaction; a concurrent writer that moved a counter or took a number
+ * makes it re-run from the read. Each body's outcome, in order: the id of
+ * its record (dry: of the record it would be), or its FieldError.
+ */
+export async function createEmployees(
+  businessId: string,
+  rows: readonly EmployeeCreateRow[],
+  hooks: ChunkHooks = {},
+): Promise<(string | FieldError)[]> {
+  if (rows.length > EMPLOYEE_CHUNK) throw new Error(`createEmployees: ${rows.length} bodies in one chunk`);
+  const lane = laneOf('employee', randomUUID());
+  const ids = idsInLane('employee', lane, rows.length, randomUUID);
+  const numbers = rows.map((row) =>
+    row.fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(row.body.employee_number),
+  );
+  return withRetries(async () => {
+    const ctx = await readForEmployeeCreates(businessId, {
+      lane,
+      employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
+    });
+    let counter = ctx.counter;
+    const taken = new Set<string>();
+    const employees: NewEmployee[] = [];
+    const entries: NewFeedEntry[] = [];
+    const outcomes = rows.map((row, i): string | FieldError => {
+      const number = numbers[i];
+      try {
+        const fields = checkedNewEmployee(
+          row.body,
+          row.fieldErrors.copy(),
+          ctx.config,
+          number ? ctx.numberOwners.has(number) || taken.has(number) : false,
+        );
+        if (number) taken.add(number);
+        const id = ids[i] ?? '';
+        const createdAt = nextCreatedAt(counter);
+        counter = { n: counter.n + 1, lastCreatedAt: createdAt };
+        employees.push({ id, createdAt, fields, employeeNumber: number ?? null });
+        entries.push(newEmployeeResult(fields, id, createdAt, ctx.config).entry);
+        return id;
+      } catch (error) {
+        if (error instanceof FieldError) return error;
+        throw error;
+      }
+    });
+    if (hooks.dryRun) return outcomes;
+    const writes = [
+      ...createEmployeesWrites(businessId, ctx.counter, employees, () => 'retry'),
+      ...feedAppendWrites(businessId, ctx.feed, entries),
+      ...(hooks.extraWrites?.(outcomes) ?? []),
+    ];
+    if (writes.length) await transactWrite(writes);
+    return outcomes;
+  }, EMPLOYEE_WRITE_ATTEMPTS);
+}
+
+/**
+ * The most bodies of one createEmployees chunk: each takes up to 4
+ * transaction items (record, employee_number claim, feed entry, and a bulk
+ * import's external id), the chunk 3 more (list counter, lane counter, the
+ * import's result item), within DynamoDB's 100.
+ */
+export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 3) / 4);
 
 /**
  * PUT /employees/{id}: one BatchGetItem (config, employee, the new

@@ -43,12 +43,25 @@ import validateEmployeeUpdate from '../schemas/generated/validate-employee-updat
 import validateEmployeeJobCreate from '../schemas/generated/validate-employee-job-create';
 import validateApplicationCreate from '../schemas/generated/validate-application-create';
 import validateApplicationUpdate from '../schemas/generated/validate-application-update';
-import { createEmployee, normalizeEmployeeNumber, updateEmployee, type Body } from './employees';
+import {
+  EMPLOYEE_CHUNK,
+  createEmployee,
+  createEmployees,
+  normalizeEmployeeNumber,
+  updateEmployee,
+  type Body,
+  type EmployeeCreateRow,
+} from './employees';
 import { createEmployeeJob } from './employee-jobs';
 import { createApplication, updateApplication } from './applications';
 
-/** What one row's write may take, as a request's data work would (retries included). */
-const ROW_BUDGET_MS = 5000;
+/**
+ * What one row's write, or one chunk's, may take (retries and the resolution of
+ * an ambiguous answer included): a chunk's transaction writes up to 100 items.
+ * Within the run's reserve (src/services/import-run.ts RESERVE_MS), so a run
+ * that starts one before its reserve ends it in time.
+ */
+const WRITE_BUDGET_MS = 8000;
 
 type Create = (
   businessId: string,
@@ -152,53 +165,57 @@ export interface ApplyRowsOptions {
   readonly translate?: (fields: FieldMessages) => FieldMessages;
 }
 
-/** Rows with nothing written but their result are stored in batches of this many. */
-const RESULT_BATCH = 25;
+/** Rows read and applied together: one read of their external ids, their creates in chunks (EMPLOYEE_CHUNK). */
+const WINDOW = EMPLOYEE_CHUNK;
 
 /**
- * Applies (or validates) rows of one type for one business, one at a time in
- * row order, and yields each row's result line once it is stored. A row
- * whose result an earlier run stored yields that stored result unapplied.
- * Errors other than a row's own (DynamoDB unavailable past the row's
- * budget) end the stream: the rows before have their results stored.
+ * Applies (or validates) rows of one type for one business in row order and
+ * yields each row's result line once it is stored. A row whose result an
+ * earlier run stored yields that stored result unapplied. Errors other than
+ * a row's own (DynamoDB unavailable past a write's budget) end the stream:
+ * the rows before have their results stored.
+ *
+ * Rows go in windows of up to WINDOW rows: one BatchGetItem of their
+ * external ids; new employees (no external id kept yet) are created in one
+ * transaction per run of them (createEmployees: one list counter step, one
+ * feed lane step, each record with its feed entry and external id, and the
+ * run's result item); every other row takes its single request's path alone,
+ * in row order. Results of rows that write nothing are stored per run of
+ * consecutive rows with one BatchWriteItem per window. A window ends early at
+ * a row whose external id an earlier row of the window names (it updates what
+ * that row creates).
  */
 export async function* applyImportRows(
   rows: AsyncIterable<ParsedRow>,
   options: ApplyRowsOptions,
 ): AsyncGenerator<ResultLine> {
-  // Validating writes nothing, so uniqueness against earlier rows is remembered here.
+  // Validating writes nothing, so uniqueness against earlier rows is remembered here: O(distinct values).
   const seen = { numbers: new Set<string>(), externalIds: new Set<string>() };
-  let unsaved: ResultLine[] = [];
-  const flush = async (): Promise<ResultLine[]> => {
-    const lines = unsaved;
-    unsaved = [];
-    if (options.importId && lines.length) await putRowResults(options.businessId, options.importId, lines);
-    return lines;
-  };
   const resumeAfter = options.resumeAfter ?? 0;
   const earlier = options.importId ? storedResults(options.businessId, options.importId, resumeAfter) : undefined;
   let next = await earlier?.next();
+  let window: ParsedRow[] = [];
+  const named = new Set<string>();
+  const applyWindow = async (): Promise<ResultLine[]> => {
+    const lines = window.length ? await applyRowWindow(window, options, seen) : [];
+    window = [];
+    named.clear();
+    return lines;
+  };
   for await (const row of rows) {
     if (row.row <= resumeAfter) continue;
     while (next && !next.done && next.value.row < row.row) next = await earlier?.next();
     if (next && !next.done && next.value.row === row.row) {
-      yield* await flush();
+      yield* await applyWindow();
       yield next.value;
       continue;
     }
-    const { line, stored } = await runWithOrigin(options.origin, () =>
-      runWithDeadline(ROW_BUDGET_MS, () => applyRow(row, options, seen)),
-    );
-    const translated = line.errors && options.translate ? { ...line, errors: options.translate(line.errors) } : line;
-    if (stored) {
-      yield* await flush();
-      yield translated;
-    } else {
-      unsaved.push(translated);
-      if (unsaved.length >= RESULT_BATCH) yield* await flush();
-    }
+    const externalId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
+    if (window.length >= WINDOW || (externalId !== undefined && named.has(externalId))) yield* await applyWindow();
+    window.push(row);
+    if (externalId !== undefined) named.add(externalId);
   }
-  yield* await flush();
+  yield* await applyWindow();
 }
 
 /** The results earlier runs of an import stored after `afterRow`, in row order, a page at a time. */
@@ -216,12 +233,129 @@ interface Seen {
   readonly externalIds: Set<string>;
 }
 
-/** One row: its result line, and whether the line is already stored (in the row's transaction). */
+/** The external ids a window's rows name, read at once: each type's id -> record id. */
+interface Owners {
+  readonly records: ReadonlyMap<string, string>;
+  readonly employees: ReadonlyMap<string, string>;
+}
+
+/** A row of a run waiting for its chunk: a new employee, its checked body and what the check collected. */
+interface Pending {
+  readonly line: (id: string | null, fields?: FieldMessages | null) => ResultLine;
+  readonly create?: EmployeeCreateRow & { readonly externalId: string | undefined };
+}
+
+/** One window of rows: their result lines in row order, each stored (when results are kept). */
+async function applyRowWindow(window: readonly ParsedRow[], options: ApplyRowsOptions, seen: Seen): Promise<ResultLine[]> {
+  const { businessId, type, mode, importId } = options;
+  const translate = (line: ResultLine): ResultLine =>
+    line.errors && options.translate ? { ...line, errors: options.translate(line.errors) } : line;
+  const externalIds = window.map((r) => r.body.external_id).filter(isExternalId);
+  const employeeIds = type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
+  const [records, employees] = await Promise.all([
+    externalIds.length ? readExternalOwners(businessId, type, externalIds) : new Map<string, string>(),
+    employeeIds.length ? readExternalOwners(businessId, 'employees', employeeIds) : new Map<string, string>(),
+  ]);
+  const owners: Owners = { records, employees };
+
+  const out: ResultLine[] = [];
+  /** Runs of consecutive lines that write nothing, stored together at the end. */
+  const unstored: ResultLine[][] = [];
+  let run: Pending[] = [];
+  // The run so far: its new employees created in one transaction with the run's result item.
+  const flush = async (): Promise<void> => {
+    const pending = run;
+    run = [];
+    if (!pending.length) return;
+    const creates = pending.filter((p) => p.create);
+    if (!creates.length) {
+      const lines = pending.map((p) => translate(p.line(null)));
+      out.push(...lines);
+      unstored.push(lines);
+      return;
+    }
+    const linesOf = (outcomes: readonly (string | FieldError)[]): ResultLine[] => {
+      let i = 0;
+      return pending.map((p) => {
+        if (!p.create) return translate(p.line(null));
+        const outcome = outcomes[i++];
+        return translate(
+          outcome instanceof FieldError ? p.line(null, outcome.fields) : p.line(mode === 'validate' ? null : outcome ?? null),
+        );
+      });
+    };
+    const keep = importId !== undefined && mode === 'apply';
+    let lines: ResultLine[] | undefined;
+    try {
+      const outcomes = await runWithOrigin(options.origin, () =>
+        runWithDeadline(WRITE_BUDGET_MS, () =>
+          createEmployees(
+            businessId,
+            creates.map((p) => p.create!),
+            {
+              dryRun: mode === 'validate',
+              extraWrites: (made) => [
+                ...creates.flatMap((p, i) => {
+                  const id = made[i];
+                  return typeof id === 'string' && p.create?.externalId !== undefined
+                    ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
+                    : [];
+                }),
+                ...(keep ? [rowResultWrite(businessId, importId, linesOf(made))] : []),
+              ],
+            },
+          ),
+        ),
+      );
+      lines = linesOf(outcomes);
+    } catch (error) {
+      if (!(error instanceof RowAlreadyApplied)) throw error;
+      // A re-sent transaction of this run found its results stored: they are the run's lines.
+      lines = [...error.lines];
+      const rowsOf = (ls: readonly ResultLine[]): string => ls.map((l) => l.row).join();
+      if (rowsOf(lines) !== rowsOf(linesOf([]))) throw new Error('stored results of a chunk name other rows');
+    }
+    out.push(...lines);
+    if (!keep) unstored.push(lines);
+  };
+
+  // New employees join the run; any other row is applied after the rows before it (uniqueness in row order).
+  const joinsRun = (row: ParsedRow): boolean => {
+    const extId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
+    return (
+      type === 'employees' &&
+      (extId === undefined || (!records.has(extId) && !(mode === 'validate' && seen.externalIds.has(extId))))
+    );
+  };
+  for (const row of window) {
+    if (!joinsRun(row)) await flush();
+    const step = await runWithOrigin(options.origin, () =>
+      runWithDeadline(WRITE_BUDGET_MS, () => applyRow(row, options, seen, owners)),
+    );
+    if ('pending' in step) {
+      run.push(step.pending);
+      continue;
+    }
+    await flush();
+    const line = translate(step.line);
+    out.push(line);
+    if (!step.stored) unstored.push([line]);
+  }
+  await flush();
+  if (importId) await putRowResults(businessId, importId, unstored);
+  return out;
+}
+
+/**
+ * One row: its result line and whether it is stored (in the row's own
+ * transaction), or a new employee waiting for its run's chunk.
+ */
 async function applyRow(
   row: ParsedRow,
   options: ApplyRowsOptions,
   seen: Seen,
-): Promise<{ line: ResultLine; stored: boolean }> {
+  owners: Owners,
+): Promise<{ line: ResultLine; stored: boolean } | { pending: Pending }> {
   const { businessId, type, mode, importId } = options;
   const paths = PATHS[type];
   const body: Body = { ...row.body };
@@ -236,22 +370,25 @@ async function applyRow(
   };
   const extId = isExternalId(externalId) ? externalId : undefined;
   if (externalId !== undefined && extId === undefined) own.push(['external_id', MESSAGES.invalid]);
-  const line = (result: ResultLine['result'], id: string | null, fields: FieldMessages | null = null): ResultLine => ({
-    row: row.row,
-    external_id: typeof externalId === 'string' ? externalId : null,
-    result,
-    id,
-    errors: fields,
-  });
+  const lineWith =
+    (result: ResultLine['result']) =>
+    (id: string | null, fields: FieldMessages | null = null): ResultLine => ({
+      row: row.row,
+      external_id: typeof externalId === 'string' ? externalId : null,
+      result: fields ? 'failed' : result,
+      id: fields ? null : id,
+      errors: fields,
+    });
+  const line = (result: ResultLine['result'], id: string | null, fields: FieldMessages | null = null): ResultLine =>
+    lineWith(result)(id, fields);
 
   // An employee job may name its employee by the external id an import kept for it.
   const employeeExt = type === 'employee_jobs' ? body.employee_external_id : undefined;
-  let employeeRef: string | undefined;
   if (type === 'employee_jobs' && 'employee_external_id' in body) {
     delete body.employee_external_id;
     if (!isExternalId(employeeExt)) own.push(['employee_external_id', MESSAGES.invalid]);
     else {
-      employeeRef = (await readExternalOwners(businessId, 'employees', [employeeExt])).get(employeeExt);
+      const employeeRef = owners.employees.get(employeeExt);
       if (employeeRef === undefined) own.push(['employee_external_id', MESSAGES.missingReference]);
       else if ('employee_id' in body && body.employee_id !== employeeRef) own.push(['employee_id', MESSAGES.invalid]);
       else body.employee_id = employeeRef;
@@ -260,11 +397,11 @@ async function applyRow(
     if (!('employee_id' in body)) body.employee_id = '-';
   }
 
-  const owner = extId === undefined ? undefined : (await readExternalOwners(businessId, type, [extId])).get(extId);
+  const owner = extId === undefined ? undefined : owners.records.get(extId);
   const earlier = extId !== undefined && mode === 'validate' && seen.externalIds.has(extId);
   if (extId !== undefined && mode === 'validate') seen.externalIds.add(extId);
   const resultWrite = (l: ResultLine): TxWrite[] =>
-    importId && mode === 'apply' ? [rowResultWrite(businessId, importId, l)] : [];
+    importId && mode === 'apply' ? [rowResultWrite(businessId, importId, [l])] : [];
 
   try {
     if ((owner !== undefined || earlier) && type === 'employee_jobs')
@@ -287,8 +424,8 @@ async function applyRow(
           ? { line: line('updated', owner), stored: !hooks.dryRun && importId !== undefined }
           : { line: line('unchanged', owner), stored: false };
       } catch (error) {
-        // An erased application keeps its external id until a row creates it again.
-        if (!(error instanceof HttpError && error.status === 404 && type === 'applications')) throw error;
+        // An erased record keeps its external id until a row creates it again (below, on its own path).
+        if (!(error instanceof HttpError && error.status === 404)) throw error;
       }
     }
     const createErrors = collector();
@@ -300,6 +437,8 @@ async function applyRow(
         seen.numbers.add(number);
       }
     }
+    if (type === 'employees' && owner === undefined)
+      return { pending: { line: lineWith('created'), create: { body: input, fieldErrors: createErrors, externalId: extId } } };
     const hooks: WriteHooks = {
       dryRun: mode === 'validate',
       extraWrites: (id) => [
@@ -318,7 +457,7 @@ async function applyRow(
     const id = mode === 'validate' ? null : String((created.body as { id: unknown }).id);
     return { line: line('created', id), stored: importId !== undefined && mode === 'apply' };
   } catch (error) {
-    if (error instanceof RowAlreadyApplied) return { line: error.line, stored: true };
+    if (error instanceof RowAlreadyApplied && error.lines[0]) return { line: error.lines[0], stored: true };
     if (error instanceof FieldError) return { line: line('failed', null, error.fields), stored: false };
     // The job's employee_id names no employee of this business: 404 as a request, a field of the row here.
     if (error instanceof HttpError && error.status === 404 && type === 'employee_jobs')

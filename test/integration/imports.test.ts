@@ -252,5 +252,30 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
       expect(proxy.stats.faults.applyThenFail).toBeGreaterThan(0);
       await expectExactlyOnce(created.body.id, 'f', total);
     });
+
+    it('a chunk transaction applied but answered 500, then a crash before the checkpoint: neither lost nor doubled', async () => {
+      const total = (await send('GET', '/employees')).body.total_entries;
+      const created = await importFile(file('a'), { run: false });
+      proxy.resetStats();
+      // The one transaction of the 24 new employees is applied and answered 500, its re-sends too.
+      proxy.setModes({ applyThenFail: 1, operations: ['TransactWriteItems'] });
+      try {
+        await expect(
+          inCallScope('run-import', () =>
+            runImport(BUSINESS, created.body.id, {
+              timeLeftMs: () => {
+                throw new Error('crash after the chunk');
+              },
+            }),
+          ),
+        ).rejects.toThrow('crash after the chunk');
+      } finally {
+        proxy.setModes({});
+      }
+      expect(proxy.stats.faults.applyThenFail).toBeGreaterThan(0);
+      expect((await show(created.body.id)).counts.rows).toBe(0);
+      expect((await inCallScope('run-import', () => runImport(BUSINESS, created.body.id))).outcome).toBe('finished');
+      await expectExactlyOnce(created.body.id, 'a', total);
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   assemblePage,
   coldestLane,
   idsInDistinctLanes,
+  idsInLane,
   dayMarkOf,
   decodeCursor,
   encodeCursor,
@@ -83,6 +84,29 @@ describe('lanes', () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it('a chunk of new records can be given distinct ids all in one lane of their kind', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<'employee' | 'application'>('employee', 'application'),
+        fc.nat({ max: 1000 }),
+        fc.integer({ min: 1, max: 30 }),
+        fc.integer(),
+        (kind, pick, count, seed) => {
+          const lane =
+            kind === 'application' ? pick % APPLICATION_LANES : APPLICATION_LANES + (pick % EMPLOYEE_LANES);
+          let i = seed;
+          const ids = idsInLane(kind, lane, count, () => `id-${i++}`);
+          expect(ids).toHaveLength(count);
+          expect(new Set(ids).size).toBe(count);
+          expect(ids.every((id) => laneOf(kind, id) === lane)).toBe(true);
+        },
+      ),
+      { numRuns: 50 },
+    );
+    // A lane of the other kind is a programming error, not a loop that never ends.
+    expect(() => idsInLane('employee', 0, 1, () => 'x')).toThrow('not a lane of employees');
   });
 
   it('the coldest lane is the one written least recently; never written counts as coldest', () => {

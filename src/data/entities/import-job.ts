@@ -2,8 +2,8 @@
  * Imports (contract §22, src/data/import-store.ts): one item per import in the
  * business's imports partition, whose ids start with the import's zero-padded
  * position (so the partition read backwards is newest first, and page n is a
- * key range); the count item (`n`, the `active` import); one result item per
- * row in the import's own partition. Read and written by key or key range
+ * key range); the count item (`n`, the `active` import); the rows' result items (one per
+ * row or run of rows) in the import's own partition. Read and written by key or key range
  * only. The item mapping of each.
  */
 import {
@@ -89,10 +89,14 @@ export const importJob = {
     checkpoint: Number(item.checkpoint ?? 0),
     checked: item.checked === true,
   }),
-  rowItem: (businessId: string, importId: string, line: ResultLine, now: number): Record<string, unknown> => ({
-    ...keys.importRow(businessId, importId, line.row),
-    line: JSON.stringify(line),
+  /**
+   * The results of a run of consecutive rows (one row, or a chunk's rows), keyed by the run's last row: a
+   * resumed run that reads the items after its checkpoint row finds every stored row after it.
+   */
+  rowItem: (businessId: string, importId: string, lines: readonly ResultLine[], now: number): Record<string, unknown> => ({
+    ...keys.importRow(businessId, importId, lines[lines.length - 1]?.row ?? 0),
+    lines: JSON.stringify(lines),
     expires_at: Math.ceil((now + RESULTS_TTL_MS) / 1000),
   }),
-  lineOf: (item: Readonly<Record<string, unknown>>): ResultLine => JSON.parse(String(item.line)) as ResultLine,
+  linesOf: (item: Readonly<Record<string, unknown>>): ResultLine[] => JSON.parse(String(item.lines)) as ResultLine[],
 } as const;
