@@ -40,7 +40,14 @@ import {
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { appendToList } from './list-counter';
-import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
+import {
+  feedCounterKey,
+  feedLaneStateOf,
+  kindCounterKeys,
+  kindLaneStatesOf,
+  takeLaneTicket,
+  type FeedLaneState,
+} from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, type Item } from './table-io';
@@ -168,35 +175,40 @@ export interface CreateState {
   readonly lastCreatedAt: string | null;
   readonly writeOrder: WriteOrder;
   readonly idempotency: Item | undefined;
-  /** The change-feed lane of each candidate id read (the service takes one: its id is the new application's). */
+  /** Every application lane of the change feed, by lane (the service appends to the one its ticket picks). */
   readonly feeds: readonly FeedLaneState[];
+  /** This run's ticket (takeLaneTicket): which application lane the new application takes. */
+  readonly ticket: number;
 }
 
 /**
- * Everything a create with these request fields decides on, in one
- * BatchGetItem; `ids`: the candidate ids of the new application, whose feed
- * lane counters are read (docs/change-feed.md, "A new record chooses its lane").
+ * Everything a create with these request fields decides on: one BatchGetItem
+ * and, beside it, the ticket that picks the new application's feed lane
+ * (docs/change-feed.md, "A new record chooses its lane").
  */
 export async function readCreateState(
   businessId: string,
   fields: Readonly<Record<string, unknown>>,
-  ids: readonly string[],
   idempotencyKey?: Key,
 ): Promise<CreateState> {
   const lists = application.createdIn(fields).map(({ list }) => list);
-  const [config, updated, ...rest] = await batchGet([
-    business.configKey(businessId),
-    updatedCounterKey(businessId),
-    ...lists.map((list) => keys.counter(businessId, list)),
-    ...(idempotencyKey ? [idempotencyKey] : []),
-    ...ids.map((id) => feedCounterKey(businessId, 'application', id)),
+  const [[config, updated, ...rest], ticket] = await Promise.all([
+    batchGet([
+      business.configKey(businessId),
+      updatedCounterKey(businessId),
+      ...lists.map((list) => keys.counter(businessId, list)),
+      ...(idempotencyKey ? [idempotencyKey] : []),
+      ...kindCounterKeys(businessId, 'application'),
+    ]),
+    takeLaneTicket(businessId),
   ]);
   const counters = rest.slice(0, lists.length);
   const idem = idempotencyKey ? rest[lists.length] : undefined;
   const feeds = rest.slice(lists.length + (idempotencyKey ? 1 : 0));
   const businessList = counters[0];
   return {
-    feeds: ids.map((id, i) => feedLaneStateOf('application', id, feeds[i])),
+    feeds: kindLaneStatesOf('application', feeds),
+    ticket,
     config: requireConfig(configOf(config), businessId),
     lengths: new Map(lists.map((list, i) => [list, Number(counters[i]?.n ?? 0)])),
     lastCreatedAt: typeof businessList?.last_created_at === 'string' ? businessList.last_created_at : null,

@@ -32,15 +32,17 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
  * Writers of one lane serialize on its counter. Applications and employees
  * (with their jobs) have lanes of their own, so writers of different kinds
  * never wait for each other. Layout: lanes 0 .. APPLICATION_LANES - 1, then
- * EMPLOYEE_LANES. How many of each: docs/change-feed.md, "How many lanes"
- * (every feed page reads every lane counter in one BatchGetItem of at most
- * 100 keys, so LANE_COUNT stays well below 100).
+ * EMPLOYEE_LANES. New applications take the application lanes in turn
+ * (laneOfTicket), so two creates meet on a lane only when more than
+ * APPLICATION_LANES creates of the business are between their read and their
+ * commit; 16 keep 16 writers of one business at ~0.02 refused lanes per create
+ * (docs/decisions/013-one-business-feed-lanes.md). Every feed page and every
+ * application create reads every application lane counter in one BatchGetItem
+ * of at most 100 keys, so LANE_COUNT stays well below 100.
  */
-export const APPLICATION_LANES = 8;
+export const APPLICATION_LANES = 16;
 export const EMPLOYEE_LANES = 8;
 export const LANE_COUNT = APPLICATION_LANES + EMPLOYEE_LANES;
-/** How many candidate lanes a new application reads and takes the coldest of (idsInDistinctLanes, coldestLane). */
-export const APPLICATION_LANE_CHOICES = 2;
 
 /** Whose lane a change goes to: an employee job's changes go to its employee's lane. */
 export type LaneOwner = 'application' | 'employee';
@@ -48,6 +50,22 @@ export type LaneOwner = 'application' | 'employee';
 /** The lanes of a kind: the first one and how many. */
 const lanesOf = (kind: LaneOwner): { first: number; count: number } =>
   kind === 'application' ? { first: 0, count: APPLICATION_LANES } : { first: APPLICATION_LANES, count: EMPLOYEE_LANES };
+
+/** Every lane of a kind, in order. */
+export const lanesOfKind = (kind: LaneOwner): number[] => {
+  const { first, count } = lanesOf(kind);
+  return Array.from({ length: count }, (_, i) => first + i);
+};
+
+/**
+ * The lane a new record of `kind` takes with its ticket (a per-business number
+ * every create of the kind takes, one up each time): consecutive tickets take
+ * consecutive lanes, round the kind's lanes.
+ */
+export function laneOfTicket(kind: LaneOwner, ticket: number): number {
+  const { first, count } = lanesOf(kind);
+  return first + (((ticket % count) + count) % count);
+}
 
 /** A record's lane (FNV-1a of its id among its kind's lanes), the same on every writer. */
 export function laneOf(kind: LaneOwner, recordId: string): number {
@@ -83,8 +101,7 @@ export function idsInDistinctLanes(kind: LaneOwner, count: number, fresh: () => 
  */
 export function idsInLane(kind: LaneOwner, lane: number, count: number, fresh: () => string): string[] {
   const { first, count: lanes } = lanesOf(kind);
-  if (lane < first || lane >= first + lanes)
-    throw new Error(`idsInLane: lane ${lane} is not a lane of ${kind}s`);
+  if (lane < first || lane >= first + lanes) throw new Error(`idsInLane: lane ${lane} is not a lane of ${kind}s`);
   const ids: string[] = [];
   while (ids.length < count) {
     const id = fresh();
@@ -156,7 +173,8 @@ export const MAX_CURSOR_LENGTH = Math.ceil(
 );
 
 /** Binds a cursor to its business: another business's cursor is malformed here, never a view of its feed. */
-const tagOf = (businessId: string): string => createHash('sha256').update(businessId).digest('base64url').slice(0, TAG_LENGTH);
+const tagOf = (businessId: string): string =>
+  createHash('sha256').update(businessId).digest('base64url').slice(0, TAG_LENGTH);
 
 /** Deterministic: one position has one spelling (so "`after` itself" is literal). */
 export function encodeCursor(businessId: string, position: FeedPosition): string {

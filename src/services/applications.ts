@@ -3,8 +3,9 @@
  * the filtered list whose every page costs the same (docs/pagination.md).
  *
  * Round trips, authentication included: show 2; create and update 3 (auth,
- * one BatchGetItem, one TransactWriteItems that also appends the change-feed
- * entry, docs/change-feed.md); a list page at most 4
+ * one BatchGetItem (a create's feed lane ticket beside it), one
+ * TransactWriteItems that also appends the change-feed entry,
+ * docs/change-feed.md); a list page at most 4
  * sequential steps (auth with config, summary and maps; the maps a cold
  * instance did not send with them; the page's index entries; their records).
  */
@@ -29,7 +30,7 @@ import { eraseFromExports } from './exports';
 import { applicationRedactions } from '../data/feed-redaction';
 import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
-import { APPLICATION_LANE_CHOICES, coldestLane, idsInDistinctLanes } from '../domain/change-feed';
+import { idsInLane, laneOfTicket } from '../domain/change-feed';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
@@ -78,7 +79,7 @@ const view = (config: BusinessConfig, item: Item): Record<string, unknown> => re
 
 /**
  * POST /applications: BatchGetItem (config, list counters, idempotency record,
- * candidate feed lanes), checks, one transaction.
+ * the application feed lanes) with the lane ticket beside it, checks, one transaction.
  */
 export async function createApplication(
   businessId: string,
@@ -89,17 +90,15 @@ export async function createApplication(
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
-  // Candidate ids in distinct lanes, chosen before the read (an id decides the change-feed lane whose
-  // counter is read): the create takes the lane written least recently, so writers of one business
-  // rarely append to the same lane at once (docs/change-feed.md, "A new record chooses its lane").
-  const ids = idsInDistinctLanes('application', APPLICATION_LANE_CHOICES, randomUUID);
   return idempotentCreate(
     idem,
-    (recordKey) => readCreateState(businessId, body, ids, recordKey),
+    (recordKey) => readCreateState(businessId, body, recordKey),
     (state) => {
-      const chosen = coldestLane(state.feeds);
-      const id = ids[chosen] as string;
-      const feed = state.feeds[chosen] as FeedLaneState;
+      // The ticket picks the change-feed lane, and the id is one that hashes there: creates of one business
+      // take the lanes in turn, so they rarely append to the same lane at once (docs/change-feed.md).
+      const lane = laneOfTicket('application', state.ticket);
+      const [id] = idsInLane('application', lane, 1, randomUUID) as [string];
+      const feed = state.feeds.find((f) => f.lane === lane) as FeedLaneState;
       const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();

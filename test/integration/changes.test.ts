@@ -3,7 +3,7 @@ import demo from '../../fixtures/demo.json';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { proxyTheApi } from '../support/dynamo-proxy';
 import { feedAppendWrites, feedEnd, type NewFeedEntry } from '../../src/data/feed-store';
-import { LANE_COUNT, encodeCursor, laneOf } from '../../src/domain/change-feed';
+import { APPLICATION_LANES, LANE_COUNT, encodeCursor, laneOf } from '../../src/domain/change-feed';
 import { feedChangeSource } from '../../src/services/changes';
 import { transactWrite } from '../../src/data/transact-write';
 import { db } from '../../src/data/client';
@@ -159,13 +159,22 @@ describe('what the feed records', () => {
     expect(tail.body.entries).toEqual(all.body.entries.slice(1));
   });
 
-  it('a page costs the token, the lane counters and the entries; writes stay at 3 calls', async () => {
+  it('a page costs the token, the lane counters and the entries; writes stay at 3 round trips', async () => {
     const page = await countCalls(() => changes('limit=5'));
     expect(page.result.status).toBe(200);
     expect(page.calls).toBeLessThanOrEqual(4);
     expect(page.calls).toBe(3);
+    // An application create sends its lane ticket beside its read: 4 calls, 3 round trips.
     const write = await countCalls(() => send('POST', '/applications', applicant('calls')));
-    expect(write.calls).toBe(3);
+    expect(write.calls).toBe(4);
+    expect(write.roundTrips).toBe(3);
+    // Creates take the application lanes in turn: the next ones land in the lanes after it.
+    const next = [
+      await send('POST', '/applications', applicant('next1')),
+      await send('POST', '/applications', applicant('next2')),
+    ];
+    const lanes = [write.result, ...next].map((r) => laneOf('application', r.body.id));
+    expect(lanes.slice(1)).toEqual([1, 2].map((d) => ((lanes[0] as number) + d) % APPLICATION_LANES));
     const update = await countCalls(() => send('PUT', `/applications/${write.result.body.id}`, { first_name: 'Z' }));
     expect(update.calls).toBe(3);
     const job = await countCalls(async () => {

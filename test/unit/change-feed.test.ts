@@ -9,6 +9,8 @@ import {
   coldestLane,
   idsInDistinctLanes,
   idsInLane,
+  laneOfTicket,
+  lanesOfKind,
   dayMarkOf,
   decodeCursor,
   encodeCursor,
@@ -94,8 +96,7 @@ describe('lanes', () => {
         fc.integer({ min: 1, max: 30 }),
         fc.integer(),
         (kind, pick, count, seed) => {
-          const lane =
-            kind === 'application' ? pick % APPLICATION_LANES : APPLICATION_LANES + (pick % EMPLOYEE_LANES);
+          const lane = kind === 'application' ? pick % APPLICATION_LANES : APPLICATION_LANES + (pick % EMPLOYEE_LANES);
           let i = seed;
           const ids = idsInLane(kind, lane, count, () => `id-${i++}`);
           expect(ids).toHaveLength(count);
@@ -107,6 +108,19 @@ describe('lanes', () => {
     );
     // A lane of the other kind is a programming error, not a loop that never ends.
     expect(() => idsInLane('employee', 0, 1, () => 'x')).toThrow('not a lane of employees');
+  });
+
+  it('consecutive tickets take every lane of the kind in turn', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('application' as const, 'employee' as const), fc.nat({ max: 1e9 }), (kind, t) => {
+        const count = kind === 'application' ? APPLICATION_LANES : EMPLOYEE_LANES;
+        const lanes = Array.from({ length: count }, (_, i) => laneOfTicket(kind, t + i));
+        expect([...lanes].sort((a, b) => a - b)).toEqual(lanesOfKind(kind));
+        expect(laneOfTicket(kind, t + count)).toBe(lanes[0]);
+      }),
+      { numRuns: 50 },
+    );
+    expect(lanesOfKind('application')).toHaveLength(APPLICATION_LANES);
   });
 
   it('the coldest lane is the one written least recently; never written counts as coldest', () => {

@@ -8,6 +8,7 @@
  *            id; absent outside a request), cf (changed fields, comma-joined)
  *   counter  n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day, at = when it was
  *            last appended to (ms; a new employee takes the colder of two lanes)
+ *   tickets  t = how many application creates took a lane (a counter item of the business)
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeActor, encodeActor, type WriteOrigin } from '../../domain/audit';
@@ -41,6 +42,12 @@ export const feedLane = {
   entryKey: (businessId: string, lane: number | string, seq: number | string): Key =>
     keys.feedEntry(businessId, lane, seq),
   counterKey: (businessId: string, lane: number | string): Key => keys.feedCounter(businessId, lane),
+  /**
+   * The business's ticket counter of new applications (attribute `t`, one up per create): a create's
+   * ticket picks its lane (laneOfTicket, src/domain/change-feed.ts). Outside the lanes' partitions.
+   */
+  ticketKey: (businessId: string): Key => keys.counter(businessId, 'feed-tickets'),
+  ticketAttribute: 't',
   patterns: { entries },
   counterAttributes: COUNTER,
   /** The attribute redaction nulls (the entry keeps its key, type, id, occurred_at, audit fields and expiry). */
