@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import Ajv2020 from 'ajv/dist/2020';
 import { ROUTES, scopesOf } from '../../src/http/routes';
 import { SCOPES } from '../../src/domain/scopes';
 import { SCHEMAS } from '../../src/schemas';
@@ -60,6 +61,26 @@ describe('the document', () => {
     expect(doc.info).toEqual(expect.objectContaining({ title: expect.any(String), version: expect.any(String) }));
     expect(doc.info.description.length).toBeGreaterThan(100);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/' })]);
+  });
+
+  it("its schemas (components and every response's) are valid JSON Schema 2020-12 by ajv's meta-schema", () => {
+    // Checked here once: the harness's response checker (test/support/contract.ts) compiles them without.
+    const meta = new Ajv2020({ strict: false, allowUnionTypes: true, logger: false });
+    const schemas: [string, unknown][] = Object.entries(doc.components.schemas);
+    for (const [path, operations] of Object.entries(doc.paths))
+      for (const [method, operation] of Object.entries(operations as Record<string, { responses?: object }>))
+        for (const [status, response] of Object.entries(operation.responses ?? {}))
+          schemas.push([
+            `${method} ${path} ${status}`,
+            (response as { content?: Record<string, { schema?: unknown }> }).content?.['application/json']?.schema,
+          ]);
+    const checked = schemas.filter(([, schema]) => schema !== undefined);
+    expect(checked.length).toBeGreaterThan(Object.keys(doc.components.schemas).length);
+    const invalid = checked
+      .filter(([, schema]) => !meta.validateSchema(schema as object))
+      .map(([name]) => `${name}: ${meta.errorsText()}`);
+    expect(invalid).toEqual([]);
+    expect(meta.validateSchema({ type: 'object', required: 'id' })).toBe(false);
   });
 
   it('is checked for real: swagger-parser rejects a broken copy', () => {
