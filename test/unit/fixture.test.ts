@@ -1,10 +1,19 @@
 import demo from '../../fixtures/demo.json';
 import { buildBusiness } from '../../src/domain/fixture';
-import { parseFixture } from '../../src/schemas/fixture';
+import Ajv2020 from 'ajv/dist/2020';
+import { LOCALES } from '../../src/domain/business';
+import { fixtureSchema, parseFixture } from '../../src/schemas/fixture';
 
 const base = { business: { id: 'b', name: 'B', locales: ['de', 'en'], timezone: 'Europe/Vienna' } };
 
 describe('parseFixture', () => {
+  it('compiles a schema that is valid JSON Schema 2020-12 (parseFixture skips the meta-schema check)', () => {
+    const meta = new Ajv2020({ strict: true, allowUnionTypes: true });
+    for (const locales of [['en'], ['de', 'it'], [...LOCALES]] as const)
+      expect(meta.validateSchema(fixtureSchema(locales))).toBe(true);
+    expect(meta.validateSchema({ type: 'objet' })).toBe(false);
+  });
+
   it('accepts the demo fixture', () => expect(parseFixture(demo)).toMatchObject({ ok: true }));
 
   it('takes application_retention_days (whole days, or null = keep) into the business config', () => {
