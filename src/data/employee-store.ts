@@ -124,35 +124,49 @@ export interface EmployeeChunkContext {
   readonly config: BusinessConfig;
   readonly counter: CounterState;
   readonly feed: FeedLaneState;
-  /** The owner record of each taken employee_number among those asked for. */
-  readonly numberOwners: ReadonlyMap<string, Item>;
+  /** The owner (record id) of each taken employee_number among those asked for. */
+  readonly numberOwners: ReadonlyMap<string, string>;
 }
 
 /**
- * Everything a chunk of employee creates needs, in one BatchGetItem: config,
- * the employees list counter, the counter of the feed lane every new employee
- * of the chunk takes, and the unique items of the employee_numbers.
+ * Everything a chunk of employee creates needs, in one BatchGetItem (parts
+ * of 100 keys at once): config, the employees list counter, the counter of
+ * the feed lane every new employee of the chunk takes, the unique items of
+ * the employee_numbers, and `more` keys the caller reads with them (a bulk
+ * import's external ids), in their order.
  */
 export async function readForEmployeeCreates(
   businessId: string,
-  wanted: { lane: number; employeeNumbers: readonly string[] },
-): Promise<EmployeeChunkContext> {
+  wanted: { lane: number; employeeNumbers: readonly string[]; more?: readonly Key[] },
+): Promise<EmployeeChunkContext & { more: (Item | undefined)[] }> {
   const numbers = [...new Set(wanted.employeeNumbers)];
-  const [config, counter, feed, ...owners] = await batchGet([
+  const more = wanted.more ?? [];
+  const items = await batchGet([
     business.configKey(businessId),
     keys.counter(businessId, EMPLOYEE_LIST),
     feedLaneCounterKey(businessId, wanted.lane),
+    ...more,
     ...numbers.map((n) => keys.unique(businessId, EMPLOYEE_NUMBER, n)),
   ]);
-  const numberOwners = new Map<string, Item>();
-  owners.forEach((owner, i) => owner && numberOwners.set(numbers[i] ?? '', owner));
+  const [config, counter, feed] = items;
+  const numberOwners = new Map<string, string>();
+  items.slice(3 + more.length).forEach((item, i) => {
+    if (item) numberOwners.set(numbers[i] ?? '', String(item.owner));
+  });
   return {
     config: requireConfig(configOf(config), businessId),
     counter: counterStateOf(counter),
     feed: feedLaneStateAt(wanted.lane, feed),
     numberOwners,
+    more: items.slice(3, 3 + more.length),
   };
 }
+
+/** The counter once `employees` appended by createEmployeesWrites are committed. */
+export const counterAfter = (counter: CounterState, employees: readonly NewEmployee[]): CounterState => {
+  const last = employees[employees.length - 1];
+  return last ? { n: counter.n + employees.length, lastCreatedAt: last.createdAt } : counter;
+};
 
 /** A single record with the business config: one BatchGetItem. */
 export async function readRecordWithConfig(

@@ -138,6 +138,20 @@ export function feedAppendWrites(
   ];
 }
 
+/**
+ * The lane's state once `entries` appended by feedAppendWrites are committed
+ * (what a writer that read `state` knows without reading it again: a bulk
+ * import's next chunk of the same lane).
+ */
+export function feedLaneStateAfter(state: FeedLaneState, entries: readonly NewFeedEntry[], now: number): FeedLaneState {
+  const first = entries[0];
+  if (!first) return state;
+  const stale = new Set(staleDayMarks(state, now));
+  const days = Object.fromEntries(Object.entries(state.days).filter(([mark]) => !stale.has(mark)));
+  days[dayMarkOf(first.occurred_at)] ??= state.n + 1;
+  return { lane: state.lane, n: state.n + entries.length, lastWriteMs: now, days };
+}
+
 /** The stored form of an entry, made by the running operation's origin (src/data/write-origin.ts). */
 export const entryItem = (businessId: string, lane: number, seq: number, e: NewFeedEntry): Item =>
   feedLane.entryItem(businessId, lane, seq, e, currentOrigin());

@@ -33,10 +33,14 @@ export async function readExternalOwners(
   externalIds: readonly string[],
 ): Promise<Map<string, string>> {
   const distinct = [...new Set(externalIds)];
-  const items = await batchGet(distinct.map((id) => externalIdKey(businessId, type, id)));
+  return externalOwnersOf(distinct, await batchGet(distinct.map((id) => externalIdKey(businessId, type, id))));
+}
+
+/** External id -> record id, from the items read with externalIdKey for `externalIds` (in their order). */
+export function externalOwnersOf(externalIds: readonly string[], items: readonly (Item | undefined)[]): Map<string, string> {
   const owners = new Map<string, string>();
   items.forEach((item, i) => {
-    if (item && typeof item.owner === 'string') owners.set(distinct[i] ?? '', item.owner);
+    if (item && typeof item.owner === 'string') owners.set(externalIds[i] ?? '', item.owner);
   });
   return owners;
 }

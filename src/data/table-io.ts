@@ -67,19 +67,25 @@ export const batchGetEventually = (keys: readonly Key[]): Promise<(Item | undefi
 async function readBatch(keys: readonly Key[], consistent = true): Promise<(Item | undefined)[]> {
   const unique = [...new Map(keys.filter(isStorableKey).map((k) => [keyId(k), k])).values()];
   const found = new Map<string, Item>();
-  let pending: Key[] = unique;
+  // At most 100 keys per BatchGetItem: the parts of a larger read (a bulk import's) go out at once.
+  const parts: Key[][] = [];
+  for (let i = 0; i < unique.length; i += 100) parts.push(unique.slice(i, i + 100));
+  await Promise.all(parts.map((part) => readPart(part, consistent, found)));
+  return keys.map((k) => found.get(keyId(k)));
+}
+
+/** One BatchGetItem of at most 100 keys into `found`; unprocessed keys (rare, under throttling) are read again. */
+async function readPart(keys: readonly Key[], consistent: boolean, found: Map<string, Item>): Promise<void> {
+  let pending: readonly Key[] = keys;
   for (let attempt = 0; pending.length > 0; attempt++) {
     if (attempt >= 4) throw serviceUnavailable();
     if (attempt > 0) await sleepWithin(50 * 2 ** attempt);
-    const chunk = pending.slice(0, 100);
-    const rest = pending.slice(100);
     const out = await db().send(
-      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: chunk, ConsistentRead: consistent } } }),
+      new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [...pending], ConsistentRead: consistent } } }),
     );
     for (const item of out.Responses?.[tableName()] ?? []) found.set(keyId(item as Key), item);
-    pending = [...((out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? []), ...rest];
+    pending = (out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? [];
   }
-  return keys.map((k) => found.get(keyId(k)));
 }
 
 /**

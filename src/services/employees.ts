@@ -3,8 +3,10 @@ import { API_PREFIX } from '../domain/api-paths';
 import {
   EMPLOYEE_LIST,
   createEmployeeWrites,
+  counterAfter,
   createEmployeesWrites,
   readForEmployeeCreates,
+  type EmployeeChunkContext,
   type NewEmployee,
   nextCreatedAt,
   readForEmployeeWrite,
@@ -13,8 +15,8 @@ import {
   updateEmployeeWrites,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
-import { coldestLane, idsInDistinctLanes, idsInLane, laneOf } from '../domain/change-feed';
+import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
+import { coldestLane, idsInDistinctLanes, idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
@@ -259,47 +261,61 @@ export interface ChunkHooks {
 }
 
 /**
- * POST /employees for a chunk of bodies (a bulk import, at most
- * EMPLOYEE_CHUNK): each checked exactly as its single POST, in order (an
- * employee_number an earlier body of the chunk takes is taken for the later
- * ones); the ones that pass are created in one transaction, taking the next
- * list positions with one counter step and ids of one feed lane, so the
- * lane's counter steps once (docs/decisions/012). One BatchGetItem, one
- * transaction; a concurrent writer that moved a counter or took a number
- * makes it re-run from the read. Each body's outcome, in order: the id of
- * its record (dry: of the record it would be), or its FieldError.
+ * Where a chunk starts: the feed lane its new employees take, and the state
+ * its first attempt may use instead of reading it (what an earlier chunk left
+ * or a read sent ahead: a stale one fails a condition and the chunk re-runs
+ * from a fresh read).
+ */
+export interface ChunkStart {
+  readonly lane: number;
+  readonly known?: EmployeeChunkContext;
+}
+
+/**
+ * POST /employees for a chunk of bodies (a bulk import; at most
+ * EMPLOYEE_CHUNK unless dry): each checked exactly as its single POST, in
+ * order (an employee_number an earlier body of the chunk takes is taken for
+ * the later ones); the ones that pass are created in one transaction, taking
+ * the next list positions with one counter step and ids of one feed lane, so
+ * the lane's counter steps once (docs/decisions/012). One BatchGetItem (none
+ * with `start.known`), one transaction; a concurrent writer that moved a
+ * counter or took a number makes it re-run from the read. Each body's
+ * outcome, in order (its record's id, dry: of the record it would be; or its
+ * FieldError), and the state the next chunk may start from (the owners of
+ * this chunk's employee_numbers only).
  */
 export async function createEmployees(
   businessId: string,
   rows: readonly EmployeeCreateRow[],
-  hooks: ChunkHooks = {},
-): Promise<(string | FieldError)[]> {
-  if (rows.length > EMPLOYEE_CHUNK) throw new Error(`createEmployees: ${rows.length} bodies in one chunk`);
-  const lane = laneOf('employee', randomUUID());
-  const ids = idsInLane('employee', lane, rows.length, randomUUID);
+  hooks: ChunkHooks,
+  start: ChunkStart,
+): Promise<{ outcomes: (string | FieldError)[]; after: EmployeeChunkContext }> {
+  if (!hooks.dryRun && rows.length > EMPLOYEE_CHUNK)
+    throw new Error(`createEmployees: ${rows.length} bodies in one transaction`);
+  const ids = idsInLane('employee', start.lane, rows.length, randomUUID);
   const numbers = rows.map((row) =>
     row.fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(row.body.employee_number),
   );
+  let known = start.known;
   return withRetries(async () => {
-    const ctx = await readForEmployeeCreates(businessId, {
-      lane,
-      employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
-    });
+    const ctx =
+      known ??
+      (await readForEmployeeCreates(businessId, {
+        lane: start.lane,
+        employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
+      }));
+    known = undefined;
     let counter = ctx.counter;
-    const taken = new Set<string>();
+    const taken = new Map(ctx.numberOwners);
     const employees: NewEmployee[] = [];
     const entries: NewFeedEntry[] = [];
     const outcomes = rows.map((row, i): string | FieldError => {
       const number = numbers[i];
+      const id = ids[i] ?? '';
       try {
-        const fields = checkedNewEmployee(
-          row.body,
-          row.fieldErrors.copy(),
-          ctx.config,
-          number ? ctx.numberOwners.has(number) || taken.has(number) : false,
-        );
-        if (number) taken.add(number);
-        const id = ids[i] ?? '';
+        const fields = checkedNewEmployee(row.body, row.fieldErrors.copy(), ctx.config, number ? taken.has(number) : false);
+        if (number) taken.set(number, id);
+        if (hooks.dryRun) return id;
         const createdAt = nextCreatedAt(counter);
         counter = { n: counter.n + 1, lastCreatedAt: createdAt };
         employees.push({ id, createdAt, fields, employeeNumber: number ?? null });
@@ -310,14 +326,25 @@ export async function createEmployees(
         throw error;
       }
     });
-    if (hooks.dryRun) return outcomes;
+    // The numbers of this chunk only: what the next chunk's read may not show yet, and no more.
+    const numberOwners = new Map(numbers.flatMap((n) => (n && taken.has(n) ? [[n, taken.get(n) ?? '']] : [])));
+    if (hooks.dryRun) return { outcomes, after: { ...ctx, numberOwners } };
+    const now = Date.now();
     const writes = [
       ...createEmployeesWrites(businessId, ctx.counter, employees, () => 'retry'),
-      ...feedAppendWrites(businessId, ctx.feed, entries),
+      ...feedAppendWrites(businessId, ctx.feed, entries, now),
       ...(hooks.extraWrites?.(outcomes) ?? []),
     ];
     if (writes.length) await transactWrite(writes);
-    return outcomes;
+    return {
+      outcomes,
+      after: {
+        config: ctx.config,
+        counter: counterAfter(ctx.counter, employees),
+        feed: feedLaneStateAfter(ctx.feed, entries, now),
+        numberOwners,
+      },
+    };
   }, EMPLOYEE_WRITE_ATTEMPTS);
 }
 

@@ -16,6 +16,8 @@
  * The admin tool's demo loading uses this too (one writer of imported
  * records): it passes its own origin and no results.
  */
+import { randomUUID } from 'node:crypto';
+import { laneOf } from '../domain/change-feed';
 import { isExternalId, type ImportMode, type ImportType, type ResultLine } from '../domain/imports';
 import type { CellKind, ParsedRow } from '../domain/import-rows';
 import type { BusinessConfig } from '../domain/business';
@@ -30,6 +32,8 @@ import type { TxWrite, WriteHooks } from '../data/transact-write';
 import {
   RowAlreadyApplied,
   claimExternalIdWrite,
+  externalIdKey,
+  externalOwnersOf,
   putRowResults,
   readExternalOwners,
   readRowResults,
@@ -50,8 +54,10 @@ import {
   normalizeEmployeeNumber,
   updateEmployee,
   type Body,
+  type ChunkStart,
   type EmployeeCreateRow,
 } from './employees';
+import { readForEmployeeCreates, type EmployeeChunkContext } from '../data/employee-store';
 import { createEmployeeJob } from './employee-jobs';
 import { createApplication, updateApplication } from './applications';
 
@@ -165,8 +171,12 @@ export interface ApplyRowsOptions {
   readonly translate?: (fields: FieldMessages) => FieldMessages;
 }
 
-/** Rows read and applied together: one read of their external ids, their creates in chunks (EMPLOYEE_CHUNK). */
-const WINDOW = EMPLOYEE_CHUNK;
+/**
+ * Rows read and applied together: one read of their external ids (with what
+ * new employees need), their new employees in one transaction (EMPLOYEE_CHUNK).
+ * Validating sends no transaction: larger windows, fewer reads.
+ */
+const WINDOW: Record<ImportMode, number> = { apply: EMPLOYEE_CHUNK, validate: 4 * EMPLOYEE_CHUNK };
 
 /**
  * Applies (or validates) rows of one type for one business in row order and
@@ -176,46 +186,94 @@ const WINDOW = EMPLOYEE_CHUNK;
  * the rows before have their results stored.
  *
  * Rows go in windows of up to WINDOW rows: one BatchGetItem of their
- * external ids; new employees (no external id kept yet) are created in one
+ * external ids (for employees with the config, list counter, feed lane and
+ * employee_numbers their creates need), sent while the window before is
+ * being applied; new employees (no external id kept yet) are created in one
  * transaction per run of them (createEmployees: one list counter step, one
  * feed lane step, each record with its feed entry and external id, and the
- * run's result item); every other row takes its single request's path alone,
- * in row order. Results of rows that write nothing are stored per run of
- * consecutive rows with one BatchWriteItem per window. A window ends early at
- * a row whose external id an earlier row of the window names (it updates what
- * that row creates).
+ * run's result item), starting from the state the chunk before left; every
+ * other row takes its single request's path alone, in row order. Results of
+ * rows that write nothing are stored per run of consecutive rows with one
+ * BatchWriteItem per window. A window ends early at a row whose external id
+ * an earlier row of the window names (it updates what that row creates).
+ * Memory: a window and the one read ahead; validating also the set of
+ * employee_numbers and external ids of earlier rows (uniqueness within the
+ * file, nothing being written): O(distinct values), some 100 bytes each.
  */
 export async function* applyImportRows(
   rows: AsyncIterable<ParsedRow>,
   options: ApplyRowsOptions,
 ): AsyncGenerator<ResultLine> {
-  // Validating writes nothing, so uniqueness against earlier rows is remembered here: O(distinct values).
   const seen = { numbers: new Set<string>(), externalIds: new Set<string>() };
   const resumeAfter = options.resumeAfter ?? 0;
   const earlier = options.importId ? storedResults(options.businessId, options.importId, resumeAfter) : undefined;
   let next = await earlier?.next();
+  // Every new employee of this run takes one feed lane: each chunk moves its counter once.
+  const lane = laneOf('employee', randomUUID());
   let window: ParsedRow[] = [];
   const named = new Set<string>();
-  const applyWindow = async (): Promise<ResultLine[]> => {
-    const lines = window.length ? await applyRowWindow(window, options, seen) : [];
+  let applying: { readonly done: Promise<WindowOutcome>; readonly named: ReadonlySet<string> } | undefined;
+  let known: EmployeeChunkContext | undefined;
+  /** The window being applied: its lines once done. */
+  const settle = async (): Promise<ResultLine[]> => {
+    if (!applying) return [];
+    const done = await applying.done;
+    applying = undefined;
+    known = done.after;
+    return done.lines;
+  };
+  /** Closes the window: its read goes out now, it is applied once the one before is done (whose lines these are). */
+  const closeWindow = async (): Promise<ResultLine[]> => {
+    if (!window.length) return settle();
+    const rowsOf = window;
+    const names = new Set(named);
     window = [];
     named.clear();
+    // An external id the window being applied names may not be kept yet: this window reads after it.
+    const ahead = [...names].some((n) => applying?.named.has(n)) ? undefined : readWindow(rowsOf, options, lane);
+    ahead?.catch(() => undefined);
+    const lines = await settle();
+    const read = await (ahead ?? readWindow(rowsOf, options, lane));
+    const done = applyRowWindow(rowsOf, options, seen, read, { lane, ...(known ? { known } : {}) });
+    done.catch(() => undefined);
+    applying = { done, named: names };
     return lines;
   };
   for await (const row of rows) {
     if (row.row <= resumeAfter) continue;
     while (next && !next.done && next.value.row < row.row) next = await earlier?.next();
     if (next && !next.done && next.value.row === row.row) {
-      yield* await applyWindow();
+      yield* await closeWindow();
+      yield* await settle();
       yield next.value;
       continue;
     }
     const externalId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
-    if (window.length >= WINDOW || (externalId !== undefined && named.has(externalId))) yield* await applyWindow();
+    if (window.length >= WINDOW[options.mode] || (externalId !== undefined && named.has(externalId)))
+      yield* await closeWindow();
     window.push(row);
     if (externalId !== undefined) named.add(externalId);
   }
-  yield* await applyWindow();
+  yield* await closeWindow();
+  yield* await settle();
+}
+
+/**
+ * The state a chunk starts from: its window's read, with the list counter and
+ * lane the chunk before left where they are newer (the read went out while
+ * that chunk was being written) and the numbers that chunk took.
+ */
+function mergeKnown(
+  read: EmployeeChunkContext | undefined,
+  before: EmployeeChunkContext | undefined,
+): EmployeeChunkContext | undefined {
+  if (!read || !before) return read;
+  return {
+    config: read.config,
+    counter: before.counter.n > read.counter.n ? before.counter : read.counter,
+    feed: before.feed.lane === read.feed.lane && before.feed.n > read.feed.n ? before.feed : read.feed,
+    numberOwners: new Map([...read.numberOwners, ...before.numberOwners]),
+  };
 }
 
 /** The results earlier runs of an import stored after `afterRow`, in row order, a page at a time. */
@@ -239,6 +297,38 @@ interface Owners {
   readonly employees: ReadonlyMap<string, string>;
 }
 
+/** What a window reads before it is applied: its owners and, for employees, what their creates need. */
+interface WindowRead extends Owners {
+  readonly chunk?: EmployeeChunkContext;
+}
+
+/** A window's lines, and the state its last chunk left for the next. */
+interface WindowOutcome {
+  readonly lines: ResultLine[];
+  readonly after: EmployeeChunkContext | undefined;
+}
+
+/** One BatchGetItem (parts of 100 keys at once) of what a window's rows name. */
+async function readWindow(window: readonly ParsedRow[], options: ApplyRowsOptions, lane: number): Promise<WindowRead> {
+  const { businessId, type } = options;
+  const externalIds = [...new Set(window.map((r) => r.body.external_id).filter(isExternalId))];
+  if (type === 'employees') {
+    const numbers = window.map((r) => normalizeEmployeeNumber(r.body.employee_number));
+    const read = await readForEmployeeCreates(businessId, {
+      lane,
+      employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
+      more: externalIds.map((id) => externalIdKey(businessId, type, id)),
+    });
+    return { records: externalOwnersOf(externalIds, read.more), employees: new Map(), chunk: read };
+  }
+  const employeeIds = type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
+  const [records, employees] = await Promise.all([
+    externalIds.length ? readExternalOwners(businessId, type, externalIds) : new Map<string, string>(),
+    employeeIds.length ? readExternalOwners(businessId, 'employees', employeeIds) : new Map<string, string>(),
+  ]);
+  return { records, employees };
+}
+
 /** A row of a run waiting for its chunk: a new employee, its checked body and what the check collected. */
 interface Pending {
   readonly line: (id: string | null, fields?: FieldMessages | null) => ResultLine;
@@ -246,17 +336,21 @@ interface Pending {
 }
 
 /** One window of rows: their result lines in row order, each stored (when results are kept). */
-async function applyRowWindow(window: readonly ParsedRow[], options: ApplyRowsOptions, seen: Seen): Promise<ResultLine[]> {
+async function applyRowWindow(
+  window: readonly ParsedRow[],
+  options: ApplyRowsOptions,
+  seen: Seen,
+  read: WindowRead,
+  start: ChunkStart,
+): Promise<WindowOutcome> {
   const { businessId, type, mode, importId } = options;
   const translate = (line: ResultLine): ResultLine =>
     line.errors && options.translate ? { ...line, errors: options.translate(line.errors) } : line;
-  const externalIds = window.map((r) => r.body.external_id).filter(isExternalId);
-  const employeeIds = type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
-  const [records, employees] = await Promise.all([
-    externalIds.length ? readExternalOwners(businessId, type, externalIds) : new Map<string, string>(),
-    employeeIds.length ? readExternalOwners(businessId, 'employees', employeeIds) : new Map<string, string>(),
-  ]);
-  const owners: Owners = { records, employees };
+  const { records } = read;
+  const owners: Owners = read;
+  // What the chunk before (of this window or the one before) left: with the window's read, where the next starts.
+  let before = start.known;
+  let fresh = false;
 
   const out: ResultLine[] = [];
   /** Runs of consecutive lines that write nothing, stored together at the end. */
@@ -287,7 +381,7 @@ async function applyRowWindow(window: readonly ParsedRow[], options: ApplyRowsOp
     const keep = importId !== undefined && mode === 'apply';
     let lines: ResultLine[] | undefined;
     try {
-      const outcomes = await runWithOrigin(options.origin, () =>
+      const chunk = await runWithOrigin(options.origin, () =>
         runWithDeadline(WRITE_BUDGET_MS, () =>
           createEmployees(
             businessId,
@@ -304,13 +398,18 @@ async function applyRowWindow(window: readonly ParsedRow[], options: ApplyRowsOp
                 ...(keep ? [rowResultWrite(businessId, importId, linesOf(made))] : []),
               ],
             },
+            ((known) => ({ lane: start.lane, ...(known && !fresh ? { known } : {}) }))(mergeKnown(read.chunk, before)),
           ),
         ),
       );
-      lines = linesOf(outcomes);
+      // The next run of the window starts from where this chunk left the counters; the next window too.
+      before = chunk.after;
+      fresh = false;
+      lines = linesOf(chunk.outcomes);
     } catch (error) {
       if (!(error instanceof RowAlreadyApplied)) throw error;
       // A re-sent transaction of this run found its results stored: they are the run's lines.
+      fresh = true;
       lines = [...error.lines];
       const rowsOf = (ls: readonly ResultLine[]): string => ls.map((l) => l.row).join();
       if (rowsOf(lines) !== rowsOf(linesOf([]))) throw new Error('stored results of a chunk name other rows');
@@ -343,7 +442,7 @@ async function applyRowWindow(window: readonly ParsedRow[], options: ApplyRowsOp
   }
   await flush();
   if (importId) await putRowResults(businessId, importId, unstored);
-  return out;
+  return { lines: out, after: before };
 }
 
 /**

@@ -4,6 +4,8 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { applyImportRows, importCellKinds, type ApplyRowsOptions } from '../../src/services/import-rows';
 import { readImportRows } from '../../src/domain/import-rows';
 import { readRowResults } from '../../src/data/import-store';
+import { batchDelete } from '../../src/data/table-io';
+import { keys } from '../../src/data/keys';
 import { readBusinessConfig } from '../../src/data/business-store';
 import { translateFields } from '../../src/http/i18n/language';
 import type { ImportType, ResultLine } from '../../src/domain/imports';
@@ -150,6 +152,26 @@ describe('applying rows (contract §22)', () => {
     expect(job.body).toMatchObject({ time_table: [8, 8, 8, 8, 8, 0, 0], time_percentage: 80 });
     const anna = await get(`/employees/${job.body.employee_id}`);
     expect(anna.body.first_employee_job_from).toBe('2026-01-01');
+  });
+
+  it('an external id whose employee is gone (a sandbox reset keeps the ids): its jobs fail, its row creates it anew', async () => {
+    const [made] = await run('employees', 'external_id,first_name,last_name\ngone-1,Gina,Gone\n', {
+      importId: 'imp-g1',
+    });
+    await batchDelete([keys.record(BUSINESS, 'employee', String(made?.id))]);
+    const jobs = await run('employee_jobs', 'employee_external_id,name,from\ngone-1,Cook,2026-01-01\n', {
+      importId: 'imp-g2',
+    });
+    expect(jobs.map((l) => [l.result, l.errors])).toEqual([['failed', { employee_external_id: ['does not exist'] }]]);
+    const [again] = await run('employees', 'external_id,first_name,last_name\ngone-1,Gina,Back\n', {
+      importId: 'imp-g3',
+    });
+    expect(again).toMatchObject({ result: 'created', external_id: 'gone-1' });
+    expect(again?.id).not.toBe(made?.id);
+    expect((await get(`/employees/${again?.id}`)).body.last_name).toBe('Back');
+    // The external id names the new record now.
+    const [updated] = await run('employees', 'external_id,first_name\ngone-1,Gia\n', { importId: 'imp-g4' });
+    expect(updated).toMatchObject({ result: 'updated', id: again?.id });
   });
 
   it('applications: created, then updated by external_id', async () => {
