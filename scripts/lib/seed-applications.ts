@@ -22,55 +22,53 @@ import type { Item } from '../../src/data/table-io';
 
 /**
  * Every item a sequence of creates would leave behind (records with their
- * positions, list counters, status blocks), for applications given in
- * creation order. Used by the benchmark to seed thousands of applications
+ * positions, list summaries and maps, the reservation item), for
+ * applications given in creation order. Used by the benchmark to seed thousands of applications
  * without thousands of transactions; the result is what the API would write.
  */
 export function seedItems(businessId: string, config: BusinessConfig, apps: readonly StoredApplication[]): Item[] {
   const items: Item[] = [];
   const counters = new Map<string, Item>();
   const maps = new Map<string, Item>();
-  const append = (counterKey: Key, list: string, code: number, createdAt: string): number => {
-    const id = counterKey.PK;
-    const counter = counters.get(id) ?? { ...counterKey, n: 0 };
-    const position = Number(counter.n) + 1;
+  const place = (counterKey: Key, list: string, position: number, code: number, createdAt: string): number => {
+    const counter = counters.get(counterKey.PK) ?? { ...counterKey };
     const sb = superblockOf(position);
-    counter.n = position;
     for (const attr of [liveAttribute(sb), statusAttribute(sb, code)]) counter[attr] = Number(counter[attr] ?? 0) + 1;
     counter[firstCreatedAttribute(sb)] ??= Date.parse(createdAt);
-    counters.set(id, counter);
+    counters.set(counterKey.PK, counter);
     const mk = keys.listMap(businessId, list, sb);
     const map = maps.get(mk.PK + mk.SK) ?? { ...mk };
     map[mapAttribute(position)] = mapValue(Date.parse(createdAt), code);
     maps.set(mk.PK + mk.SK, map);
     return position;
   };
+  const codeOf = (app: StoredApplication): number =>
+    statusCode(config.application_status_ids, app.application_status_id);
   const byUpdate = [...apps].sort((a, b) => (a.updated_at < b.updated_at ? -1 : a.updated_at > b.updated_at ? 1 : 0));
   const updatePositions = new Map<string, number>();
-  for (const app of byUpdate)
+  byUpdate.forEach((app, i) =>
     updatePositions.set(
       app.id,
-      append(
-        updatedCounterKey(businessId),
-        application.writeOrder,
-        statusCode(config.application_status_ids, app.application_status_id),
-        app.updated_at,
-      ),
-    );
-  for (const app of apps) {
-    const code = statusCode(config.application_status_ids, app.application_status_id);
-    const lists = application.createdIn(app);
+      place(updatedCounterKey(businessId), application.writeOrder, i + 1, codeOf(app), app.updated_at),
+    ),
+  );
+  apps.forEach((app, i) => {
+    // Every list an application is created into takes its business position (src/data/list-sequence.ts).
     const created = Object.fromEntries(
-      lists.map(({ list, at }) => [at, append(keys.counter(businessId, list), list, code, app.created_at)]),
+      application
+        .createdIn(app)
+        .map(({ list, at }) => [at, place(keys.counter(businessId, list), list, i + 1, codeOf(app), app.created_at)]),
     ) as Record<CreatedPosition, number>;
     items.push(applicationItem(businessId, app, { ...created, updatePosition: updatePositions.get(app.id)! }));
-  }
-  const last = apps[apps.length - 1];
-  const business = counters.get(keys.counter(businessId, application.createdIn({})[0]!.list).PK);
-  if (business && last) business.last_created_at = last.created_at;
-  const updated = counters.get(updatedCounterKey(businessId).PK);
+  });
   const lastWrite = byUpdate[byUpdate.length - 1];
-  if (updated && lastWrite) updated.last_updated_at = lastWrite.updated_at;
+  if (lastWrite)
+    items.push({
+      ...keys.counter(businessId, application.sequence),
+      n: apps.length,
+      u: apps.length,
+      t: Date.parse(lastWrite.updated_at),
+    });
   items.push(...counters.values(), ...maps.values());
   return items;
 }

@@ -12,7 +12,6 @@
 import type { BusinessConfig } from '../domain/business';
 import {
   HOLE,
-  firstCreatedAttribute,
   liveAttribute,
   mapAttribute,
   mapOf,
@@ -20,7 +19,7 @@ import {
   positionOf,
   statusAttribute,
   statusCode,
-  straddlingSuperblock,
+  straddlingSuperblocks,
   summaryOf,
   superblockOf,
 } from '../domain/list-map';
@@ -39,24 +38,20 @@ import {
 } from './entities/application';
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
-import { appendToList } from './list-counter';
-import {
-  feedCounterKey,
-  feedLaneStateOf,
-  kindCounterKeys,
-  kindLaneStatesOf,
-  takeLaneTicket,
-  type FeedLaneState,
-} from './feed-store';
+import { countInSummary } from './list-counter';
+import { reservePositions, type Reservation } from './list-sequence';
+import { feedCounterKey, feedLaneStateOf, kindCounterKeys, kindLaneStatesOf, type FeedLaneState } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
-import { ifNotExists, updateOf } from './update-expression';
+import { updateOf } from './update-expression';
 
 export const applicationKey = application.key;
-/** The counter of the order of writes (updated_at ascending). */
+/** The summary of the order of writes (updated_at ascending). */
 export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, application.writeOrder);
+/** The item the positions and times of a business's application writes are reserved from. */
+const sequenceKey = (businessId: string): Key => keys.counter(businessId, application.sequence);
 export const applicationItem = application.item;
 export const storedOf = application.fromItem;
 export const positionsOf = application.positionsOf;
@@ -98,48 +93,25 @@ export function mapWritesFrom(businessId: string, list: string, first: number, v
 }
 
 /**
- * The order of writes: every create or update takes the next position of the
- * updated list (conditioned on the counter read, like creates on the business
- * list, so updated_at order = position order) and leaves a hole where the
- * application was. Summary deltas of both positions go into the one counter
- * Update; both map positions into one Update when they share a superblock.
+ * The order of writes: every create or update takes the position reserved
+ * for it in the updated list (reservePositions: updated_at order = position
+ * order) and leaves a hole where the application was. Both positions' summary
+ * deltas go into one unconditioned Update; both map positions into one Update
+ * when they share a superblock.
  */
 function updatedListMove(
   businessId: string,
-  state: WriteOrder,
+  position: number,
   from: { position: number; code: number } | undefined,
   code: number,
   updatedAt: string,
 ): TxWrite[] {
-  const position = state.count + 1;
   const ms = Date.parse(updatedAt);
-  const sb = superblockOf(position);
-  const deltas = new Map<string, number>();
-  const add = (attr: string, d: number): void => void deltas.set(attr, (deltas.get(attr) ?? 0) + d);
-  add(liveAttribute(sb), 1);
-  add(statusAttribute(sb, code), 1);
-  if (from) {
-    add(liveAttribute(superblockOf(from.position)), -1);
-    add(statusAttribute(superblockOf(from.position), from.code), -1);
-  }
-  const counter: TxWrite = {
-    item: {
-      Update: {
-        Key: updatedCounterKey(businessId),
-        ...updateOf(
-          {
-            set: { n: position, [firstCreatedAttribute(sb)]: ifNotExists(ms), last_updated_at: updatedAt },
-            add: [...deltas].filter(([, d]) => d !== 0),
-          },
-          {
-            expression: state.count === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-            values: { ':current': state.count },
-          },
-        ),
-      },
-    },
-    onConditionFailed: () => 'retry',
-  };
+  const summary = countInSummary(
+    updatedCounterKey(businessId),
+    [{ position, code, createdAtMs: ms }],
+    from ? [from] : [],
+  );
   const sets = new Map<number, [string, number][]>();
   const set = (p: number, v: number): void =>
     void sets.set(superblockOf(p), [...(sets.get(superblockOf(p)) ?? []), [mapAttribute(p), v]]);
@@ -153,78 +125,60 @@ function updatedListMove(
       },
     },
   }));
-  return [counter, ...maps];
+  return [summary, ...maps];
 }
-
-/** Length of the updated list and updated_at of its last write (the updated list counter). */
-export interface WriteOrder {
-  readonly count: number;
-  readonly lastUpdatedAt: string | null;
-}
-
-const writeOrderOf = (counter: Item | undefined): WriteOrder => ({
-  count: Number(counter?.n ?? 0),
-  lastUpdatedAt: typeof counter?.last_updated_at === 'string' ? counter.last_updated_at : null,
-});
 
 export interface CreateState {
   readonly config: BusinessConfig;
-  /** Length of each list the application is created into (application.createdIn), by list name. */
-  readonly lengths: ReadonlyMap<string, number>;
-  /** created_at of the business list's last entry. */
-  readonly lastCreatedAt: string | null;
-  readonly writeOrder: WriteOrder;
+  /** The positions and created_at (`ms`) reserved for this attempt (reservePositions). */
+  readonly reserved: Reservation;
   readonly idempotency: Item | undefined;
-  /** Every application lane of the change feed, by lane (the service appends to the one its ticket picks). */
+  /** Every application lane of the change feed, by lane (the service appends to the one its position picks). */
   readonly feeds: readonly FeedLaneState[];
-  /** This run's ticket (takeLaneTicket): which application lane the new application takes. */
-  readonly ticket: number;
 }
 
 /**
- * Everything a create with these request fields decides on: one BatchGetItem
- * and, beside it, the ticket that picks the new application's feed lane
- * (docs/change-feed.md, "A new record chooses its lane").
+ * Everything a create decides on, in one round trip: config, idempotency
+ * record and every application lane of the change feed in one BatchGetItem,
+ * and beside it the reservation of its positions and created_at (a hole if
+ * the create does not commit), unless an earlier run of the same operation
+ * already holds one. Its business position also picks its feed lane
+ * (`laneOfTicket`): creates of one business take the lanes in turn.
  */
 export async function readCreateState(
   businessId: string,
-  fields: Readonly<Record<string, unknown>>,
-  idempotencyKey?: Key,
+  idempotencyKey: Key | undefined,
+  held: Reservation | undefined,
 ): Promise<CreateState> {
-  const lists = application.createdIn(fields).map(({ list }) => list);
-  const [[config, updated, ...rest], ticket] = await Promise.all([
+  const [[config, ...rest], reserved] = await Promise.all([
     batchGet([
       business.configKey(businessId),
-      updatedCounterKey(businessId),
-      ...lists.map((list) => keys.counter(businessId, list)),
       ...(idempotencyKey ? [idempotencyKey] : []),
       ...kindCounterKeys(businessId, 'application'),
     ]),
-    takeLaneTicket(businessId),
+    held ?? reservePositions(sequenceKey(businessId), 1, 1),
   ]);
-  const counters = rest.slice(0, lists.length);
-  const idem = idempotencyKey ? rest[lists.length] : undefined;
-  const feeds = rest.slice(lists.length + (idempotencyKey ? 1 : 0));
-  const businessList = counters[0];
+  const idem = idempotencyKey ? rest[0] : undefined;
+  const feeds = rest.slice(idempotencyKey ? 1 : 0);
   return {
     feeds: kindLaneStatesOf('application', feeds),
-    ticket,
     config: requireConfig(configOf(config), businessId),
-    lengths: new Map(lists.map((list, i) => [list, Number(counters[i]?.n ?? 0)])),
-    lastCreatedAt: typeof businessList?.last_created_at === 'string' ? businessList.last_created_at : null,
-    writeOrder: writeOrderOf(updated),
+    reserved,
     idempotency: idem,
   };
 }
+
+/** When a write with this reservation happens: its created_at or updated_at. */
+export const reservedTime = (reserved: Reservation): string => new Date(reserved.ms).toISOString();
 
 const codeOf = (config: BusinessConfig, statusId: string): number =>
   statusCode(config.application_status_ids, statusId);
 
 /**
- * The writes of a create: the item, the counter of every list it is created
- * into (conditioned on the value read, so positions stay dense under
- * concurrency) with its summary, and its new position in each list's map. The
- * caller adds the idempotency record and commits them in one transaction.
+ * The writes of a create at its reserved positions: the item, its count in
+ * every list's summary and its entry in every list's map (unconditioned: the
+ * positions are its own). The caller adds the idempotency record and the feed
+ * entry and commits them in one transaction.
  */
 export function createWrites(
   businessId: string,
@@ -234,39 +188,41 @@ export function createWrites(
   feed: FeedLaneState,
   idempotencyKey?: Key,
 ): TxWrite[] {
-  const lists = application.createdIn(app).map((l) => ({ ...l, length: state.lengths.get(l.list) ?? 0 }));
-  const created = Object.fromEntries(lists.map((l) => [l.at, l.length + 1])) as Record<CreatedPosition, number>;
+  const { position, updatePosition } = state.reserved;
+  // Job lists take the business position: one order, one reservation, holes where other jobs' entries are.
   const at = {
-    ...created,
-    updatePosition: state.writeOrder.count + 1,
+    ...(Object.fromEntries(application.createdIn(app).map(({ at }) => [at, position])) as Record<
+      CreatedPosition,
+      number
+    >),
+    updatePosition,
     ...(idempotencyKey ? { idempotencyPk: idempotencyKey.PK } : {}),
     // The create's feed entry is the first one at feed.n + 1 (feedAppendWrites).
     feedRefs: withFeedRef([], feed.n + 1, app.created_at, Date.now()),
   };
   const code = codeOf(config, app.application_status_id);
+  const createdAtMs = Date.parse(app.created_at);
   return [
     {
       item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: IF_ABSENT } },
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    ...lists.flatMap(({ list, length }, i) => [
-      appendToList(
-        keys.counter(businessId, list),
-        length,
-        [{ code, createdAtMs: Date.parse(app.created_at) }],
-        i === 0 ? { last_created_at: app.created_at } : {},
-      ),
-      mapWrite(businessId, list, length + 1, mapValue(Date.parse(app.created_at), code)),
-    ]),
-    ...updatedListMove(businessId, state.writeOrder, undefined, code, app.updated_at),
+    ...application
+      .createdIn(app)
+      .flatMap(({ list }) => [
+        countInSummary(keys.counter(businessId, list), [{ position, code, createdAtMs }]),
+        mapWrite(businessId, list, position, mapValue(createdAtMs, code)),
+      ]),
+    ...updatedListMove(businessId, updatePosition, undefined, code, app.updated_at),
   ];
 }
 
 /**
  * The writes of an update: the whole item replaced if nobody wrote it since
- * it was read (`version`), and, when the status changes, both lists' summary
- * counts and map entries moved in the same transaction.
+ * it was read (`version`), its move to the reserved end of the order of
+ * writes, and, when the status changes, both lists' summary counts and map
+ * entries moved in the same transaction.
  */
 export function updateWrites(
   businessId: string,
@@ -274,13 +230,13 @@ export function updateWrites(
   before: StoredApplication,
   after: StoredApplication,
   at: ApplicationPositions,
-  writeOrder: WriteOrder,
+  reserved: Reservation,
 ): TxWrite[] {
   const writes: TxWrite[] = [
     {
       item: {
         Put: {
-          Item: applicationItem(businessId, after, { ...at, updatePosition: writeOrder.count + 1 }),
+          Item: applicationItem(businessId, after, { ...at, updatePosition: reserved.updatePosition }),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': before.version },
         },
@@ -292,7 +248,13 @@ export function updateWrites(
   const from = codeOf(config, before.application_status_id);
   const to = codeOf(config, after.application_status_id);
   writes.push(
-    ...updatedListMove(businessId, writeOrder, { position: at.updatePosition, code: from }, to, after.updated_at),
+    ...updatedListMove(
+      businessId,
+      reserved.updatePosition,
+      { position: at.updatePosition, code: from },
+      to,
+      after.updated_at,
+    ),
   );
   if (from !== to)
     for (const { list, at: field } of application.createdIn(after))
@@ -351,28 +313,33 @@ export async function readApplication(
   return { config: requireConfig(configOf(config), businessId), item };
 }
 
-/** What a write of an application decides on: config, the item, the order of writes, its feed lane; one BatchGetItem. */
+/** What an erasure of an application decides on: config, the item, its feed lane; one BatchGetItem. */
 export async function readForWrite(
   businessId: string,
   id: string,
-): Promise<{
-  config: BusinessConfig;
-  item: Item | undefined;
-  writeOrder: WriteOrder;
-  feed: FeedLaneState;
-}> {
-  const [config, item, updated, feed] = await batchGet([
+): Promise<{ config: BusinessConfig; item: Item | undefined; feed: FeedLaneState }> {
+  const [config, item, feed] = await batchGet([
     business.configKey(businessId),
     applicationKey(businessId, id),
-    updatedCounterKey(businessId),
     feedCounterKey(businessId, 'application', id),
   ]);
-  return {
-    config: requireConfig(configOf(config), businessId),
-    item,
-    writeOrder: writeOrderOf(updated),
-    feed: feedLaneStateOf('application', id, feed),
-  };
+  return { config: requireConfig(configOf(config), businessId), item, feed: feedLaneStateOf('application', id, feed) };
+}
+
+/**
+ * What an update decides on (readForWrite), with its place at the end of the
+ * order of writes reserved beside it unless an earlier run holds one.
+ */
+export async function readForUpdate(
+  businessId: string,
+  id: string,
+  held: Reservation | undefined,
+): Promise<{ config: BusinessConfig; item: Item | undefined; feed: FeedLaneState; reserved: Reservation }> {
+  const [read, reserved] = await Promise.all([
+    readForWrite(businessId, id),
+    held ?? reservePositions(sequenceKey(businessId), 0, 1),
+  ]);
+  return { ...read, reserved };
 }
 
 /**
@@ -472,8 +439,8 @@ async function readFilteredWriteOrder(
   page: PageRequest,
 ): Promise<ApplicationPage> {
   const [configItem, counter] = await batchGet([business.configKey(businessId), keys.counter(businessId, list.list)]);
-  const straddling = straddlingSuperblock(summaryOf(counter), Date.parse(list.since));
-  const from = positionOf(Math.max(0, straddling), 0);
+  const [straddling = 0] = straddlingSuperblocks(summaryOf(counter), Date.parse(list.since));
+  const from = positionOf(straddling, 0);
   const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));
   const range = pagePositions(page, matches.length);
   const items = range ? await pageRecords(list.entries.index, matches.slice(range.first - 1, range.last)) : [];

@@ -21,9 +21,6 @@ import {
   type LaneOwner,
   type StoredEntry,
 } from '../domain/change-feed';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { tableName } from './config';
 import { currentOrigin } from './write-origin';
 import type { Key } from './keys';
 import { IF_ABSENT } from './entities/entity';
@@ -38,24 +35,6 @@ export interface FeedLaneState extends LaneCounter {
 }
 
 export type { NewFeedEntry } from './entities/feed-lane';
-
-/**
- * The business's next application ticket (feedLane.ticketKey): one UpdateItem,
- * no condition, so concurrent creates never refuse each other on it; sent
- * beside the create's BatchGetItem. Every run of a create takes a new one.
- */
-export async function takeLaneTicket(businessId: string): Promise<number> {
-  const t = feedLane.ticketAttribute;
-  const answer = await db().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: feedLane.ticketKey(businessId),
-      ...updateOf({ add: [[t, 1]] }),
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(answer.Attributes?.[t] ?? 0);
-}
 
 /** The counters of every lane of `kind` (a new application reads them all: its ticket picks one). */
 export const kindCounterKeys = (businessId: string, kind: LaneOwner): Key[] =>

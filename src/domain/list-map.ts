@@ -1,15 +1,17 @@
 /**
  * Position maps of the application lists (docs/pagination.md), pure maths.
  *
- * A list hands out dense positions 1..n at creation; an erasure leaves a
- * hole. To find the k-th live entry (optionally of one status, optionally
+ * An entry takes a position at creation (reserved per business, in
+ * created_at order: src/data/list-sequence.ts); positions never reserved for
+ * a list (another job's, a create that did not commit) and erased entries are
+ * holes. To find the k-th live entry (optionally of one status, optionally
  * created at/after a time) without reading the entries before it, each list
  * keeps
  *  - a summary in its counter item: per superblock of MAP_SIZE positions the
- *    live count, the live count per status code and the created_at (epoch ms)
- *    of its first position (one item whatever N), and
+ *    live count, the live count per status code and a created_at (epoch ms) of
+ *    one of its entries (one item whatever N), and
  *  - one map item per superblock: per position `created_ms * CODES + code`
- *    of its entry, HOLE when erased.
+ *    of its entry, HOLE (or nothing) where there is none.
  * Summary -> superblock, map -> exact position, then one Query `>= position`
  * with `Limit per_page` reads exactly the page (holes are not in the index);
  * src/domain/page-locator.ts does that for every list.
@@ -45,47 +47,44 @@ export const mapAttribute = (position: number): string => `p${offsetOf(position)
 export const statusCode = (statusIds: readonly string[], statusId: string): number => statusIds.indexOf(statusId);
 
 export interface ListSummary {
-  /** Positions handed out (the counter `n`). */
-  readonly allocated: number;
-  /** Live entries per superblock. */
+  /** Live entries per superblock (as many superblocks as have ever been counted). */
   readonly live: readonly number[];
   /** Live entries per superblock and status code. */
   readonly byStatus: ReadonlyMap<number, readonly number[]>;
-  /** created_at (epoch ms) of each superblock's first position. */
+  /**
+   * created_at (epoch ms) of some entry of each superblock (the first one
+   * counted; entries commit in any order), Infinity before one is. Positions
+   * follow created_at, so these grow with the superblock.
+   */
   readonly firstCreated: readonly number[];
 }
 
-/** Parses a counter item (n, l#<sb>, s#<sb>#<code>). */
+const SUMMARY_ATTRIBUTE = /^([lfs])#(\d+)(?:#(\d+))?$/;
+
+/** Parses a summary item (l#<sb>, s#<sb>#<code>, f#<sb>); its superblocks are those it counts. */
 export function summaryOf(item: Record<string, unknown> | undefined): ListSummary {
-  const allocated = Number(item?.n ?? 0);
-  const superblocks = allocated === 0 ? 0 : superblockOf(allocated) + 1;
+  const parsed: [kind: string, sb: number, code: number, value: number][] = [];
+  let superblocks = 0;
+  for (const [name, value] of Object.entries(item ?? {})) {
+    const m = SUMMARY_ATTRIBUTE.exec(name);
+    if (!m || (m[1] === 's') !== (m[3] !== undefined)) continue;
+    const sb = Number(m[2]);
+    superblocks = Math.max(superblocks, sb + 1);
+    parsed.push([m[1]!, sb, Number(m[3] ?? 0), Number(value)]);
+  }
   const live = new Array<number>(superblocks).fill(0);
   const byStatus = new Map<number, number[]>();
   const firstCreated = new Array<number>(superblocks).fill(Number.POSITIVE_INFINITY);
-  for (const [name, value] of Object.entries(item ?? {})) {
-    const f = /^f#(\d+)$/.exec(name);
-    if (f) {
-      const sb = Number(f[1]);
-      if (sb < superblocks) firstCreated[sb] = Number(value);
-      continue;
-    }
-    const l = /^l#(\d+)$/.exec(name);
-    if (l) {
-      const sb = Number(l[1]);
-      if (sb < superblocks) live[sb] = Math.max(0, Number(value));
-      continue;
-    }
-    const s = /^s#(\d+)#(\d+)$/.exec(name);
-    if (s) {
-      const sb = Number(s[1]);
-      const code = Number(s[2]);
-      if (sb >= superblocks) continue;
+  for (const [kind, sb, code, value] of parsed) {
+    if (kind === 'f') firstCreated[sb] = value;
+    else if (kind === 'l') live[sb] = Math.max(0, value);
+    else {
       const counts = byStatus.get(code) ?? new Array<number>(superblocks).fill(0);
-      counts[sb] = Math.max(0, Number(value));
+      counts[sb] = Math.max(0, value);
       byStatus.set(code, counts);
     }
   }
-  return { allocated, live, byStatus, firstCreated };
+  return { live, byStatus, firstCreated };
 }
 
 /** Live entries (of one status code, if given) per superblock. */
@@ -135,16 +134,18 @@ export function positionInMap(
 }
 
 /**
- * With created_at_since: the one superblock that can hold entries on both
- * sides of `since` (the last whose first position is older); later ones lie
- * entirely at/after it, earlier ones before. -1: everything is at/after it.
+ * With created_at_since: the superblocks that can hold entries on both sides
+ * of `since`. Superblock j, the last whose counted created_at is older, and
+ * j + 1 (its value may be a later entry's than its first); those before j lie
+ * entirely before the cut, those after j + 1 at/after it. Empty when the list
+ * has no superblock.
  */
-export function straddlingSuperblock(summary: ListSummary, sinceMs: number): number {
-  let found = -1;
+export function straddlingSuperblocks(summary: ListSummary, sinceMs: number): number[] {
+  let j = -1;
   summary.firstCreated.forEach((ms, sb) => {
-    if (ms < sinceMs) found = sb;
+    if (ms < sinceMs) j = sb;
   });
-  return found;
+  return [j, j + 1].filter((sb) => sb >= 0 && sb < summary.live.length);
 }
 
 /** Matching entries of a superblock's map created before `sinceMs`. */
@@ -154,8 +155,5 @@ export function countOlderInMap(map: readonly number[], sinceMs: number, code?: 
   return seen;
 }
 
-/** True when superblock `sb` has no hole among its handed-out positions (its map need not be read). */
-export function isFull(summary: ListSummary, sb: number): boolean {
-  const handedOut = Math.min(MAP_SIZE, summary.allocated - sb * MAP_SIZE);
-  return (summary.live[sb] ?? 0) === handedOut;
-}
+/** True when superblock `sb` has every position live (its map need not be read). */
+export const isFull = (summary: ListSummary, sb: number): boolean => (summary.live[sb] ?? 0) === MAP_SIZE;

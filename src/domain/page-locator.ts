@@ -15,7 +15,7 @@ import {
   locate,
   positionInMap,
   positionOf,
-  straddlingSuperblock,
+  straddlingSuperblocks,
   totalOf,
   type ListSummary,
 } from './list-map';
@@ -61,17 +61,24 @@ function pageSuperblocks(counts: readonly number[], k: number, take: number): nu
 }
 
 /**
- * With a since-cut in superblock `sb0`, how many of its matches precede the
- * cut is known only from its map: every superblock between the earliest and
- * the latest possible place of the page goes with it, so one read suffices.
+ * With a since-cut in the straddling superblocks, how many of their matches
+ * precede the cut is known only from their maps: every superblock between the
+ * earliest and the latest possible place of the page goes with them, so one
+ * read suffices.
  */
-function candidateSuperblocks(counts: readonly number[], sb0: number, skipped: number, take: number): number[] {
-  const before = countBefore(counts, sb0);
+function candidateSuperblocks(
+  counts: readonly number[],
+  straddling: readonly number[],
+  skipped: number,
+  take: number,
+): number[] {
+  const before = countBefore(counts, straddling[0]!);
+  const inStraddling = straddling.reduce((sum, sb) => sum + Math.max(0, counts[sb] ?? 0), 0);
+  const out = new Set<number>(straddling);
   const first = locate(counts, before + skipped + 1);
-  if (!first) return [sb0];
-  const last = locate(counts, before + Math.max(0, counts[sb0] ?? 0) + skipped + take);
+  if (!first) return [...out].sort((a, b) => a - b);
+  const last = locate(counts, before + inStraddling + skipped + take);
   const end = last ? last.superblock : counts.length - 1;
-  const out = new Set<number>([sb0]);
   for (let sb = first.superblock; sb <= end; sb++) out.add(sb);
   return [...out].sort((a, b) => a - b);
 }
@@ -96,12 +103,14 @@ export function locatePage(
     return absent.length ? { kind: 'maps', superblocks: absent } : undefined;
   };
 
-  const straddling = sinceMs === undefined ? -1 : straddlingSuperblock(summary, sinceMs);
+  const straddling = sinceMs === undefined ? [] : straddlingSuperblocks(summary, sinceMs);
   let before = 0;
-  if (straddling >= 0) {
-    const straddlingMap = maps.get(straddling);
-    if (!straddlingMap) return missing(candidateSuperblocks(counts, straddling, skipped, perPage))!;
-    before = countBefore(counts, straddling) + countOlderInMap(straddlingMap, sinceMs!, code);
+  if (straddling.length) {
+    if (straddling.some((sb) => !maps.has(sb)))
+      return missing(candidateSuperblocks(counts, straddling, skipped, perPage))!;
+    before =
+      countBefore(counts, straddling[0]!) +
+      straddling.reduce((sum, sb) => sum + countOlderInMap(maps.get(sb)!, sinceMs!, code), 0);
   }
   const total = totalOf(counts) - before;
   if (skipped >= total) return { kind: 'page', total };

@@ -95,7 +95,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-employee-fields': REFERENCE_PAGE,
   'list-employee-job-fields': REFERENCE_PAGE,
   'list-application-fields': REFERENCE_PAGE,
-  // record/idempotency Put, counter and position map Updates, the feed lane ticket UpdateItem beside the read
+  // record/idempotency Put, summary and position map Updates, the reservation UpdateItem beside the read
   'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
   'list-applications': {

@@ -18,10 +18,13 @@ import {
   readApplication,
   readApplicationPage,
   readCreateState,
+  readForUpdate,
   readForWrite,
+  reservedTime,
   storedOf,
   updateWrites,
 } from '../data/application-store';
+import type { Reservation } from '../data/list-sequence';
 import { application } from '../data/entities/application';
 import { feedAppendWrites, type FeedLaneState } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
@@ -37,7 +40,6 @@ import type { Item } from '../data/table-io';
 import { RetryOperation } from '../data/operation-state';
 import { commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
-import { nextCreatedAt, nextUpdatedAt } from '../domain/application-pages';
 import {
   fieldsForCreate,
   fieldsForUpdate,
@@ -90,21 +92,27 @@ export async function createApplication(
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  let reserved: Reservation | undefined;
   return idempotentCreate(
     idem,
-    (recordKey) => readCreateState(businessId, body, recordKey),
+    // A re-run keeps the positions and created_at reserved by the first run: no new hole per re-run.
+    async (recordKey) => {
+      const state = await readCreateState(businessId, recordKey, reserved);
+      reserved = state.reserved;
+      return state;
+    },
     (state) => {
-      // The ticket picks the change-feed lane, and the id is one that hashes there: creates of one business
-      // take the lanes in turn, so they rarely append to the same lane at once (docs/change-feed.md).
-      const lane = laneOfTicket('application', state.ticket);
+      // The business position picks the change-feed lane, and the id is one that hashes there: creates of one
+      // business take the lanes in turn, so they rarely append to the same lane at once (docs/change-feed.md).
+      const lane = laneOfTicket('application', state.reserved.position);
       const [id] = idsInLane('application', lane, 1, randomUUID) as [string];
       const feed = state.feeds.find((f) => f.lane === lane) as FeedLaneState;
       const { config } = state;
       const fields = fieldsForCreate(body, inputContext(config, fieldErrors));
       fieldErrors.throwIfAny();
 
-      // After the last create (position order) and the last write (order of writes): both orders follow time.
-      const createdAt = nextCreatedAt(Date.now(), latest(state.lastCreatedAt, state.writeOrder.lastUpdatedAt));
+      // Reserved with the positions: later than every write reserved before, so both orders follow time.
+      const createdAt = reservedTime(state.reserved);
       const app: ApplicationRecord = {
         id,
         ...fields,
@@ -136,9 +144,6 @@ export async function showApplication(businessId: string, id: string): Promise<A
   return ok(renderApplication(config, app), { ETag: etagOf(app.id, app.version) });
 }
 
-/** The later of two stored timestamps (same format, so string order is time order). */
-const latest = (a: string | null, b: string | null): string | null => (a === null ? b : b === null ? a : a > b ? a : b);
-
 /** Stored values compared as JSON. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
@@ -157,12 +162,18 @@ export async function updateApplication(
   ifMatch: string | undefined,
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
+  let held: Reservation | undefined;
   return withRetries(async () => {
-    const { config, item, writeOrder, feed } = await readForWrite(businessId, id);
+    const { config, item, feed, reserved } = await readForUpdate(businessId, id, held);
+    held = reserved;
     if (!item) throw notFound('application', id);
-    // BatchGetItem is no snapshot: the record may already carry a concurrent write whose move of the order
-    // of writes the counter read missed (the two positions would collide in one update). Read again.
-    if (positionsOf(item).updatePosition > writeOrder.count) throw new RetryOperation();
+    // The reservation went out beside the read (or before a re-run): a write reserved after it may already be
+    // in the record. Its updated_at would go back in time (a client syncing by updated_at_since would miss this
+    // write): re-run with a new one.
+    if (positionsOf(item).updatePosition >= reserved.updatePosition) {
+      held = undefined;
+      throw new RetryOperation();
+    }
     const before = storedOf(item);
     if (ifMatch !== undefined && !ifMatchAllows(ifMatch, etagOf(before.id, before.version))) throw preconditionFailed();
 
@@ -175,7 +186,8 @@ export async function updateApplication(
     const after: ApplicationRecord = {
       ...before,
       ...fields,
-      updated_at: nextUpdatedAt(Date.now(), latest(before.updated_at, writeOrder.lastUpdatedAt)),
+      // Reserved after the write that produced `before` (checked above): later than its updated_at.
+      updated_at: reservedTime(reserved),
       version: before.version + 1,
     };
     const rendered = renderApplication(config, after);
@@ -184,7 +196,7 @@ export async function updateApplication(
     const feedRefs = withFeedRef(at.feedRefs ?? [], feed.n + 1, after.updated_at, Date.now());
     await commitWrite(
       [
-        ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, writeOrder),
+        ...updateWrites(businessId, config, before, after, { ...at, feedRefs }, reserved),
         ...feedAppendWrites(businessId, feed, [
           {
             type: 'application.updated',

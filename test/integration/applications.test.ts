@@ -434,18 +434,19 @@ describe('PUT /applications/{id}', () => {
 });
 
 describe('round trips (authentication included)', () => {
-  it('show 2, create 3, update 3 (the token GetItem first)', async () => {
+  it('show 2, create 3, update 3 round trips (the token GetItem first)', async () => {
     const made = await countCalls(() =>
       post({ ...APPLICANT, job_id: 'cook-2026' }, demoToken, { 'idempotency-key': `rt-${Date.now()}` }),
     );
     expect(made.result.status).toBe(201);
-    // The create's feed lane ticket goes beside its BatchGetItem: one call more, no round trip more.
+    // The token, then the read with the reservation of positions beside it, then the transaction.
     expect(made.roundTrips).toBe(3);
     expect(made.calls).toBe(4);
     const shown = await countCalls(() => get(made.result.body.id));
     expect(shown.calls).toBe(2);
     const updated = await countCalls(() => put(made.result.body.id, { application_status_id: 'hired' }));
     expect(updated.result.status).toBe(200);
-    expect(updated.calls).toBe(3);
+    expect(updated.roundTrips).toBe(3);
+    expect(updated.calls).toBe(4);
   });
 });

@@ -164,7 +164,7 @@ describe('what the feed records', () => {
     expect(page.result.status).toBe(200);
     expect(page.calls).toBeLessThanOrEqual(4);
     expect(page.calls).toBe(3);
-    // An application create sends its lane ticket beside its read: 4 calls, 3 round trips.
+    // An application create reserves its positions (which pick its lane) beside its read: 4 calls, 3 round trips.
     const write = await countCalls(() => send('POST', '/applications', applicant('calls')));
     expect(write.calls).toBe(4);
     expect(write.roundTrips).toBe(3);
@@ -176,7 +176,7 @@ describe('what the feed records', () => {
     const lanes = [write.result, ...next].map((r) => laneOf('application', r.body.id));
     expect(lanes.slice(1)).toEqual([1, 2].map((d) => ((lanes[0] as number) + d) % APPLICATION_LANES));
     const update = await countCalls(() => send('PUT', `/applications/${write.result.body.id}`, { first_name: 'Z' }));
-    expect(update.calls).toBe(3);
+    expect(update.roundTrips).toBe(3);
     const job = await countCalls(async () => {
       const e = await send('POST', '/employees', { first_name: 'C', last_name: 'Calls' });
       return send('POST', '/employee_jobs', { employee_id: e.body.id, name: 'Cook', from: '2026-01-01' });

@@ -15,11 +15,11 @@ import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { laneOf } from '../../src/domain/change-feed';
-import { appendToList } from '../../src/data/list-counter';
+import { countInSummary } from '../../src/data/list-counter';
+import { reservePositions } from '../../src/data/list-sequence';
 import { mapWritesFrom } from '../../src/data/application-store';
 import { keys } from '../../src/data/keys';
 import { HOLE, MAP_SIZE, mapOf, mapValue, summaryOf } from '../../src/domain/list-map';
-import { RetryOperation } from '../../src/data/operation-state';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -115,31 +115,37 @@ describe('a refused transaction', () => {
 });
 
 describe('a chunk of entries (bulk import)', () => {
-  it('takes consecutive positions in one counter write, counted per superblock, and a stale chunk is refused', async () => {
+  it('reserves consecutive positions and times in one write, counted per superblock, whatever else reserves', async () => {
     const list = 'chunk-list';
-    // MAP_SIZE - 3 entries already, then a chunk of 10: it fills superblock 0 and starts superblock 1.
-    const before = MAP_SIZE - 3;
+    const sequence = keys.counter('chunkco', 'chunk-sequence');
+    // MAP_SIZE - 3 positions already reserved, then a chunk of 10: it fills superblock 0 and starts superblock 1.
+    const now = Date.parse('2026-03-01T00:00:00.000Z');
     await db().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.counter('chunkco', list),
-        UpdateExpression: 'SET n = :n',
-        ExpressionAttributeValues: { ':n': before },
+        Key: sequence,
+        UpdateExpression: 'SET n = :n, u = :n, t = :t',
+        ExpressionAttributeValues: { ':n': MAP_SIZE - 3, ':t': now + 5 },
       }),
     );
-    const t0 = Date.parse('2026-03-01T00:00:00.000Z');
-    const entries = Array.from({ length: 10 }, (_, i) => ({ code: i % 3, createdAtMs: t0 + i }));
-    const chunk = (current: number): TxWrite[] => [
-      appendToList(keys.counter('chunkco', list), current, entries, { last_created_at: 'x' }),
+    writeStats.reset();
+    // The clock of this writer is behind the last reservation: the times continue after it, one ms each.
+    const reserved = await reservePositions(sequence, 10, 10, now);
+    expect(reserved).toEqual({ position: MAP_SIZE - 2, updatePosition: MAP_SIZE - 2, ms: now + 6 });
+    const entries = Array.from({ length: 10 }, (_, i) => ({
+      position: reserved.position + i,
+      code: i % 3,
+      createdAtMs: reserved.ms + i,
+    }));
+    await transactWrite([
+      countInSummary(keys.counter('chunkco', list), entries),
       ...mapWritesFrom(
         'chunkco',
         list,
-        current + 1,
+        reserved.position,
         entries.map((e) => mapValue(e.createdAtMs, e.code)),
       ),
-    ];
-    writeStats.reset();
-    await transactWrite(chunk(before));
+    ]);
     expect(writeStats.transactions).toBe(1);
     const [counter, map0, map1] = await batchGet([
       keys.counter('chunkco', list),
@@ -147,19 +153,26 @@ describe('a chunk of entries (bulk import)', () => {
       keys.listMap('chunkco', list, 1),
     ]);
     const summary = summaryOf(counter);
-    expect(summary.allocated).toBe(before + 10);
-    expect(counter?.last_created_at).toBe('x');
-    // Superblock 0 got the chunk's first 3 entries, superblock 1 the rest.
+    // Superblock 0 got the chunk's first 3 entries, superblock 1 the rest; the positions before are holes.
     expect(summary.live).toEqual([3, 7]);
-    expect(summary.firstCreated[1]).toBe(t0 + 3);
+    expect(summary.firstCreated).toEqual([now + 6, now + 9]);
     expect(summary.byStatus.get(0)).toEqual([1, 3]);
     expect(summary.byStatus.get(2)).toEqual([1, 2]);
-    expect(mapOf(map0).slice(MAP_SIZE - 3)).toEqual([0, 1, 2].map((i) => mapValue(t0 + i, i % 3)));
+    expect(mapOf(map0).slice(MAP_SIZE - 4)).toEqual([HOLE, ...[0, 1, 2].map((i) => mapValue(now + 6 + i, i % 3))]);
     expect(mapOf(map1).slice(0, 7)).toEqual(entries.slice(3).map((e) => mapValue(e.createdAtMs, e.code)));
     expect(mapOf(map1)[7]).toBe(HOLE);
-    // A chunk built on the counter as it was before is refused whole: the operation re-runs from a read.
-    await expect(transactWrite(chunk(before))).rejects.toBeInstanceOf(RetryOperation);
-    expect(summaryOf(await getItem(keys.counter('chunkco', list))).allocated).toBe(before + 10);
+    // The next writer, its clock ahead, takes its own time and the next positions.
+    expect(await reservePositions(sequence, 1, 1, now + 1_000)).toEqual({
+      position: MAP_SIZE + 8,
+      updatePosition: MAP_SIZE + 8,
+      ms: now + 1_000,
+    });
+    // An update reserves a place in the order of writes only.
+    expect(await reservePositions(sequence, 0, 1, now + 1_000)).toEqual({
+      position: 0,
+      updatePosition: MAP_SIZE + 9,
+      ms: now + 1_001,
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 /**
  * A list as the table holds it, for the pure tests of position maps and the
- * page locator: codes per position (HOLE = erased), created_at = position * 1000 ms.
+ * page locator: codes per position (HOLE = erased, or reserved by a create
+ * that never committed), created_at = position * 1000 ms.
  */
 import fc from 'fast-check';
 import {
@@ -16,9 +17,17 @@ import {
   superblockOf,
 } from '../../src/domain/list-map';
 
-/** The counter item and map items a list of codes (HOLE = erased) would have in the table. */
-export function stored(codes: readonly number[]) {
-  const counter: Record<string, unknown> = { n: codes.length };
+/**
+ * The summary item and map items a list of codes would have in the table.
+ * Entries of a superblock commit in any order, so its `f#` is the created_at
+ * of whichever committed first: here a position picked by `firstCommitted`
+ * (by default one that varies with the superblock and the list's length).
+ */
+export function stored(
+  codes: readonly number[],
+  firstCommitted: (sb: number, positions: number) => number = (sb, positions) => (sb * 7919 + codes.length) % positions,
+) {
+  const counter: Record<string, unknown> = {};
   const maps = new Map<number, Record<string, unknown>>();
   codes.forEach((code, i) => {
     const position = i + 1;
@@ -27,11 +36,16 @@ export function stored(codes: readonly number[]) {
     // created_at (ms) = position * 1000: creation order is position order
     map[mapAttribute(position)] = code === HOLE ? HOLE : mapValue(position * 1000, code);
     maps.set(sb, map);
-    counter[firstCreatedAttribute(sb)] ??= position * 1000;
+    counter[liveAttribute(sb)] ??= 0;
     if (code === HOLE) return;
-    counter[liveAttribute(sb)] = Number(counter[liveAttribute(sb)] ?? 0) + 1;
+    counter[liveAttribute(sb)] = Number(counter[liveAttribute(sb)]) + 1;
     counter[statusAttribute(sb, code)] = Number(counter[statusAttribute(sb, code)] ?? 0) + 1;
   });
+  for (const sb of maps.keys()) {
+    const first = sb * MAP_SIZE;
+    const positions = Math.min(MAP_SIZE, codes.length - first);
+    counter[firstCreatedAttribute(sb)] = (first + 1 + firstCommitted(sb, positions)) * 1000;
+  }
   // Each map item parsed once (mapOf), as a page read parses each map it fetches once.
   const parsed = new Map<number, number[]>();
   const map = (sb: number): number[] => parsed.get(sb) ?? parsed.set(sb, mapOf(maps.get(sb))).get(sb)!;

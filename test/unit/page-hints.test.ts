@@ -3,7 +3,7 @@ import { summaryOf } from '../../src/domain/list-map';
 
 const hint = (n: number): PageHint => ({
   config: { id: `b${n}` } as unknown as PageHint['config'],
-  summary: summaryOf({ n }),
+  summary: summaryOf({ [`l#${n}`]: 1 }),
 });
 
 beforeEach(() => forgetPageHints());
@@ -13,8 +13,8 @@ describe('page hints (which maps go out with the summary)', () => {
     rememberPageHint('B#a#counter#applications', hint(1), 0);
     rememberPageHint('B#b#counter#applications', hint(2), 0);
     rememberPageHint('B#a#counter#applications', hint(3), 0);
-    expect(pageHintOf('B#a#counter#applications', 0)?.summary.allocated).toBe(3);
-    expect(pageHintOf('B#b#counter#applications', 0)?.summary.allocated).toBe(2);
+    expect(pageHintOf('B#a#counter#applications', 0)?.summary.live.length).toBe(4);
+    expect(pageHintOf('B#b#counter#applications', 0)?.summary.live.length).toBe(3);
     expect(pageHintOf('B#c#counter#applications', 0)).toBeUndefined();
   });
 

@@ -1,9 +1,9 @@
 /**
  * The application entity: its item key, its lists and the access patterns
  * that read them (docs/pagination.md). An application sits in four index
- * partitions at once: the business list and its job opening's list by
- * position (dense, fixed at creation), its status's list by business
- * position, and the order of writes by the position of its last write.
+ * partitions at once: the business list, its job opening's list and its
+ * status's list by its business position (reserved at creation, fixed), and
+ * the order of writes by the position of its last write.
  */
 import { businessPartition, keys, lists, type Key } from '../keys';
 import type { ApplicationRecord } from '../../domain/application-record';
@@ -47,8 +47,8 @@ const attributes = {
 export type StoredApplication = AttributesOf<typeof attributes>;
 
 /**
- * The dense lists of applications (docs/pagination.md): each name names a
- * counter (the list's summary) and its position maps.
+ * The lists of applications (docs/pagination.md): each name names a summary
+ * item (`keys.counter`) and its position maps.
  */
 const LISTS = {
   business: 'applications',
@@ -70,8 +70,10 @@ const byPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ business
 const byId = pattern<OfBusiness>('table', 'application id', ({ businessId }) =>
   keys.records(businessId, 'application'),
 );
-const byJob = pattern<OfJob>('sublist-keys', 'position in the job opening list 1..n', ({ businessId, jobId }) =>
-  businessPartition(businessId, `job-opening#${jobId ?? '\u0000speculative'}#applications`),
+const byJob = pattern<OfJob>(
+  'sublist-keys',
+  'business position (the job list has holes where other jobs are)',
+  ({ businessId, jobId }) => businessPartition(businessId, `job-opening#${jobId ?? '\u0000speculative'}#applications`),
 );
 const byStatus = pattern<OfStatus>('statuslist-keys', 'position in the business list', ({ businessId, statusId }) =>
   businessPartition(businessId, `application-status#${statusId}#applications`),
@@ -88,9 +90,9 @@ const updatedSince = pattern<OfBusiness>('updatedlist-keys', 'position of its la
 
 /** Where an application sits in its lists: fixed at creation but for the order of writes. */
 export interface ApplicationPositions {
-  /** Position in the business list (1..n). */
+  /** Position in the business list (1..n, reserved in created_at order). */
   readonly position: number;
-  /** Position in its job opening's (or the speculative) list. */
+  /** Position in its job opening's (or the speculative) list: its business position. */
   readonly jobPosition: number;
   /** Position in the order of writes (moves to the end on every write). */
   readonly updatePosition: number;
@@ -104,18 +106,17 @@ export interface ApplicationPositions {
 export type CreatedPosition = 'position' | 'jobPosition';
 
 /**
- * The dense lists an application is created into, each with the field of
- * ApplicationPositions that holds its place there. A create appends it to each
- * (counter, summary, map), a status change moves its counts in each, an erasure
- * leaves a hole in each. The business list comes first: its counter also
- * keeps the last created_at (creation order = position order).
+ * The lists an application is created into, each with the field of
+ * ApplicationPositions that holds its place there. A create counts it in each
+ * (summary, map) at its reserved position, a status change moves its counts
+ * in each, an erasure leaves a hole in each.
  */
 const createdIn = (fields: { readonly job_id?: unknown }): readonly { list: string; at: CreatedPosition }[] => [
   { list: LISTS.business, at: 'position' },
   { list: LISTS.ofJob(typeof fields.job_id === 'string' ? fields.job_id : null), at: 'jobPosition' },
 ];
 
-/** Every dense list an application has a position in: those it is created into, and the order of writes. */
+/** Every list an application has a position in: those it is created into, and the order of writes. */
 const positionLists = (fields: {
   readonly job_id?: unknown;
 }): readonly { list: string; at: CreatedPosition | 'updatePosition' }[] => [
@@ -199,6 +200,8 @@ export const application = {
   /** The filters, for where DynamoDB applies them (a status on a key range, the filtered order of writes). */
   filters: APPLICATION_FILTERS,
   writeOrder: LISTS.writeOrder,
+  /** The business's reservation item of list positions and write times (src/data/list-sequence.ts). */
+  sequence: 'applications-sequence',
   /** The index attributes of an application at `at` (business, job, status and write-order lists). */
   indexKeys: (
     businessId: string,

@@ -42,12 +42,6 @@ export const feedLane = {
   entryKey: (businessId: string, lane: number | string, seq: number | string): Key =>
     keys.feedEntry(businessId, lane, seq),
   counterKey: (businessId: string, lane: number | string): Key => keys.feedCounter(businessId, lane),
-  /**
-   * The business's ticket counter of new applications (attribute `t`, one up per create): a create's
-   * ticket picks its lane (laneOfTicket, src/domain/change-feed.ts). Outside the lanes' partitions.
-   */
-  ticketKey: (businessId: string): Key => keys.counter(businessId, 'feed-tickets'),
-  ticketAttribute: 't',
   patterns: { entries },
   counterAttributes: COUNTER,
   /** The attribute redaction nulls (the entry keeps its key, type, id, occurred_at, audit fields and expiry). */
