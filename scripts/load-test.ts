@@ -11,6 +11,7 @@
  * the share of pauses;
  * src/data/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
+ *   LOAD_SCENARIO=one-business runs only the one-business scenario,
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts),
  * then the one-business scenario of issue 42 on 4 instances
@@ -36,6 +37,13 @@ import { isInstance, serveInstance } from './lib/instances';
 
 const API = '/services/api/v1';
 
+const oneBusinessOptions = () => ({
+  instances: 4,
+  writers: 16,
+  seconds: Number(process.env.LOAD_ONE_SECONDS ?? 8),
+  rounds: Number(process.env.LOAD_ONE_ROUNDS ?? 2),
+});
+
 async function main(): Promise<void> {
   const totalRequests = Number(process.env.LOAD_REQUESTS ?? 3000);
   const connections = Number(process.env.LOAD_CONNECTIONS ?? 16);
@@ -57,6 +65,13 @@ async function main(): Promise<void> {
   if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
   const { config, records } = buildBusiness(parsed.fixture);
   await importBusiness(config, records);
+  if (process.env.LOAD_SCENARIO === 'one-business') {
+    const one = oneBusinessReport(await runOneBusiness(dynamo.endpoint, demo, oneBusinessOptions()));
+    for (const line of one.lines) console.log(line);
+    for (const problem of one.problems) console.log(`one-business  ${problem}`);
+    await dynamo.stop();
+    process.exit(one.problems.length > 0 ? 1 : 0);
+  }
   const token = await issueToken(config.id, 'load');
   const server = createLocalServer();
   // Server-side latency and status per route (method + first path segment after the prefix), and when each
@@ -279,12 +294,7 @@ async function main(): Promise<void> {
   for (const problem of isolation.problems) console.log(`isolation     ${problem}`);
   server.close();
   const one = oneBusinessReport(
-    await runOneBusiness(dynamo.endpoint, demo, {
-      instances: 4,
-      writers: 16,
-      seconds: Number(process.env.LOAD_ONE_SECONDS ?? 8),
-      rounds: Number(process.env.LOAD_ONE_ROUNDS ?? 2),
-    }),
+    await runOneBusiness(dynamo.endpoint, demo, oneBusinessOptions()),
   );
   for (const line of one.lines) console.log(line);
   for (const problem of one.problems) console.log(`one-business  ${problem}`);
