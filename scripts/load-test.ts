@@ -42,6 +42,7 @@ const oneBusinessOptions = () => ({
   writers: 16,
   seconds: Number(process.env.LOAD_ONE_SECONDS ?? 8),
   rounds: Number(process.env.LOAD_ONE_ROUNDS ?? 2),
+  awsConflicts: process.env.LOAD_AWS_CONFLICTS === '1',
 });
 
 async function main(): Promise<void> {
@@ -293,9 +294,7 @@ async function main(): Promise<void> {
   for (const line of isolationReport(isolation)) console.log(line);
   for (const problem of isolation.problems) console.log(`isolation     ${problem}`);
   server.close();
-  const one = oneBusinessReport(
-    await runOneBusiness(dynamo.endpoint, demo, oneBusinessOptions()),
-  );
+  const one = oneBusinessReport(await runOneBusiness(dynamo.endpoint, demo, oneBusinessOptions()));
   for (const line of one.lines) console.log(line);
   for (const problem of one.problems) console.log(`one-business  ${problem}`);
   await dynamo.stop();

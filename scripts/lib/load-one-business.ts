@@ -10,7 +10,9 @@
  * >= 0.9x the spread create rate, <= 1.1 transactions per create and a p99
  * within 1.5x of the spread p99.
  * After a 3 s spread phase that is not counted (the instances warm up).
- *   LOAD_ONE_SECONDS (default 8): length of each phase; LOAD_ONE_ROUNDS (default 2).
+ *   LOAD_ONE_SECONDS (default 8): length of each phase; LOAD_ONE_ROUNDS (default 2);
+ *   LOAD_AWS_CONFLICTS=1: transactions that share an item with one in flight are cancelled as DynamoDB does
+ *   (without it they are only counted, as `AWS would cancel (TransactionConflict) <kind>`).
  */
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,58 +29,110 @@ const API = '/services/api/v1';
 type WireKey = { PK?: { S?: string }; SK?: { S?: string } };
 type WireTransactItem = Record<string, { Key?: WireKey; Item?: WireKey }>;
 
+/** The key of a transaction item, as `PK SK`. */
+const wireKeyOf = (item: WireTransactItem): string => {
+  const write = Object.values(item)[0];
+  const key = write?.Key ?? write?.Item;
+  return `${key?.PK?.S ?? ''} ${key?.SK?.S ?? ''}`;
+};
+const kindOfWireKey = (key: string): string => {
+  const [PK, SK] = key.split(' ');
+  return itemKindOf({ PK, SK });
+};
+
 /**
  * Forwards every request to `target` and counts the operations (X-Amz-Target)
  * passing through, and the items of refused transactions by kind and reason
  * (`ConditionalCheckFailed counter#applications`, ...).
+ *
+ * DynamoDB Local refuses a transaction only when a condition fails. DynamoDB
+ * also cancels one that touches an item another transaction is writing
+ * (`TransactionConflict`). The proxy sees which transactions are in flight at
+ * once, so it counts the transactions DynamoDB would have cancelled, by the
+ * kind of item they shared, and with `awsConflicts` answers them as DynamoDB
+ * would, without forwarding them.
  */
 async function countingProxy(
   target: string,
+  awsConflicts: boolean,
 ): Promise<{ endpoint: string; counts: Map<string, number>; refused: Map<string, number>; close: () => void }> {
   const counts = new Map<string, number>();
   const refused = new Map<string, number>();
+  const inFlight = new Set<ReadonlySet<string>>();
   const count = (map: Map<string, number>, key: string): void => void map.set(key, (map.get(key) ?? 0) + 1);
   const to = new URL(target);
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     count(counts, op);
     const sent: Buffer[] = [];
-    const out = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        const received: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => {
-          if (op === 'TransactWriteItems' && answer.statusCode !== 200) received.push(chunk);
-          res.write(chunk);
-        });
-        answer.on('end', () => {
-          res.end();
-          if (!received.length) return;
-          try {
-            const reasons = (
-              JSON.parse(Buffer.concat(received).toString()) as { CancellationReasons?: { Code?: string }[] }
-            ).CancellationReasons;
-            const items = (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] })
-              .TransactItems;
-            reasons?.forEach((reason, i) => {
-              if (!reason.Code || reason.Code === 'None') return;
-              const write = Object.values(items?.[i] ?? {})[0];
-              const key = write?.Key ?? write?.Item;
-              count(refused, `${reason.Code} ${itemKindOf({ PK: key?.PK?.S, SK: key?.SK?.S })}`);
-            });
-          } catch {
-            count(refused, 'unreadable refusal');
-          }
-        });
-      },
-    );
-    out.on('error', () => res.destroy());
-    req.on('data', (chunk: Buffer) => {
-      if (op === 'TransactWriteItems') sent.push(chunk);
-      out.write(chunk);
+    let held: ReadonlySet<string> | undefined;
+    const forward = (): void => {
+      const out = request(
+        { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          const received: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => {
+            if (op === 'TransactWriteItems' && answer.statusCode !== 200) received.push(chunk);
+            res.write(chunk);
+          });
+          answer.on('end', () => {
+            if (held) inFlight.delete(held);
+            res.end();
+            if (!received.length) return;
+            try {
+              const reasons = (
+                JSON.parse(Buffer.concat(received).toString()) as { CancellationReasons?: { Code?: string }[] }
+              ).CancellationReasons;
+              const items = (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] })
+                .TransactItems;
+              reasons?.forEach((reason, i) => {
+                if (!reason.Code || reason.Code === 'None') return;
+                count(refused, `${reason.Code} ${kindOfWireKey(wireKeyOf(items?.[i] ?? {}))}`);
+              });
+            } catch {
+              count(refused, 'unreadable refusal');
+            }
+          });
+        },
+      );
+      out.on('error', () => {
+        if (held) inFlight.delete(held);
+        res.destroy();
+      });
+      out.end(Buffer.concat(sent));
+    };
+    req.on('data', (chunk: Buffer) => void sent.push(chunk));
+    req.on('end', () => {
+      if (op !== 'TransactWriteItems') return forward();
+      const items =
+        (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] }).TransactItems ?? [];
+      const keys = items.map(wireKeyOf);
+      const shared = keys.map((key) => [...inFlight].some((other) => other.has(key)));
+      if (shared.some(Boolean)) {
+        const label = awsConflicts ? 'TransactionConflict' : 'AWS would cancel (TransactionConflict)';
+        for (const [i, key] of keys.entries()) if (shared[i]) count(refused, `${label} ${kindOfWireKey(key)}`);
+        if (awsConflicts) {
+          count(counts, 'TransactionConflict');
+          res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end(
+            JSON.stringify({
+              __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+              message: 'Transaction cancelled, please refer cancellation reasons for specific reasons',
+              CancellationReasons: shared.map((conflict) =>
+                conflict
+                  ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' }
+                  : { Code: 'None' },
+              ),
+            }),
+          );
+          return;
+        }
+      }
+      held = new Set(keys);
+      inFlight.add(held);
+      forward();
     });
-    req.on('end', () => out.end());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -111,7 +165,7 @@ const pct = (sorted: readonly number[], p: number): number =>
 export async function runOneBusiness(
   dynamoEndpoint: string,
   fixture: { business: object },
-  options: { instances: number; writers: number; seconds: number; rounds: number },
+  options: { instances: number; writers: number; seconds: number; rounds: number; awsConflicts: boolean },
 ): Promise<PhaseResult[]> {
   const unlimited = { requests: 100_000, window_seconds: 10 };
   const tokens: string[] = [];
@@ -125,7 +179,7 @@ export async function runOneBusiness(
     await importBusiness(config, records);
     tokens.push(await issueToken(config.id, 'one business'));
   }
-  const proxy = await countingProxy(dynamoEndpoint);
+  const proxy = await countingProxy(dynamoEndpoint, options.awsConflicts);
   const port = await freePort();
   const saved = { endpoint: process.env.DYNAMODB_ENDPOINT, port: process.env.PORT };
   Object.assign(process.env, { DYNAMODB_ENDPOINT: proxy.endpoint, PORT: String(port) });
