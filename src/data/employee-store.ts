@@ -47,7 +47,7 @@ const counterStateOf = (item: Item | undefined): CounterState => ({
 /**
  * The created_at of the next entry: now, but strictly after the previous
  * entry's, so ordering by created_at (contract §7) equals position order
- * (the rule applications follow too: src/domain/application-pages.ts).
+ * (src/domain/application-pages.ts; application writes follow it through their reservation).
  */
 export const nextCreatedAt = (counter: CounterState, now = Date.now()): string =>
   nextAfterLast(now, counter.lastCreatedAt);

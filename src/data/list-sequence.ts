@@ -1,6 +1,6 @@
 /**
  * Positions of the application lists, reserved before the write's
- * transaction (docs/pagination.md, docs/decisions/013-positions-reserved-per-business.md).
+ * transaction (docs/pagination.md, docs/decisions/014-positions-reserved-per-business.md).
  *
  * One item per business hands out the next positions of the business list
  * (`n`, which job lists share), of the order of writes (`u`) and the write's

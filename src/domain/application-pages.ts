@@ -6,16 +6,15 @@ import { parseTimestamp, toIsoMillis } from './formats';
 
 /**
  * created_at of a new entry: now, but strictly after the previous entry of
- * the business list, so creation order = position order = created_at order
- * (contract §7) even with clock skew between Lambda instances.
+ * its list, so creation order = position order = created_at order (contract
+ * §7) even with clock skew between Lambda instances. Employees and employee
+ * jobs take it from their counter as read; application writes get the same
+ * rule from the reservation item (src/data/list-sequence.ts).
  */
 export function nextCreatedAt(nowMs: number, lastCreatedAt: string | null | undefined): string {
   const last = lastCreatedAt ? Date.parse(lastCreatedAt) : Number.NEGATIVE_INFINITY;
   return toIsoMillis(Math.max(nowMs, Number.isFinite(last) ? last + 1 : nowMs));
 }
-
-/** updated_at of a write: now, but after the previous value so every write moves it. */
-export const nextUpdatedAt = nextCreatedAt;
 
 /**
  * A `*_since` query value as the stored form (UTC ISO with milliseconds), or
