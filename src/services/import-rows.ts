@@ -214,12 +214,14 @@ export async function* applyImportRows(
   const named = new Set<string>();
   let applying: { readonly done: Promise<WindowOutcome>; readonly named: ReadonlySet<string> } | undefined;
   let known: EmployeeChunkContext | undefined;
+  let stale = false;
   /** The window being applied: its lines once done. */
   const settle = async (): Promise<ResultLine[]> => {
     if (!applying) return [];
     const done = await applying.done;
     applying = undefined;
     known = done.after;
+    stale = done.wroteAlone;
     return done.lines;
   };
   /** Closes the window: its read goes out now, it is applied once the one before is done (whose lines these are). */
@@ -234,7 +236,7 @@ export async function* applyImportRows(
     ahead?.catch(() => undefined);
     const lines = await settle();
     const read = await (ahead ?? readWindow(rowsOf, options, lane));
-    const done = applyRowWindow(rowsOf, options, seen, read, { lane, ...(known ? { known } : {}) });
+    const done = applyRowWindow(rowsOf, options, seen, read, { lane, ...(known ? { known } : {}) }, stale);
     done.catch(() => undefined);
     applying = { done, named: names };
     return lines;
@@ -302,10 +304,12 @@ interface WindowRead extends Owners {
   readonly chunk?: EmployeeChunkContext;
 }
 
-/** A window's lines, and the state its last chunk left for the next. */
+/** A window's lines, the state its last chunk left for the next, and whether a row on its own path wrote since. */
 interface WindowOutcome {
   readonly lines: ResultLine[];
   readonly after: EmployeeChunkContext | undefined;
+  /** The next window's read (sent ahead) may miss what such a row changed (an employee_number it freed). */
+  readonly wroteAlone: boolean;
 }
 
 /** One BatchGetItem (parts of 100 keys at once) of what a window's rows name. */
@@ -342,6 +346,7 @@ async function applyRowWindow(
   seen: Seen,
   read: WindowRead,
   start: ChunkStart,
+  stale: boolean,
 ): Promise<WindowOutcome> {
   const { businessId, type, mode, importId } = options;
   const translate = (line: ResultLine): ResultLine =>
@@ -350,7 +355,9 @@ async function applyRowWindow(
   const owners: Owners = read;
   // What the chunk before (of this window or the one before) left: with the window's read, where the next starts.
   let before = start.known;
-  let fresh = false;
+  // The window's read may be older than a write of a row on its own path: the chunk after it reads again.
+  let fresh = stale;
+  let wroteAlone = false;
 
   const out: ResultLine[] = [];
   /** Runs of consecutive lines that write nothing, stored together at the end. */
@@ -404,7 +411,7 @@ async function applyRowWindow(
       );
       // The next run of the window starts from where this chunk left the counters; the next window too.
       before = chunk.after;
-      fresh = false;
+      fresh = wroteAlone = false;
       lines = linesOf(chunk.outcomes);
     } catch (error) {
       if (!(error instanceof RowAlreadyApplied)) throw error;
@@ -439,10 +446,11 @@ async function applyRowWindow(
     const line = translate(step.line);
     out.push(line);
     if (!step.stored) unstored.push([line]);
+    else fresh = wroteAlone = true;
   }
   await flush();
   if (importId) await putRowResults(businessId, importId, unstored);
-  return { lines: out, after: before };
+  return { lines: out, after: before, wroteAlone };
 }
 
 /**

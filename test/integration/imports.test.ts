@@ -163,6 +163,27 @@ describe('an import from POST to results (contract §22)', () => {
     expect(applied.counts).toMatchObject({ rows: 2, created: 1, updated: 1 });
     const again = await show((await importFile(file, { format: 'jsonl' })).body.id);
     expect(again.counts).toMatchObject({ rows: 2, unchanged: 2 });
+    // An update of employee_number frees the number it replaces; a job names its supervisor: as their requests.
+    const renumbered = await show(
+      (
+        await importFile(
+          '{"external_id":"hr-9","employee_number":"N-9"}\n{"external_id":"hr-9","employee_number":"N-10"}\n{"first_name":"Nina","last_name":"Neu","employee_number":"N-9"}\n',
+          { format: 'jsonl' },
+        )
+      ).body.id,
+    );
+    expect(renumbered.counts).toMatchObject({ rows: 3, updated: 2, created: 1 });
+    const [anna] = await results(applied.results_url);
+    const job = await show(
+      (
+        await importFile(
+          `employee_external_id,name,from,time_table,time_percentage,supervisor_id\nhr-9,Cook,2026-01-01,"[8,8,8,8,8,0,0]",100,${anna.id}\nhr-9,Cook,2026-01-01,"[8,8,8,8,8,0,0]",100,nobody\n`,
+          { type: 'employee_jobs' },
+        )
+      ).body.id,
+    );
+    expect(job.counts).toMatchObject({ rows: 2, created: 1, failed: 1 });
+    expect((await results(job.results_url))[1].errors).toEqual({ supervisor_id: ['does not exist'] });
   });
 
   it.each([
