@@ -36,7 +36,7 @@ export interface FeedLaneState extends LaneCounter {
 
 export type { NewFeedEntry } from './entities/feed-lane';
 
-/** The counters of every lane of `kind` (a new application reads them all: its ticket picks one). */
+/** The counters of every lane of `kind` (a new application reads them all: its reserved business position picks one). */
 export const kindCounterKeys = (businessId: string, kind: LaneOwner): Key[] =>
   lanesOfKind(kind).map((lane) => feedLane.counterKey(businessId, lane));
 

@@ -3,7 +3,7 @@
  * the filtered list whose every page costs the same (docs/pagination.md).
  *
  * Round trips, authentication included: show 2; create and update 3 (auth,
- * one BatchGetItem (a create's feed lane ticket beside it), one
+ * one BatchGetItem with the position reservation beside it, one
  * TransactWriteItems that also appends the change-feed entry,
  * docs/change-feed.md); a list page at most 4
  * sequential steps (auth with config, summary and maps; the maps a cold
@@ -80,8 +80,8 @@ const view = (config: BusinessConfig, item: Item): Record<string, unknown> => re
 // ---------------------------------------------------------------------------
 
 /**
- * POST /applications: BatchGetItem (config, list counters, idempotency record,
- * the application feed lanes) with the lane ticket beside it, checks, one transaction.
+ * POST /applications: BatchGetItem (config, idempotency record,
+ * the application feed lanes) with the position reservation beside it, checks, one transaction.
  */
 export async function createApplication(
   businessId: string,

@@ -8,7 +8,6 @@
  *            id; absent outside a request), cf (changed fields, comma-joined)
  *   counter  n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day, at = when it was
  *            last appended to (ms; a new employee takes the colder of two lanes)
- *   tickets  t = how many application creates took a lane (a counter item of the business)
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeActor, encodeActor, type WriteOrigin } from '../../domain/audit';
