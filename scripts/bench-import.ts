@@ -3,10 +3,17 @@
  * import's run, on an in-memory DynamoDB Local and the local S3 server, every
  * figure from this one run:
  * - apply and validate of N and 4N rows (N = BENCH_IMPORT_ROWS, default
- *   2,000): time, rows/s, peak RSS of this process while each runs (4N / N);
+ *   2,000): time, rows/s, CPU seconds of the import process and of DynamoDB
+ *   Local's JVM, peak RSS of the import process (4N / N), its transactions;
+ *   100,000 rows extrapolated from 4N (measured when 4N is 100,000);
  * - DynamoDB write units per imported row beside those of the same records
- *   created one by one through the API's service (createEmployee, no
- *   Idempotency-Key), ConsumedCapacity with indexes.
+ *   created one by one through the API's service (createEmployee, without and
+ *   with an Idempotency-Key), derived from the written items
+ *   (scripts/lib/write-units.ts: DynamoDB Local counts a transaction as one
+ *   item), its own ConsumedCapacity beside;
+ * - the same business's API traffic (POST, GET, list page through the
+ *   services, one after another): p50/p99 alone, during a 4N import, alone again;
+ * - a run killed mid-import and resumed by another process.
  * The CSV is uploaded to the local S3 and streamed back by the run, as
  * deployed.
  */
