@@ -21,7 +21,10 @@
  * first request shows there. It is also the smoke check that bundling did not
  * change behaviour. The baseline is not invoked (its request would need DynamoDB).
  *
- * Options: --runs N (default 31), --analyze (largest inputs of every bundle).
+ * Options: --runs N (default 31), --analyze (largest inputs of every bundle),
+ * --parts (instead of the functions: the baseline plus one piece that every API
+ * function loads, piece by piece, and get-employee whole: what each piece adds
+ * to init on its own).
  * A missed target is reported, not an exit code: this is a measurement.
  */
 import { spawnSync } from 'node:child_process';
@@ -32,7 +35,6 @@ import { BUNDLING } from '../lib/constructs/api-function';
 import { ROUTES } from '../src/http/routes';
 import { esbuildOptionsOf, functionEntries, ROOT } from './lib/lambda-bundles';
 
-const OUT_DIR = path.join(ROOT, '.cache', 'bench-cold');
 const SIZE_TARGET_KB = 500;
 const RATIO_TARGET = 1.1;
 /** Routes that ship a package file (get-docs: the ~1 MB Redoc renderer it serves): exempt from the size target. */
@@ -50,6 +52,8 @@ const argValue = (name: string): string | undefined => {
 };
 const RUNS = Math.max(3, Number(argValue('--runs') ?? 31));
 const ANALYZE = args.includes('--analyze');
+const PARTS = args.includes('--parts');
+const OUT_DIR = path.join(ROOT, '.cache', PARTS ? 'bench-cold-parts' : 'bench-cold');
 
 /** What the function sees in Lambda, minus credentials; nothing inherited from this shell. */
 const CHILD_ENV: NodeJS.ProcessEnv = {
@@ -66,7 +70,7 @@ const CHILD_ENV: NodeJS.ProcessEnv = {
 interface Entry {
   readonly name: string;
   readonly file: string;
-  /** Expected status of an unauthenticated GET (smoke check). */
+  /** Expected status of an unauthenticated GET (smoke check); 0: not a handler to invoke. */
   readonly expect: number;
 }
 
@@ -103,10 +107,36 @@ export const handler = async () =>
   client.send(new GetCommand({ TableName: process.env.TABLE_NAME, Key: { PK: 'x', SK: 'x' } }));
 `;
 
+/**
+ * `--parts`: the pieces of the HTTP layer every API function loads, each bundled alone beside the
+ * baseline's DocumentClient, imported as the functions import them.
+ */
+const PARTS_IMPORTS: Record<string, string> = {
+  'powertools logger (src/http/logger)': `import { logger } from '../../src/http/logger'; export const part = logger;`,
+  'powertools metrics (src/http/metrics)': `import { recordRequest } from '../../src/http/metrics'; export const part = recordRequest;`,
+  'i18n + negotiator (src/http/i18n/language)': `import { languageOf, messageOf, translateFields } from '../../src/http/i18n/language'; export const part = [languageOf, messageOf, translateFields];`,
+  'route table (src/http/routes)': `import { ROUTES, scopesOf } from '../../src/http/routes'; export const part = [ROUTES, scopesOf];`,
+  '@middy/core': `import middy from '@middy/core'; export const part = middy;`,
+  'rate limiter (src/data/rate-counts)': `import { admit } from '../../src/data/rate-counts'; export const part = admit;`,
+  'token store (src/data/token-store)': `import { lookupToken } from '../../src/data/token-store'; export const part = lookupToken;`,
+  // Node built-ins that middy (node:stream/web, for response streaming) and the Powertools Console (process.stdout)
+  // load at init, which the baseline loads only on its first request; the AsyncLocalStorage of src/data.
+  'built-ins: stream/web, a Console on stdout, ALS': `import 'node:stream/web'; import { Console } from 'node:console'; import { AsyncLocalStorage } from 'node:async_hooks'; export const part = [new Console({ stdout: process.stdout, stderr: process.stderr }), new AsyncLocalStorage()];`,
+  'HTTP layer whole (src/http/handler)': `import { apiHandler } from '../../src/http/handler'; export const part = apiHandler;`,
+};
+
+function partEntries(): Entry[] {
+  return Object.entries(PARTS_IMPORTS).map(([name, source], i) => {
+    const file = path.join(OUT_DIR, `part-${i}.ts`);
+    fs.writeFileSync(file, `${BASELINE_SOURCE}\n${source}\n`);
+    return { name, file, expect: 0 };
+  });
+}
+
 async function bundle(entry: Entry, options: BuildOptions): Promise<Bundle> {
-  const out = path.join(OUT_DIR, `${entry.name}.js`);
+  const out = path.join(OUT_DIR, `${path.basename(entry.file, '.ts')}.js`);
   const result = await build({ ...options, entryPoints: [entry.file], outfile: out, metafile: true, write: true });
-  fs.writeFileSync(path.join(OUT_DIR, `${entry.name}.meta.json`), JSON.stringify(result.metafile));
+  fs.writeFileSync(out.replace(/\.js$/, '.meta.json'), JSON.stringify(result.metafile));
   return { ...entry, out, bytes: fs.statSync(out).size, metafile: result.metafile, samples: [] };
 }
 
@@ -143,7 +173,7 @@ const smokePathOf = (name: string): string => {
 };
 
 function sampleOnce(b: Entry & { out: string }): Sample {
-  const args = ['-e', PROBE, b.out, ...(b.name === BASELINE ? [] : [smokePathOf(b.name)])];
+  const args = ['-e', PROBE, b.out, ...(b.expect === 0 ? [] : [smokePathOf(b.name)])];
   const r = spawnSync(process.execPath, args, { env: CHILD_ENV, encoding: 'utf8', timeout: 30_000 });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   try {
@@ -186,9 +216,11 @@ async function main(): Promise<void> {
     `esbuild ${JSON.stringify({ ...options, absWorkingDir: undefined, logLevel: undefined })} (BUNDLING of lib/constructs/api-function.ts)`,
   );
 
-  const baselineFile = path.join(OUT_DIR, 'baseline-entry.ts');
+  const baselineFile = path.join(OUT_DIR, `${BASELINE}.ts`);
   fs.writeFileSync(baselineFile, BASELINE_SOURCE);
-  const { found, missing } = entries();
+  const all = entries();
+  const { missing } = all;
+  const found = PARTS ? [...partEntries(), ...all.found.filter((f) => f.name === 'get-employee')] : all.found;
   for (const name of missing) console.log(`skipped ${name}: functions/${name}.ts does not exist yet`);
 
   const bundles: Bundle[] = [];
@@ -225,11 +257,23 @@ async function main(): Promise<void> {
       ratio: init / base,
       initCpu,
       cpuRatio: initCpu / baseCpu,
-      first: b === baseline ? undefined : medianOf(b, 'first'),
-      firstCpu: b === baseline ? undefined : medianOf(b, 'firstCpu'),
-      smoke: b === baseline ? '-' : smoke(b),
+      first: b.expect === 0 ? undefined : medianOf(b, 'first'),
+      firstCpu: b.expect === 0 ? undefined : medianOf(b, 'firstCpu'),
+      smoke: b.expect === 0 ? '-' : smoke(b),
     };
   });
+
+  if (PARTS) {
+    console.log(`\nwhat each piece adds to the baseline's init (medians of ${RUNS}, node ${process.version})\n`);
+    for (const r of rows) {
+      const plus = (x: number, base: number): string => (r.b === baseline ? '' : ` (+${(x - base).toFixed(1)})`);
+      console.log(
+        `${r.b.name.padEnd(44)} ${r.sizeKb.toFixed(1).padStart(6)} KB${plus(r.sizeKb, kb(baseline.bytes))}  ` +
+          `CPU ${r.initCpu.toFixed(1)} ms${plus(r.initCpu, baseCpu)}  wall ${r.init.toFixed(1)} ms${plus(r.init, base)}`,
+      );
+    }
+    return;
+  }
 
   const nameWidth = Math.max(...rows.map((r) => r.b.name.length), 8);
   const cols = ['size KB', 'init ms', 'ratio', 'CPU ms', 'ratio', '1st req ms', 'CPU ms'];
