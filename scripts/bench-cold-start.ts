@@ -22,7 +22,11 @@
  * change behaviour. The baseline is not invoked (its request would need DynamoDB).
  *
  * Options: --runs N (default 31), --analyze (largest inputs of every bundle),
- * --parts (instead of the functions: the baseline plus one piece that every API
+ * --instructions (instead of timing: the instructions the CPU runs for each
+ * init, counted by valgrind, one run each: independent of what else the machine
+ * runs, so figures of runs at different times compare; V8 runs single-threaded
+ * for it, its GC and compilers on the main thread), --parts (instead of the
+ * functions: the baseline plus one piece that every API
  * function loads, piece by piece, and get-employee whole: what each piece adds
  * to init on its own).
  * A missed target is reported, not an exit code: this is a measurement.
@@ -53,7 +57,8 @@ const argValue = (name: string): string | undefined => {
 const RUNS = Math.max(3, Number(argValue('--runs') ?? 31));
 const ANALYZE = args.includes('--analyze');
 const PARTS = args.includes('--parts');
-const OUT_DIR = path.join(ROOT, '.cache', PARTS ? 'bench-cold-parts' : 'bench-cold');
+const INSTRUCTIONS = args.includes('--instructions');
+const OUT_DIR = path.join(ROOT, '.cache', `bench-cold${PARTS ? '-parts' : ''}${INSTRUCTIONS ? '-instructions' : ''}`);
 
 /** What the function sees in Lambda, minus credentials; nothing inherited from this shell. */
 const CHILD_ENV: NodeJS.ProcessEnv = {
@@ -183,6 +188,54 @@ function sampleOnce(b: Entry & { out: string }): Sample {
   }
 }
 
+/** Instructions (valgrind's `I refs`) of a node process that requires `file`, or of a bare start. */
+function instructionsOf(file?: string): number {
+  const r = spawnSync(
+    'valgrind',
+    [
+      '--tool=cachegrind',
+      '--cache-sim=no',
+      '--cachegrind-out-file=/dev/null',
+      process.execPath,
+      '--single-threaded',
+      '-e',
+      file ? 'require(process.argv[1])' : '0',
+      ...(file ? [file] : []),
+    ],
+    { env: CHILD_ENV, encoding: 'utf8' },
+  );
+  const m = /I\s+refs:\s+([\d,]+)/.exec(r.stderr ?? '');
+  if (!m) throw new Error(`valgrind failed (${r.error?.message ?? r.stderr}); apt-get install valgrind`);
+  return Number(m[1]!.replace(/,/g, ''));
+}
+
+/** `--instructions`: each bundle's init in instructions, beside the baseline's. */
+function reportInstructions(bundles: readonly Bundle[]): void {
+  const start = instructionsOf();
+  const counts = bundles.map((b) => {
+    process.stdout.write('.');
+    return { b, init: instructionsOf(b.out) - start };
+  });
+  const base = counts[0]!.init;
+  console.log(
+    `\n\ninit in instructions (valgrind, node --single-threaded ${process.version}; a bare start, ${(start / 1e6).toFixed(0)} M, subtracted)\n`,
+  );
+  for (const { b, init } of counts) {
+    console.log(
+      `${b.name.padEnd(44)} ${kb(b.bytes).toFixed(1).padStart(6)} KB  ${(init / 1e6).toFixed(1).padStart(7)} M  ratio ${(init / base).toFixed(3)}`,
+    );
+  }
+  const ratios = counts
+    .slice(1)
+    .filter(({ b }) => b.expect !== 404)
+    .map(({ init }) => init / base)
+    .sort((x, y) => x - y);
+  if (ratios.length)
+    console.log(
+      `\nmin / median / max ratio (the fallback apart): ${ratios[0]!.toFixed(3)} / ${median(ratios).toFixed(3)} / ${ratios[ratios.length - 1]!.toFixed(3)}`,
+    );
+}
+
 /** The smoke verdict of a bundle's samples: every first request answered the expected status. */
 function smoke(b: Bundle): string {
   const bad = b.samples.find((s) => s.error !== undefined || s.status !== b.expect);
@@ -233,6 +286,11 @@ async function main(): Promise<void> {
   }
   const baseline = bundles.find((b) => b.name === BASELINE);
   if (!baseline) throw new Error('the baseline did not bundle');
+
+  if (INSTRUCTIONS) {
+    reportInstructions([baseline, ...bundles.filter((b) => b !== baseline)]);
+    return;
+  }
 
   // Warm the file cache once, then alternate bundles run by run.
   for (const b of bundles) sampleOnce(b);
