@@ -32,6 +32,9 @@ export const BUNDLING = {
   // Bundle the AWS SDK: a pinned, tree-shaken copy instead of whatever the runtime ships.
   externalModules: [],
   bundleAwsSDK: true,
+  // @middy/core imports node:stream/web at load, for streamed responses only: loaded when first used instead
+  // (src/http/stream-web-on-demand.cjs). The path is relative to projectRoot, where CDK runs esbuild locally.
+  esbuildArgs: { '--alias': 'node:stream/web=./src/http/stream-web-on-demand.cjs' },
 } satisfies BundlingOptions;
 
 export interface ApiFunctionProps {

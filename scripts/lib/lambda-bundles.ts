@@ -39,6 +39,15 @@ export function esbuildOptionsOf(bundling: Record<string, unknown>): BuildOption
       case 'externalModules':
         options.external = value as string[];
         break;
+      case 'esbuildArgs':
+        // CDK renders `--alias` as `--alias:<from>=<to>`; no other argument is used (or mapped) yet.
+        for (const [arg, text] of Object.entries(value as Record<string, string>)) {
+          const m = /^([^=]+)=(.+)$/.exec(text);
+          if (arg !== '--alias' || !m)
+            throw new Error(`lambda-bundles: esbuildArgs ${arg}=${text} has no mapping here`);
+          options.alias = { ...options.alias, [m[1]!]: m[2]! };
+        }
+        break;
       case 'bundleAwsSDK':
         // Only decides CDK's default externals; externalModules is given explicitly.
         if (!('externalModules' in bundling) && value !== true) options.external = ['@aws-sdk/*'];
