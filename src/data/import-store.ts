@@ -10,7 +10,9 @@
  * import stored it, so a resumed run never applies it twice.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ImportCounts, ImportJob, ImportType, ResultLine } from '../domain/imports';
+import { RECORD_OF, importView, type ImportCounts, type ImportJob, type ImportType, type ResultLine } from '../domain/imports';
+import type { LaneOwner } from '../domain/change-feed';
+import { feedCounterKey, feedLaneStateOf, type FeedLaneState, type NewFeedEntry } from './feed-store';
 import { db } from './client';
 import { tableName } from './config';
 import { keys, type Key } from './keys';
@@ -162,22 +164,51 @@ export interface ImportMeta {
 const jobOf = (item: Item | undefined): ImportJob | undefined => (item ? importJob.fromItem(item) : undefined);
 
 /**
- * What a create reads: the count, the import in progress (a second read, only
- * when there is one) and the idempotency record; the lane counter its
- * entries would go to for an expired upload it ends.
+ * What a create reads: the count and the idempotency record, then (only when
+ * there is one) the import in progress with the counter of the feed lane its
+ * `import.failed` entry goes to if its upload expired and the create ends it.
  */
 export async function readForCreate(
   businessId: string,
   idempotencyKey: Key | undefined,
-): Promise<ImportMeta & { idempotency: Item | undefined }> {
+): Promise<ImportMeta & { idempotency: Item | undefined; activeLane: FeedLaneState | undefined }> {
   const [meta, idempotency] = await batchGet([
     importJob.metaKey(businessId),
     ...(idempotencyKey ? [idempotencyKey] : []),
   ]);
   const activeId = typeof meta?.active === 'string' ? meta.active : undefined;
-  const active = activeId ? await readImport(businessId, activeId) : undefined;
-  return { n: Number(meta?.n ?? 0), active, idempotency: idempotencyKey ? idempotency : undefined };
+  // The lane depends on the import's type: both candidates are read with it.
+  const [item, applicationLane, employeeLane] = activeId
+    ? await batchGet([
+        importJob.key(businessId, activeId),
+        feedCounterKey(businessId, 'application', activeId),
+        feedCounterKey(businessId, 'employee', activeId),
+      ])
+    : [];
+  const active = jobOf(item);
+  const kind = active ? importLaneOwner(active.type) : undefined;
+  return {
+    n: Number(meta?.n ?? 0),
+    active,
+    idempotency: idempotencyKey ? idempotency : undefined,
+    activeLane:
+      active && kind
+        ? feedLaneStateOf(kind, active.id, kind === 'application' ? applicationLane : employeeLane)
+        : undefined,
+  };
 }
+
+/** Whose change-feed lanes an import's own entries go to: those of the records it writes. */
+export const importLaneOwner = (type: ImportType): LaneOwner =>
+  RECORD_OF[type] === 'application' ? 'application' : 'employee';
+
+/** The `import.completed` / `import.failed` entry of an import that ended (data: the import as GET shows it). */
+export const importEndedEntry = (ended: ImportJob, now = Date.now()): NewFeedEntry => ({
+  type: ended.status === 'completed' ? 'import.completed' : 'import.failed',
+  id: ended.id,
+  occurred_at: ended.updatedAt,
+  data: importView(ended, now),
+});
 
 /** One import by id: a GetItem (an id that is no import id reads nothing). */
 export async function readImport(businessId: string, id: string): Promise<ImportJob | undefined> {

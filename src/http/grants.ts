@@ -137,8 +137,9 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'create-export': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
   // the job BatchGet (a job whose worker died gets a new worker run)
   'get-export': READ_ONE,
-  // the count, the import in progress and the idempotency record (BatchGetItem), then one transaction: count Update,
-  // import Put (and the Update ending an import whose upload expired)
+  // the count and the idempotency record, then the import in progress with its feed lane counters (BatchGetItem), then
+  // one transaction: count Update, import Put (and, ending an import whose upload expired, its Update, the lane
+  // counter Update and its import.failed entry Put)
   'create-import': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // the count (BatchGetItem) and the page's key range of the imports partition (Query)
   'list-imports': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },

@@ -21,10 +21,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   PROGRESS_INTERVAL_MS,
-  RECORD_OF,
   addCounts,
   effectiveStatus,
-  importView,
   zeroCounts,
   type FailureReason,
   type ImportCounts,
@@ -36,6 +34,8 @@ import type { WriteOrigin } from '../domain/audit';
 import {
   ImportStateChanged,
   endImportWrites,
+  importEndedEntry,
+  importLaneOwner,
   leaseImport,
   readImport,
   readRowResults,
@@ -168,7 +168,7 @@ async function finish(
   lease: string | undefined,
   end: { status: 'completed' | 'failed'; counts: ImportCounts; failureReason?: FailureReason },
 ): Promise<void> {
-  const lane = RECORD_OF[job.type] === 'application' ? 'application' : 'employee';
+  const lane = importLaneOwner(job.type);
   await runWithOrigin(originOf(job), () =>
     withRetries(async () => {
       const [counter] = await batchGet([feedCounterKey(job.businessId, lane, job.id)]);
@@ -191,14 +191,7 @@ async function finish(
           },
           lease ? { lease } : { status: job.status },
         ),
-        ...feedAppendWrites(job.businessId, feedLaneStateOf(lane, job.id, counter), [
-          {
-            type: end.status === 'completed' ? 'import.completed' : 'import.failed',
-            id: job.id,
-            occurred_at: updatedAt,
-            data: importView(ended, Date.now()),
-          },
-        ]),
+        ...feedAppendWrites(job.businessId, feedLaneStateOf(lane, job.id, counter), [importEndedEntry(ended)]),
       ]);
     }),
   );

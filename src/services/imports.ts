@@ -26,11 +26,13 @@ import {
   ImportStateChanged,
   createImportWrites,
   endImportWrites,
+  importEndedEntry,
   readForCreate,
   readImport,
   readImportPage,
 } from '../data/import-store';
 import { deleteUpload, presignImportUpload, resultsUrl } from '../data/import-objects';
+import { feedAppendWrites } from '../data/feed-store';
 import { transactWrite } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { RetryOperation } from '../data/operation-state';
@@ -105,9 +107,21 @@ export async function createImport(
         upload: { method: 'POST', url: state.upload?.url, fields: state.upload?.fields, expires_at: expiresAt },
       };
       const writes = createImportWrites(job, state);
-      // An import whose upload never came (24 hours) ends as failed when the next one takes its place.
-      if (state.active)
-        writes.push(...endImportWrites(state.active, expiredSet(), { status: 'awaiting_upload' }).slice(0, 1));
+      // An import whose upload never came (24 hours) ends as failed when the next one takes its place, with its
+      // import.failed entry (the count item's update is the new import's own).
+      if (state.active && state.activeLane) {
+        const set = expiredSet();
+        const ended: ImportJob = {
+          ...state.active,
+          status: 'failed',
+          failureReason: 'upload_expired',
+          updatedAt: String(set.updated_at),
+        };
+        writes.push(
+          ...endImportWrites(state.active, set, { status: 'awaiting_upload' }).slice(0, 1),
+          ...feedAppendWrites(businessId, state.activeLane, [importEndedEntry(ended)]),
+        );
+      }
       return { result: created(body, importLocation(job.id), { ETag: etagOf(job.id, 1) }), writes };
     },
   );

@@ -8,6 +8,10 @@ import { runImport } from '../../src/services/import-run';
 import { inCallScope } from '../../src/data/call-scope';
 import { createToken } from '../../src/data/token-store';
 import { uploadSize } from '../../src/data/import-objects';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../src/data/client';
+import { tableName } from '../../src/data/config';
+import { keys } from '../../src/data/keys';
 
 /**
  * Contract §22 over HTTP and the local S3: POST /imports with its presigned
@@ -93,6 +97,27 @@ describe('an import from POST to results (contract §22)', () => {
     expect(await show(first.body.id)).toMatchObject({ status: 'cancelled', results_url: null });
     expect((await send('DELETE', `/imports/${first.body.id}`)).body.error).toBe('import_finished');
     expect((await send('GET', '/imports/0000000001-0000000000000000')).status).toBe(404);
+  });
+
+  it('an upload not made within 24 hours: the next POST ends that import as failed, with its import.failed entry', async () => {
+    const stale = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    // Created a day and an hour ago.
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.importJob(BUSINESS, stale.body.id),
+        UpdateExpression: 'SET created_at = :t',
+        ExpressionAttributeValues: { ':t': new Date(Date.now() - 25 * 3600_000).toISOString() },
+      }),
+    );
+    const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(next.status).toBe(201);
+    expect(await show(stale.body.id)).toMatchObject({ status: 'failed', failure_reason: 'upload_expired' });
+    const entries = (await send('GET', '/changes?limit=500&types=import.failed')).body.entries as any[];
+    expect(entries.filter((e) => e.id === stale.body.id).map((e) => e.data)).toEqual([
+      expect.objectContaining({ id: stale.body.id, status: 'failed', failure_reason: 'upload_expired' }),
+    ]);
+    expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
   });
 
   it('the type decides the scope: an applications token may not import employees', async () => {
