@@ -63,6 +63,23 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
   return { businessId, token };
 }
 
+/**
+ * An import run on its upload's event, run again after a failure (a 503 under
+ * load) up to twice, as Lambda retries an asynchronous invocation: the next
+ * run resumes from the checkpoint, so no import stays `running` for nobody.
+ */
+async function runImportAsDeployed(event: Parameters<typeof runImport>[0]): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runImport(event);
+    } catch (error) {
+      console.error(`import run failed: ${describeFailure(error)}${attempt <= 2 ? ', running it again' : ''}`);
+      if (attempt > 2) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   // Everything `npm start` writes (the data folder, DynamoDB Local's database, the S3 server's buckets and the CVs
   // in them, written for as long as it runs) is readable by its user only: folders 0700, files 0600.
@@ -80,7 +97,7 @@ async function main(): Promise<void> {
       console.error(`attachment check failed: ${describeFailure(error)}`),
     );
     // Contract §22: an import's upload starts its run, here to its end in this process.
-    runImport(event).catch((error: unknown) => console.error(`import run failed: ${describeFailure(error)}`));
+    void runImportAsDeployed(event);
   });
   const { businessId, token } = await demoToken();
   // Contract §14: the local server also delivers to loopback http receivers.
