@@ -2,16 +2,18 @@
  * The row applier of bulk imports (contract §22): a stream of rows of one
  * type for one business in, one result line per row out, in row order.
  *
- * Each row takes the path of its single request: the same generated
- * validator (src/schemas/validation.ts), then the same service function
- * (createEmployee, updateEmployee, createEmployeeJob, createApplication,
+ * Each row is checked as its single request: the same generated validator
+ * (src/schemas/validation.ts), then the same service checks. New employees
+ * of a window go through createEmployees (the checks of POST /employees, one
+ * transaction for the chunk); every other row through the service function
+ * of its request (updateEmployee, createEmployeeJob, createApplication,
  * updateApplication) with its rules, messages, uniqueness checks and
- * transaction. The import only adds items to that transaction
- * (src/data/transact-write.ts WriteHooks): the external_id it keeps for a new
- * record, and the row's result when results are kept (exactly once: a row
- * whose result is stored is never applied again, src/data/import-store.ts).
- * Validating sends no transaction. A rejected row writes nothing but its
- * result and never stops the others.
+ * transaction. The import only adds items to those transactions
+ * (src/data/transact-write.ts WriteHooks, createEmployees' ChunkHooks): the
+ * external_id it keeps for a new record, and the rows' result item when
+ * results are kept (exactly once: a row whose result is stored is never
+ * applied again, src/data/import-store.ts). Validating sends no transaction.
+ * A rejected row writes nothing but its result and never stops the others.
  *
  * The admin tool's demo loading uses this too (one writer of imported
  * records): it passes its own origin and no results.
