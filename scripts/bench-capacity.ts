@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   try {
     const rows = await measureOperations(stack.send);
     console.log(
-      '\nCapacity units per operation (ReturnConsumedCapacity INDEXES, DynamoDB Local; a transactional write counts twice)',
+      '\nCapacity units per operation (reads as DynamoDB Local reports them with ReturnConsumedCapacity INDEXES, plus ConditionCheck reads; writes by DynamoDB rules, scripts/lib/write-units.ts)',
     );
     console.log(formatUnits(rows));
   } finally {

@@ -1,19 +1,36 @@
 /**
- * DynamoDB write units derived from what is sent (scripts/bench-import.ts):
- * DynamoDB Local's ConsumedCapacity counts a TransactWriteItems as if it
- * wrote one item (10 Puts of 10 bytes: 2 units, as one), so it cannot compare
- * a chunk of rows in one transaction with one transaction per record.
+ * DynamoDB capacity units of writes, by DynamoDB's rules rather than as
+ * DynamoDB Local reports them: Local's ConsumedCapacity for a
+ * TransactWriteItems counts the units of one item whatever the number of
+ * items (1, 2 or 10 Puts of 1.5 KB: 4 units), so every multi-item
+ * transaction is undercounted.
  *
- * The rules of DynamoDB's on-demand pricing, per written item: ceil(size /
- * 1 KB) units, twice that inside a transaction (ConditionCheck items too),
- * plus one unit per index entry the item writes (an index whose key
- * attributes a Put carries or an Update sets; the indexes project keys and a
- * few small attributes: under 1 KB). Item sizes by DynamoDB's rules from the
- * marshalled request: a Put's item; an Update's key and the values it sets
- * (here counters and small attributes: the item after it is not read back).
+ * The rules followed (Amazon DynamoDB Developer Guide, "Capacity unit
+ * consumption for write operations",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html#write-operation-consumption,
+ * and "Capacity management for transactions",
+ * https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-capacity-handling):
+ * - a written item costs ceil(size / 1 KB) write units, its size being the
+ *   larger of the item before and after the write (Put over an existing
+ *   item, Update), the deleted item for a Delete;
+ * - inside a transaction every item is prepared and committed: twice that;
+ * - a ConditionCheck item is a transactional read: 2 read units per 4 KB;
+ * - an index entry the write puts, deletes or rewrites (a projected
+ *   attribute changed) costs ceil(entry size / 1 KB); a key change is a
+ *   delete and a put. Index entries are kept up after the commit, outside
+ *   the transaction, so they are not doubled.
+ * Sizes by DynamoDB's rules from the marshalled items (names + values).
+ *
+ * Two sources of the items' images: what the request sends
+ * (`writeUnitsOf`, bench-import: a Put's item; an Update's key and set
+ * values, a lower bound since the item after it is not read), or the items
+ * themselves read around the call (`countTrueUnits`, bench:cost and the
+ * capacity probe: consistent GetItems on a client of their own, never in the
+ * service).
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { db } from '../../src/data/client';
+import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { db, isBesideRequest, localEndpointConfig } from '../../src/data/client';
+import { dynamodbEndpoint } from '../../src/data/config';
 import { TABLE } from '../../src/data/table-definition';
 
 type Wire = Record<string, AttributeValue>;
@@ -36,55 +53,136 @@ export const itemSize = (item: Wire): number =>
 
 const kbUnits = (bytes: number): number => Math.max(1, Math.ceil(bytes / 1024));
 
-/** Index entries written by an item carrying (or an Update setting) these attribute names. */
-const indexWrites = (names: ReadonlySet<string>): number =>
-  TABLE.indexes.filter((index) => names.has(index.partitionKey) && names.has(index.sortKey.name)).length;
-
-interface WriteRequest {
-  Put?: { Item: Wire };
-  Update?: { Key: Wire; ExpressionAttributeValues?: Wire; ExpressionAttributeNames?: Record<string, string> };
-  Delete?: { Key: Wire };
-  ConditionCheck?: { Key: Wire };
+/** Units of writes and reads (ConditionCheck items). */
+export interface Units {
+  write: number;
+  indexWrite: number;
+  read: number;
 }
 
-/** Units of one written item (`factor` 2 inside a transaction). */
-function unitsOf(write: WriteRequest, factor: number): number {
-  if (write.Put) {
-    const names = new Set(Object.keys(write.Put.Item));
-    return factor * kbUnits(itemSize(write.Put.Item)) + indexWrites(names);
-  }
-  if (write.Update) {
-    const size = itemSize(write.Update.Key) + itemSize(write.Update.ExpressionAttributeValues ?? {});
-    const names = new Set(Object.values(write.Update.ExpressionAttributeNames ?? {}));
-    return factor * kbUnits(size) + indexWrites(names);
-  }
-  if (write.Delete) return factor;
-  if (write.ConditionCheck) return factor;
-  return 0;
+/** One item a call writes or checks, with its images (undefined = absent before / after, or not known). */
+export interface ItemWrite {
+  readonly kind: 'put' | 'update' | 'delete' | 'check';
+  readonly before?: Wire;
+  readonly after?: Wire;
 }
 
-/** Write units of one call (marshalled input), 0 for reads. */
-export function writeUnitsOf(command: string, input: Record<string, unknown>): number {
+/** An index's entry of an item (its keys, the table's keys and the projected attributes), or none. */
+function indexEntry(index: (typeof TABLE.indexes)[number], item: Wire | undefined): Wire | undefined {
+  if (!item || !item[index.partitionKey] || !item[index.sortKey.name]) return undefined;
+  const names = [TABLE.partitionKey, TABLE.sortKey, index.partitionKey, index.sortKey.name, ...index.include];
+  return Object.fromEntries(names.filter((n) => item[n] !== undefined).map((n) => [n, item[n]!]));
+}
+
+const same = (a: Wire, b: Wire): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** Index write units of an item going from `before` to `after`. */
+function indexUnits(before: Wire | undefined, after: Wire | undefined): number {
+  let units = 0;
+  for (const index of TABLE.indexes) {
+    const old = indexEntry(index, before);
+    const now = indexEntry(index, after);
+    if (old && now) {
+      const keyOf = (e: Wire) => JSON.stringify([e[index.partitionKey], e[index.sortKey.name]]);
+      if (keyOf(old) !== keyOf(now)) units += kbUnits(itemSize(old)) + kbUnits(itemSize(now));
+      else if (!same(old, now)) units += kbUnits(itemSize(now));
+    } else if (old ?? now) units += kbUnits(itemSize((old ?? now)!));
+  }
+  return units;
+}
+
+/** Units of one item written (`transactional`: inside a TransactWriteItems). */
+export function itemUnits(item: ItemWrite, transactional: boolean): Units {
+  const factor = transactional ? 2 : 1;
+  const size = Math.max(item.before ? itemSize(item.before) : 0, item.after ? itemSize(item.after) : 0);
+  if (item.kind === 'check') return { write: 0, indexWrite: 0, read: 2 * Math.max(1, Math.ceil(size / 4096)) };
+  const after = item.kind === 'delete' ? undefined : item.after;
+  return { write: factor * kbUnits(size), indexWrite: indexUnits(item.before, after), read: 0 };
+}
+
+/** Units of one call's items. */
+export function unitsOfItems(items: readonly ItemWrite[], transactional: boolean): Units {
+  const sum: Units = { write: 0, indexWrite: 0, read: 0 };
+  for (const item of items) {
+    const u = itemUnits(item, transactional);
+    sum.write += u.write;
+    sum.indexWrite += u.indexWrite;
+    sum.read += u.read;
+  }
+  return sum;
+}
+
+interface Target {
+  readonly kind: ItemWrite['kind'];
+  readonly table: string;
+  readonly key: Wire;
+  /** What the request itself sends of the item after the write (Put: all of it). */
+  readonly sent: Wire;
+}
+
+type Marshalled = { TableName?: string; Key?: Wire; Item?: Wire; ExpressionAttributeValues?: Wire };
+
+const keyOf = (item: Wire): Wire => ({
+  [TABLE.partitionKey]: item[TABLE.partitionKey]!,
+  [TABLE.sortKey]: item[TABLE.sortKey]!,
+});
+
+function target(kind: Target['kind'], m: Marshalled): Target {
+  if (kind === 'put') return { kind, table: m.TableName ?? '', key: keyOf(m.Item ?? {}), sent: m.Item ?? {} };
+  const key = m.Key ?? {};
+  return {
+    kind,
+    table: m.TableName ?? '',
+    key,
+    sent: kind === 'update' ? { ...key, ...m.ExpressionAttributeValues } : key,
+  };
+}
+
+/** The items a write call (marshalled input) writes or checks; [] for reads. */
+function targetsOf(command: string, input: Record<string, unknown>): Target[] {
+  const m = input as Marshalled;
   switch (command) {
     case 'PutItem':
-      return unitsOf({ Put: { Item: input.Item as Wire } }, 1);
+      return [target('put', m)];
     case 'UpdateItem':
-      return unitsOf({ Update: input as unknown as NonNullable<WriteRequest['Update']> }, 1);
+      return [target('update', m)];
     case 'DeleteItem':
-      return 1;
+      return [target('delete', m)];
     case 'TransactWriteItems':
-      return ((input.TransactItems as WriteRequest[] | undefined) ?? []).reduce((n, w) => n + unitsOf(w, 2), 0);
+      return ((input.TransactItems as Record<string, Marshalled>[] | undefined) ?? []).map((w) =>
+        w.Put
+          ? target('put', w.Put)
+          : w.Update
+            ? target('update', w.Update)
+            : w.Delete
+              ? target('delete', w.Delete)
+              : target('check', w.ConditionCheck ?? {}),
+      );
     case 'BatchWriteItem':
-      return Object.values(
-        (input.RequestItems as Record<string, { PutRequest?: { Item: Wire } }[]> | undefined) ?? {},
-      ).reduce(
-        (n, requests) =>
-          n + requests.reduce((m, r) => m + (r.PutRequest ? unitsOf({ Put: { Item: r.PutRequest.Item } }, 1) : 1), 0),
-        0,
+      return Object.entries(
+        (input.RequestItems as
+          Record<string, { PutRequest?: { Item: Wire }; DeleteRequest?: { Key: Wire } }[]> | undefined) ?? {},
+      ).flatMap(([table, requests]) =>
+        requests.map((r) =>
+          r.PutRequest
+            ? target('put', { TableName: table, Item: r.PutRequest.Item })
+            : target('delete', { TableName: table, Key: r.DeleteRequest?.Key }),
+        ),
       );
     default:
-      return 0;
+      return [];
   }
+}
+
+/** Write units of one call sized from what it sends alone (no item before it known), 0 for reads. */
+export function writeUnitsOf(command: string, input: Record<string, unknown>): number {
+  const items = targetsOf(command, input).map((t) => ({
+    kind: t.kind,
+    after: t.kind === 'delete' ? undefined : t.sent,
+    before: t.kind === 'delete' ? t.sent : undefined,
+  }));
+  const u = unitsOfItems(items, command === 'TransactWriteItems');
+  return u.write + u.indexWrite;
 }
 
 /** Derived write units of every call this process's client sends from now on (call after resetClient). */
@@ -107,5 +205,76 @@ export function countDerivedWriteUnits(): void {
       }
     },
     { step: 'build', name: 'benchDerivedWriteUnits' },
+  );
+}
+
+/** Units by DynamoDB's rules of every successful write since the last reset (countTrueUnits). */
+export const trueUnits = {
+  units: { write: 0, indexWrite: 0, read: 0 } as Units,
+  /**
+   * Write units (table + indexes) of calls beside the request's own (rate counts: at most one UpdateItem
+   * per counter and second and instance, whatever the requests), kept out of `units`.
+   */
+  besideWrite: 0,
+  /** Node CPU the counting itself used (its reads), for benchmarks to take off what they measure. */
+  cpuMs: 0,
+  reset(): void {
+    this.units = { write: 0, indexWrite: 0, read: 0 };
+    this.besideWrite = 0;
+    this.cpuMs = 0;
+  },
+};
+
+const cpuMsSince = (start: NodeJS.CpuUsage): number => {
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+};
+
+const counted = new WeakSet<object>();
+
+/**
+ * From now on, every write call of this process's client (db(); call after
+ * resetClient) adds its units by DynamoDB's rules to trueUnits: each item it
+ * writes or checks is read (consistent GetItem, on a client of its own that
+ * nothing else counts) before the call, and an Update's item again after it.
+ * A failed call adds nothing. Benchmarks and the capacity probe only.
+ */
+export function countTrueUnits(): void {
+  const client = db();
+  if (counted.has(client)) return;
+  counted.add(client);
+  const endpoint = dynamodbEndpoint();
+  const reader = new DynamoDBClient(endpoint ? localEndpointConfig(endpoint) : {});
+  const read = async (t: Target): Promise<Wire | undefined> =>
+    (await reader.send(new GetItemCommand({ TableName: t.table, Key: t.key, ConsistentRead: true }))).Item;
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const command = (context.commandName ?? '').replace(/Command$/, '');
+      const targets = targetsOf(command, args.input as Record<string, unknown>);
+      if (targets.length === 0) return next(args);
+      let cpu = process.cpuUsage();
+      const before = await Promise.all(targets.map(read));
+      trueUnits.cpuMs += cpuMsSince(cpu);
+      const result = await next(args);
+      cpu = process.cpuUsage();
+      const after = await Promise.all(
+        targets.map((t) =>
+          t.kind === 'update' ? read(t) : t.kind === 'put' ? Promise.resolve(t.sent) : Promise.resolve(undefined),
+        ),
+      );
+      const u = unitsOfItems(
+        targets.map((t, i) => ({ kind: t.kind, before: before[i], after: t.kind === 'check' ? before[i] : after[i] })),
+        command === 'TransactWriteItems',
+      );
+      if (isBesideRequest()) trueUnits.besideWrite += u.write + u.indexWrite;
+      else {
+        trueUnits.units.write += u.write;
+        trueUnits.units.indexWrite += u.indexWrite;
+        trueUnits.units.read += u.read;
+      }
+      trueUnits.cpuMs += cpuMsSince(cpu);
+      return result;
+    },
+    { step: 'build', name: 'benchTrueUnits' },
   );
 }

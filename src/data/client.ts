@@ -98,6 +98,9 @@ const besideScope = new AsyncLocalStorage<true>();
 export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
   besideScope.run(true, () => inCallScope(RATE_COUNTS_SCOPE, fn));
 
+/** Whether the current call goes out beside the request's own (besideRequest): benchmarks count them apart. */
+export const isBesideRequest = (): boolean => besideScope.getStore() === true;
+
 const WRITE_COMMANDS = new Set([
   'PutItemCommand',
   'UpdateItemCommand',
