@@ -4,9 +4,12 @@
  * request type of the mixes is sent several times through the local server
  * (the deployed handlers) on an in-memory DynamoDB Local, twice: on the table
  * as defined (key-only list indexes) and on the same table with every list
- * index projecting ALL. DynamoDB Local reports the capacity of every call,
+ * index projecting ALL. Reads are what DynamoDB Local reports for every call,
  * indexes included (ReturnConsumedCapacity INDEXES); a page's records read is
- * the BatchGetItem after its Query (dynamoStats.log).
+ * the BatchGetItem after its Query (dynamoStats.log). Writes are counted by
+ * DynamoDB's rules from the items written (scripts/lib/write-units.ts: Local
+ * reports a TransactWriteItems as one item, whatever it writes); Local's
+ * figure is printed beside, and the USD it would give.
  *
  * - `all-projection`: measured on the ALL table (its index writes, its Query
  *   of full items); the page is the Query's items, so the records read (and
@@ -27,6 +30,7 @@ import { dynamoStats } from '../src/data/client';
 import { TABLE, type IndexDefinition } from '../src/data/table-definition';
 import { API_PREFIX } from '../src/domain/api-paths';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
+import { countTrueUnits, trueUnits } from './lib/write-units';
 
 const PRICES = {
   http_api_per_million_requests: 1.0,
@@ -47,7 +51,10 @@ const CHOSEN: Design = 'keys-only+eventual-records';
 /** What one request of a type consumed, averaged over its samples. */
 interface Measured {
   readonly read: number;
+  /** Write units (table + indexes) by DynamoDB's rules. */
   readonly write: number;
+  /** Write units (table + indexes) as DynamoDB Local reports them, for comparison. */
+  readonly localWrite: number;
   /** Of `read`, the units of the page's records read by key (the BatchGetItem after a Query; eventually consistent). */
   readonly recordsRead: number;
   readonly roundTrips: number;
@@ -93,19 +100,22 @@ async function send(stack: BenchStack, r: Request): Promise<unknown> {
   return res.body;
 }
 
-/** Sends `sample(i)` SAMPLES times (after one unmeasured warm-up) and averages what DynamoDB reported. */
+/** Sends `sample(i)` SAMPLES times (after one unmeasured warm-up) and averages the units and CPU. */
 async function measure(stack: BenchStack, sample: (i: number) => Request): Promise<Measured> {
   await send(stack, sample(0));
-  const sum = { read: 0, write: 0, recordsRead: 0, roundTrips: 0, cpuMs: 0 };
+  const sum = { read: 0, write: 0, localWrite: 0, recordsRead: 0, roundTrips: 0, cpuMs: 0 };
   for (let i = 1; i <= SAMPLES; i++) {
     dynamoStats.reset();
+    trueUnits.reset();
     const cpu = process.cpuUsage();
     await send(stack, sample(i));
     const used = process.cpuUsage(cpu);
-    sum.cpuMs += (used.user + used.system) / 1000;
+    // The counting's own reads are no part of the request.
+    sum.cpuMs += (used.user + used.system) / 1000 - trueUnits.cpuMs;
     sum.roundTrips += dynamoStats.roundTrips;
-    sum.read += dynamoStats.units.read + dynamoStats.units.indexRead;
-    sum.write += dynamoStats.units.write + dynamoStats.units.indexWrite;
+    sum.read += dynamoStats.units.read + dynamoStats.units.indexRead + trueUnits.units.read;
+    sum.write += trueUnits.units.write + trueUnits.units.indexWrite;
+    sum.localWrite += dynamoStats.units.write + dynamoStats.units.indexWrite;
     const log = dynamoStats.log;
     const query = log.findIndex((c) => c.command === 'QueryCommand');
     const records = query < 0 ? undefined : log.slice(query + 1).find((c) => c.command === 'BatchGetItemCommand');
@@ -115,6 +125,7 @@ async function measure(stack: BenchStack, sample: (i: number) => Request): Promi
   return {
     read: avg(sum.read),
     write: avg(sum.write),
+    localWrite: avg(sum.localWrite),
     recordsRead: avg(sum.recordsRead),
     roundTrips: avg(sum.roundTrips),
     cpuMs: avg(sum.cpuMs),
@@ -144,6 +155,8 @@ async function measureAll(tableName: string, indexes: readonly IndexDefinition[]
       path: '/employees',
       body: { first_name: 'Ana', last_name: 'Lopez', email: 'ana.lopez@example.com' },
     })) as { id: string };
+    // From here on every write's units by DynamoDB's rules (the setup above is not measured).
+    countTrueUnits();
     const pick = (i: number): string => ids[(i * 37) % ids.length]!;
     const page = (query: string) => (i: number) => ({
       method: 'GET',
@@ -184,9 +197,18 @@ async function measureAll(tableName: string, indexes: readonly IndexDefinition[]
   }
 }
 
-/** USD of one request of a design, from what was measured on the key-only and the ALL table. */
-function requestCost(design: Design, keys: Measured, all: Measured): { usd: number; read: number; write: number } {
-  const m = design === 'all-projection' ? all : keys;
+/**
+ * USD of one request of a design, from what was measured on the key-only and the ALL table (`local`: with the
+ * write units as DynamoDB Local reports them, for comparison).
+ */
+function requestCost(
+  design: Design,
+  keys: Measured,
+  all: Measured,
+  local = false,
+): { usd: number; read: number; write: number } {
+  const measured = design === 'all-projection' ? all : keys;
+  const m = local ? { ...measured, write: measured.localWrite } : measured;
   let read = m.read;
   let roundTrips = m.roundTrips;
   if (design === 'all-projection' && m.recordsRead > 0) {
@@ -213,13 +235,18 @@ async function main(): Promise<void> {
   const all = await measureAll('bench-cost-all', allIndexes);
 
   console.log(
-    `\nPer request (mean of ${SAMPLES}; units as DynamoDB Local reports them, a transactional write counts twice):`,
+    `\nPer request (mean of ${SAMPLES}; reads as DynamoDB Local reports them, writes by DynamoDB's rules; Local's write units and USD beside):`,
   );
-  console.log('request | design | read units | write units | USD per million');
+  console.log(
+    'request | design | read units | write units | USD per million | Local: write units | Local: USD per million',
+  );
   for (const name of Object.keys(keys))
     for (const design of DESIGNS) {
       const c = requestCost(design, keys[name]!, all[name]!);
-      console.log(`${name} | ${design} | ${c.read.toFixed(1)} | ${c.write.toFixed(1)} | ${(c.usd * 1e6).toFixed(3)}`);
+      const l = requestCost(design, keys[name]!, all[name]!, true);
+      console.log(
+        `${name} | ${design} | ${c.read.toFixed(1)} | ${c.write.toFixed(1)} | ${(c.usd * 1e6).toFixed(3)} | ${l.write.toFixed(1)} | ${(l.usd * 1e6).toFixed(3)}`,
+      );
     }
 
   const result: Record<string, unknown> = { prices: PRICES };
@@ -237,8 +264,14 @@ async function main(): Promise<void> {
     );
     result[mix] = { chosen: designs[CHOSEN], designs };
     const cheapest = Math.min(...Object.values(designs));
+    const localUsd = round(
+      Object.entries(shares).reduce(
+        (sum, [name, share]) => sum + share * requestCost(CHOSEN, keys[name]!, all[name]!, true).usd * 1e6,
+        0,
+      ),
+    );
     console.log(
-      `${mix}: chosen ${CHOSEN} ${designs[CHOSEN]} USD per million, ${(designs[CHOSEN]! / cheapest).toFixed(2)}x the cheapest`,
+      `${mix}: chosen ${CHOSEN} ${designs[CHOSEN]} USD per million, ${(designs[CHOSEN]! / cheapest).toFixed(2)}x the cheapest (with DynamoDB Local's write units: ${localUsd})`,
     );
   }
   console.log(

@@ -120,7 +120,32 @@ interface Target {
   readonly sent: Wire;
 }
 
-type Marshalled = { TableName?: string; Key?: Wire; Item?: Wire; ExpressionAttributeValues?: Wire };
+type Marshalled = {
+  TableName?: string;
+  Key?: Wire;
+  Item?: Wire;
+  UpdateExpression?: string;
+  ExpressionAttributeNames?: Record<string, string>;
+  ExpressionAttributeValues?: Wire;
+};
+
+/**
+ * What an Update sends of its item: the key and each value under the name of the attribute it goes to (the
+ * first name of a path; `#a = :v`, `#a = if_not_exists(#a, :v)`, `ADD #a :v`), a value under no name kept
+ * under its placeholder (src/data/update-expression.ts writes these forms).
+ */
+function sentByUpdate(m: Marshalled): Wire {
+  const sent: Wire = { ...m.Key };
+  const values = { ...m.ExpressionAttributeValues };
+  const assignment = /(#\w+)(?:\.#\w+)*\s*=?\s*(?:if_not_exists\([^,]+,\s*)?(:\w+)/g;
+  for (const [, name, value] of (m.UpdateExpression ?? '').matchAll(assignment)) {
+    const attribute = m.ExpressionAttributeNames?.[name!];
+    if (!attribute || !values[value!]) continue;
+    sent[attribute] = values[value!]!;
+    delete values[value!];
+  }
+  return { ...sent, ...values };
+}
 
 const keyOf = (item: Wire): Wire => ({
   [TABLE.partitionKey]: item[TABLE.partitionKey]!,
@@ -134,7 +159,7 @@ function target(kind: Target['kind'], m: Marshalled): Target {
     kind,
     table: m.TableName ?? '',
     key,
-    sent: kind === 'update' ? { ...key, ...m.ExpressionAttributeValues } : key,
+    sent: kind === 'update' ? sentByUpdate(m) : key,
   };
 }
 

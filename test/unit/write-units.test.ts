@@ -66,3 +66,15 @@ it('never counts fewer units for a transaction than for its items written one by
     }),
   );
 });
+
+it('sizes an Update from what it sends when its item is not read: its index entries by the names it sets', () => {
+  const update = {
+    TableName: 't',
+    Key: { PK: { S: 'B#demo#application' }, SK: { S: 'r' } },
+    UpdateExpression: 'SET #u0 = :u0, #u1 = if_not_exists(#u1, :u1) ADD #u2 :u2',
+    ExpressionAttributeNames: { '#u0': 'UpdatedPK', '#u1': 'UpdatedSK', '#u2': 'version' },
+    ExpressionAttributeValues: { ':u0': { S: 'B#demo#updated' }, ':u1': { N: '7' }, ':u2': { N: '1' } },
+  };
+  expect(writeUnitsOf('UpdateItem', update)).toBe(1 + 1);
+  expect(writeUnitsOf('TransactWriteItems', { TransactItems: [{ Update: update }] })).toBe(2 + 1);
+});
