@@ -156,7 +156,7 @@ async function measureAll(tableName: string, indexes: readonly IndexDefinition[]
       body: { first_name: 'Ana', last_name: 'Lopez', email: 'ana.lopez@example.com' },
     })) as { id: string };
     // From here on every write's units by DynamoDB's rules (the setup above is not measured).
-    countTrueUnits();
+    countTrueUnits(indexes);
     const pick = (i: number): string => ids[(i * 37) % ids.length]!;
     const page = (query: string) => (i: number) => ({
       method: 'GET',

@@ -31,7 +31,7 @@
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { db, isBesideRequest, localEndpointConfig } from '../../src/data/client';
 import { dynamodbEndpoint } from '../../src/data/config';
-import { TABLE } from '../../src/data/table-definition';
+import { TABLE, type IndexDefinition } from '../../src/data/table-definition';
 
 type Wire = Record<string, AttributeValue>;
 
@@ -67,9 +67,12 @@ export interface ItemWrite {
   readonly after?: Wire;
 }
 
-/** An index's entry of an item (its keys, the table's keys and the projected attributes), or none. */
-function indexEntry(index: (typeof TABLE.indexes)[number], item: Wire | undefined): Wire | undefined {
+type Indexes = readonly IndexDefinition[];
+
+/** An index's entry of an item (its keys, the table's keys and the projected attributes; ALL: the item), or none. */
+function indexEntry(index: IndexDefinition, item: Wire | undefined): Wire | undefined {
   if (!item || !item[index.partitionKey] || !item[index.sortKey.name]) return undefined;
+  if (index.include === undefined) return item;
   const names = [TABLE.partitionKey, TABLE.sortKey, index.partitionKey, index.sortKey.name, ...index.include];
   return Object.fromEntries(names.filter((n) => item[n] !== undefined).map((n) => [n, item[n]!]));
 }
@@ -77,9 +80,9 @@ function indexEntry(index: (typeof TABLE.indexes)[number], item: Wire | undefine
 const same = (a: Wire, b: Wire): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /** Index write units of an item going from `before` to `after`. */
-function indexUnits(before: Wire | undefined, after: Wire | undefined): number {
+function indexUnits(before: Wire | undefined, after: Wire | undefined, indexes: Indexes): number {
   let units = 0;
-  for (const index of TABLE.indexes) {
+  for (const index of indexes) {
     const old = indexEntry(index, before);
     const now = indexEntry(index, after);
     if (old && now) {
@@ -91,20 +94,24 @@ function indexUnits(before: Wire | undefined, after: Wire | undefined): number {
   return units;
 }
 
-/** Units of one item written (`transactional`: inside a TransactWriteItems). */
-export function itemUnits(item: ItemWrite, transactional: boolean): Units {
+/** Units of one item written (`transactional`: inside a TransactWriteItems) on a table with these indexes. */
+export function itemUnits(item: ItemWrite, transactional: boolean, indexes: Indexes = TABLE.indexes): Units {
   const factor = transactional ? 2 : 1;
   const size = Math.max(item.before ? itemSize(item.before) : 0, item.after ? itemSize(item.after) : 0);
   if (item.kind === 'check') return { write: 0, indexWrite: 0, read: 2 * Math.max(1, Math.ceil(size / 4096)) };
   const after = item.kind === 'delete' ? undefined : item.after;
-  return { write: factor * kbUnits(size), indexWrite: indexUnits(item.before, after), read: 0 };
+  return { write: factor * kbUnits(size), indexWrite: indexUnits(item.before, after, indexes), read: 0 };
 }
 
 /** Units of one call's items. */
-export function unitsOfItems(items: readonly ItemWrite[], transactional: boolean): Units {
+export function unitsOfItems(
+  items: readonly ItemWrite[],
+  transactional: boolean,
+  indexes: Indexes = TABLE.indexes,
+): Units {
   const sum: Units = { write: 0, indexWrite: 0, read: 0 };
   for (const item of items) {
-    const u = itemUnits(item, transactional);
+    const u = itemUnits(item, transactional, indexes);
     sum.write += u.write;
     sum.indexWrite += u.indexWrite;
     sum.read += u.read;
@@ -262,9 +269,10 @@ const counted = new WeakSet<object>();
  * resetClient) adds its units by DynamoDB's rules to trueUnits: each item it
  * writes or checks is read (consistent GetItem, on a client of its own that
  * nothing else counts) before the call, and an Update's item again after it.
- * A failed call adds nothing. Benchmarks and the capacity probe only.
+ * A failed call adds nothing. `indexes`: the table's, when it is not as
+ * defined (bench:cost's ALL projection). Benchmarks and the capacity probe only.
  */
-export function countTrueUnits(): void {
+export function countTrueUnits(indexes: Indexes = TABLE.indexes): void {
   const client = db();
   if (counted.has(client)) return;
   counted.add(client);
@@ -290,6 +298,7 @@ export function countTrueUnits(): void {
       const u = unitsOfItems(
         targets.map((t, i) => ({ kind: t.kind, before: before[i], after: t.kind === 'check' ? before[i] : after[i] })),
         command === 'TransactWriteItems',
+        indexes,
       );
       if (isBesideRequest()) trueUnits.besideWrite += u.write + u.indexWrite;
       else {

@@ -78,3 +78,12 @@ it('sizes an Update from what it sends when its item is not read: its index entr
   expect(writeUnitsOf('UpdateItem', update)).toBe(1 + 1);
   expect(writeUnitsOf('TransactWriteItems', { TransactItems: [{ Update: update }] })).toBe(2 + 1);
 });
+
+it('rewrites an ALL-projection entry on any change of its item', () => {
+  const all = [{ name: 'all', partitionKey: 'ListPK', sortKey: { name: 'ListSK', type: 'N' as const } }];
+  const listed = { ListPK: { S: 'B#demo#list' }, ListSK: { N: '1' } };
+  const units = (after: Wire) =>
+    unitsOfItems([{ kind: 'update', before: item('r', 500, listed), after }], true, all).indexWrite;
+  expect(units(item('r', 700, listed))).toBe(1);
+  expect(units(item('r', 500, listed))).toBe(0);
+});
