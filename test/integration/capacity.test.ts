@@ -1,7 +1,8 @@
 /**
  * Capacity units per operation (issue 19, item 5): every operation of
- * scripts/lib/capacity-probe.ts within its budget, as DynamoDB Local reports
- * them with ReturnConsumedCapacity INDEXES.
+ * scripts/lib/capacity-probe.ts within its budget: reads as DynamoDB Local
+ * reports them with ReturnConsumedCapacity INDEXES, writes by DynamoDB's rules
+ * (scripts/lib/write-units.ts).
  */
 import demo from '../../fixtures/demo.json';
 import { CAPACITY_BUDGETS, measureOperations, type OperationUnits } from '../../scripts/lib/capacity-probe';
@@ -25,6 +26,9 @@ it('measures every budgeted operation', () => {
   expect(rows.map((r) => r.operation).sort()).toEqual(Object.keys(CAPACITY_BUDGETS).sort());
   // DynamoDB reported capacity for every write (a probe that measures nothing cannot pass).
   for (const r of rows.filter((row) => row.operation.startsWith('create'))) expect(r.write).toBeGreaterThan(0);
+  // Every item of a transaction is counted: more than DynamoDB Local's one item for a create of ten.
+  const create = rows.find((r) => r.operation === 'create application')!;
+  expect(create.write + create.indexWrite).toBeGreaterThan(create.localWrite);
 });
 
 it.each(Object.entries(CAPACITY_BUDGETS))('%s stays within its budget', (operation, budget) => {
