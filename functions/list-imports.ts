@@ -1,4 +1,5 @@
 import { apiHandler } from '../src/http/handler';
+import { importReadable } from '../src/http/import-access';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
 import { queryValidator } from '../src/schemas/validation';
 import { listImports } from '../src/services/imports';
@@ -8,6 +9,6 @@ const query = queryValidator<PageParams>(validatePageQuery);
 
 export const handler = apiHandler({ route: 'list-imports', query }, async (req) => {
   const page = pageRequestOf(req.query);
-  const { entries, total } = await listImports(req.auth.businessId, page);
+  const { entries, total } = await listImports(req.auth.businessId, page, await importReadable(req.auth));
   return pageResult(req, page, entries, total);
 });

@@ -19,10 +19,15 @@ export async function importWriteCheck(auth: AuthContext): Promise<(type: Import
   };
 }
 
-export async function importReadCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
+/** Whether the token may see imports of a type: the read or the write scope of that type. */
+export async function importReadable(auth: AuthContext): Promise<(type: ImportType) => boolean> {
   const granted = await grantedScopes(auth);
+  return (type) => READ_SCOPES_OF[type].some((s) => granted.includes(s));
+}
+
+export async function importReadCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
+  const readable = await importReadable(auth);
   return (type) => {
-    const scopes = READ_SCOPES_OF[type];
-    if (!scopes.some((s) => granted.includes(s))) throw insufficientScope(scopes.join(' '));
+    if (!readable(type)) throw insufficientScope(READ_SCOPES_OF[type].join(' '));
   };
 }

@@ -456,7 +456,8 @@ export const ROUTES = [
     scope: 'employees:read',
     orScopes: ['employees:write', 'applications:read', 'applications:write'],
     tag: 'Imports',
-    summary: 'The business’s imports, newest first (paginated)',
+    summary:
+      'The business’s imports, newest first (paginated); one of a type the token may not read comes without its results_url',
     response: 'Import',
     list: true,
     query: 'PageQuery',

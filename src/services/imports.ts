@@ -151,8 +151,13 @@ async function viewOf(job: ImportJob): Promise<Record<string, unknown>> {
   return importView(job, now, completed ? await resultsUrl(job.businessId, job.id) : undefined);
 }
 
-/** GET /imports?page=n: newest first; a page is one key range of the imports partition. */
-export async function listImports(businessId: string, page: PageRequest) {
+/**
+ * GET /imports?page=n: newest first; a page is one key range of the imports
+ * partition. Every import of the business is listed (totals stay one count),
+ * but an import of a type the token may not read (`mayRead`) comes without
+ * its `results_url`: its results name records the token may not see.
+ */
+export async function listImports(businessId: string, page: PageRequest, mayRead: (type: ImportType) => boolean) {
   // Positions counted from the newest: page 1 holds the highest ones. The count is read with the page, so the
   // range is computed from an upper bound first and clipped by the count.
   const { total } = await readImportPage(businessId, null);
@@ -160,7 +165,12 @@ export async function listImports(businessId: string, page: PageRequest) {
   const first = range ? Math.max(1, total - range.last + 1) : 0;
   const last = range ? total - range.first + 1 : 0;
   const { jobs } = range ? await readImportPage(businessId, { first, last }) : { jobs: [] };
-  return { entries: await Promise.all(jobs.map(viewOf)), total };
+  return {
+    entries: await Promise.all(
+      jobs.map((job) => (mayRead(job.type) ? viewOf(job) : importView(job, Date.now(), undefined))),
+    ),
+    total,
+  };
 }
 
 /**

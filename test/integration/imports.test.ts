@@ -172,7 +172,14 @@ describe('an import from POST to results (contract §22)', () => {
     // Newest first.
     const list = (await send('GET', '/imports?per_page=2')).body;
     expect(list.entries[0].id).toBe(created.body.id);
+    expect(list.entries[0].results_url).toEqual(expect.any(String));
     expect(list.total_entries).toBeGreaterThanOrEqual(2);
+    // A token of the other type lists it too (the same total), but not where its results are: they name employees.
+    const apps = (await createToken(BUSINESS, { scopes: ['applications:read'] })).token;
+    const theirs = (await send('GET', '/imports?per_page=2', undefined, {}, apps)).body;
+    expect(theirs.total_entries).toBe(list.total_entries);
+    expect(theirs.entries[0]).toEqual({ ...list.entries[0], results_url: null });
+    expect((await send('GET', `/imports/${created.body.id}`, undefined, {}, apps)).status).toBe(403);
   });
 
   it('a re-run of a file with external ids changes only what changed; validate writes nothing', async () => {
