@@ -509,7 +509,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The business’s imports, newest first (paginated)
+         * The business’s imports, newest first (paginated); one of a type the token may not read comes without its results_url
          * @description A page of the business’s imports, newest first.
          *
          *     Scope: `employees:read` or `employees:write` or `applications:read` or `applications:write`.
