@@ -24,7 +24,8 @@ beforeAll(async () => {
     region: 'local',
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
-    requestHandler: { requestTimeout: 1000, throwOnRequestTimeout: true },
+    // Generous: a loaded DynamoDB Local answers in seconds, and only hangAfterForward is meant to time out.
+    requestHandler: { requestTimeout: 15_000, throwOnRequestTimeout: true },
   });
 });
 afterAll(async () => {
@@ -87,7 +88,16 @@ describe('fault-injecting DynamoDB proxy', () => {
 
   it('hangAfterForward: applied, never answered (the client times out)', async () => {
     proxy.setModes({ hangAfterForward: 1 });
-    expect(await failure(client.send(new PutItemCommand({ TableName, Item: item('h') })))).toBeDefined();
+    const waiting = new DynamoDBClient({
+      endpoint: proxy.endpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      maxAttempts: 1,
+      requestHandler: { requestTimeout: 1000, throwOnRequestTimeout: true },
+    });
+    const error = await failure(waiting.send(new PutItemCommand({ TableName, Item: item('h') })));
+    waiting.destroy();
+    expect(error).toBeDefined();
     proxy.setModes({});
     expect(await stored('h')).toBeDefined();
   });
