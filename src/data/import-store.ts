@@ -10,14 +10,21 @@
  * import stored it, so a resumed run never applies it twice.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RECORD_OF, importView, type ImportCounts, type ImportJob, type ImportType, type ResultLine } from '../domain/imports';
+import {
+  RECORD_OF,
+  importView,
+  type ImportCounts,
+  type ImportJob,
+  type ImportType,
+  type ResultLine,
+} from '../domain/imports';
 import type { LaneOwner } from '../domain/change-feed';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState, type NewFeedEntry } from './feed-store';
 import { db } from './client';
 import { tableName } from './config';
 import { keys, type Key } from './keys';
 import { IF_ABSENT, IF_PRESENT, keyNames, type AccessPattern } from './entities/entity';
-import { updateOf } from './update-expression';
+import { updateOf, type UpdateSpec } from './update-expression';
 import { importJob } from './entities/import-job';
 import { batchGet, batchPut, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
@@ -39,7 +46,10 @@ export async function readExternalOwners(
 }
 
 /** External id -> record id, from the items read with externalIdKey for `externalIds` (in their order). */
-export function externalOwnersOf(externalIds: readonly string[], items: readonly (Item | undefined)[]): Map<string, string> {
+export function externalOwnersOf(
+  externalIds: readonly string[],
+  items: readonly (Item | undefined)[],
+): Map<string, string> {
   const owners = new Map<string, string>();
   items.forEach((item, i) => {
     if (item && typeof item.owner === 'string') owners.set(externalIds[i] ?? '', item.owner);
@@ -117,7 +127,9 @@ export async function putRowResults(
   runs: readonly (readonly ResultLine[])[],
 ): Promise<void> {
   const now = Date.now();
-  await batchPut(runs.filter((lines) => lines.length).map((lines) => importJob.rowItem(businessId, importId, lines, now)));
+  await batchPut(
+    runs.filter((lines) => lines.length).map((lines) => importJob.rowItem(businessId, importId, lines, now)),
+  );
 }
 
 /**
@@ -371,6 +383,23 @@ export async function leaseImport(
   }
 }
 
+/** An Update of the import item if `lease` still holds it; false when it does not (nothing written). */
+async function updateUnderLease(job: ImportJob, lease: string, spec: UpdateSpec): Promise<boolean> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: importJob.key(job.businessId, job.id),
+        ...updateOf(spec, { expression: `${importJob.leaseAttributes.holder} = :lease`, values: { ':lease': lease } }),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
 /** Stores progress under the lease (renewed for `ms`): rows up to `checkpoint` have results, these counts. */
 export async function saveImportProgress(
   job: ImportJob,
@@ -378,44 +407,20 @@ export async function saveImportProgress(
   ms: number,
   progress: { checkpoint: number; counts: ImportCounts; checked?: boolean },
 ): Promise<void> {
-  const { holder, until } = importJob.leaseAttributes;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: importJob.key(job.businessId, job.id),
-        ...updateOf(
-          {
-            set: {
-              [until]: Date.now() + ms,
-              checkpoint: progress.checkpoint,
-              counts: progress.counts,
-              updated_at: new Date().toISOString(),
-              ...(progress.checked ? { checked: true } : {}),
-            },
-          },
-          { expression: `${holder} = :lease`, values: { ':lease': lease } },
-        ),
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new ImportStateChanged();
-    throw error;
-  }
+  const saved = await updateUnderLease(job, lease, {
+    set: {
+      [importJob.leaseAttributes.until]: Date.now() + ms,
+      checkpoint: progress.checkpoint,
+      counts: progress.counts,
+      updated_at: new Date().toISOString(),
+      ...(progress.checked ? { checked: true } : {}),
+    },
+  });
+  if (!saved) throw new ImportStateChanged();
 }
 
 /** Gives the lease up (a run that stops before its time is up): the next run need not wait for it to expire. */
 export async function releaseImportLease(job: ImportJob, lease: string): Promise<void> {
   const { holder, until } = importJob.leaseAttributes;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: importJob.key(job.businessId, job.id),
-        ...updateOf({ remove: [holder, until] }, { expression: `${holder} = :lease`, values: { ':lease': lease } }),
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-  }
+  await updateUnderLease(job, lease, { remove: [holder, until] });
 }
