@@ -66,6 +66,8 @@ async function countingProxy(
     count(counts, op);
     const sent: Buffer[] = [];
     let held: ReadonlySet<string> | undefined;
+    // The keys of a TransactWriteItems' items, in order (read once, when its body has arrived).
+    let keys: string[] = [];
     const forward = (): void => {
       const out = request(
         { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
@@ -84,11 +86,9 @@ async function countingProxy(
               const reasons = (
                 JSON.parse(Buffer.concat(received).toString()) as { CancellationReasons?: { Code?: string }[] }
               ).CancellationReasons;
-              const items = (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] })
-                .TransactItems;
               reasons?.forEach((reason, i) => {
                 if (!reason.Code || reason.Code === 'None') return;
-                count(refused, `${reason.Code} ${kindOfWireKey(wireKeyOf(items?.[i] ?? {}))}`);
+                count(refused, `${reason.Code} ${kindOfWireKey(keys[i] ?? ' ')}`);
               });
             } catch {
               count(refused, 'unreadable refusal');
@@ -105,9 +105,9 @@ async function countingProxy(
     req.on('data', (chunk: Buffer) => void sent.push(chunk));
     req.on('end', () => {
       if (op !== 'TransactWriteItems') return forward();
-      const items =
-        (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] }).TransactItems ?? [];
-      const keys = items.map(wireKeyOf);
+      keys = (
+        (JSON.parse(Buffer.concat(sent).toString()) as { TransactItems?: WireTransactItem[] }).TransactItems ?? []
+      ).map(wireKeyOf);
       const shared = keys.map((key) => [...inFlight].some((other) => other.has(key)));
       if (shared.some(Boolean)) {
         const label = awsConflicts ? 'TransactionConflict' : 'AWS would cancel (TransactionConflict)';
