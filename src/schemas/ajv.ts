@@ -9,13 +9,14 @@ export type ValidatorKind = 'body' | 'query';
  * The schema compiler, used at BUILD time (scripts/build-validators.ts writes
  * standalone validators) and by tests; Lambda bundles never load it.
  * Bodies: exact JSON types. Query strings arrive as text: numbers are coerced,
- * then range-checked. Both report every error, with the failing schema (verbose)
- * so messages can be mapped to the contract's wording.
+ * then range-checked. Both report every error (src/schemas/validation.ts relies on
+ * it: a null mandatory text fails `type` and NOT_BLANK alike), without the failing
+ * schema and data (ajv's `verbose`, which repeated the schema in every error of a
+ * generated validator): messages map from keyword and schema path alone.
  */
 export function createAjv(kind: ValidatorKind, code?: Options['code']): Ajv2020 {
   const ajv = new Ajv2020({
     allErrors: true,
-    verbose: true,
     // Ajv's English wording is never shown (src/schemas/validation.ts maps keywords to the contract's): left out
     // of the generated validators, where it repeated every pattern once more.
     messages: false,

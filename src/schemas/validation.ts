@@ -8,7 +8,11 @@ import { badRequest, FieldError, FieldErrorCollector, MESSAGES, type FieldMessag
  * (src/schemas/generated/, `npm run build:validators`): no compilation, and no
  * ajv compiler, in a Lambda's init.
  */
-export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+export type CompiledValidator = ((data: unknown) => boolean) & {
+  errors?: ErrorObject[] | null;
+  /** Schema path of a `required` keyword -> its properties that are consents (`const: true`); generated beside it. */
+  consents?: Readonly<Record<string, readonly string[]>>;
+};
 
 /** The top-level field an ajv error is about: the key of the body or query. */
 function fieldOf(error: ErrorObject): string {
@@ -20,15 +24,18 @@ function fieldOf(error: ErrorObject): string {
   return first.replace(/~1/g, '/').replace(/~0/g, '~');
 }
 
-/** Ajv's wording -> the contract's Rails wording (contract §3). */
-function messageOf(error: ErrorObject): string {
+/**
+ * Ajv's wording -> the contract's Rails wording (contract §3). A null where a mandatory text is expected fails
+ * both `type` ("is invalid") and NOT_BLANK ("can't be blank") of the same schema, at the same field: the
+ * collector keeps "can't be blank" alone.
+ */
+function messageOf(error: ErrorObject, consents: CompiledValidator['consents']): string {
   switch (error.keyword) {
-    case 'required': {
+    case 'required':
       // A missing consent (`const: true`) is "must be accepted", like a false one.
-      const property = (error.parentSchema as { properties?: Record<string, { const?: unknown }> } | undefined)
-        ?.properties?.[(error.params as { missingProperty: string }).missingProperty];
-      return property && 'const' in property ? MESSAGES.accepted : MESSAGES.blank;
-    }
+      return consents?.[error.schemaPath]?.includes((error.params as { missingProperty: string }).missingProperty)
+        ? MESSAGES.accepted
+        : MESSAGES.blank;
     case NOT_BLANK:
       return MESSAGES.blank;
     case 'additionalProperties':
@@ -38,22 +45,18 @@ function messageOf(error: ErrorObject): string {
       return MESSAGES.inclusion;
     case 'const':
       return MESSAGES.accepted;
-    case 'type': {
-      const parent = error.parentSchema as Record<string, unknown> | undefined;
-      return error.data === null && parent?.[NOT_BLANK] === true ? MESSAGES.blank : MESSAGES.invalid;
-    }
     default:
       return MESSAGES.invalid;
   }
 }
 
-export function collectAjvErrors(errors: readonly ErrorObject[] | null | undefined, into: FieldErrorCollector): void {
-  for (const error of errors ?? []) {
+function collectAjvErrors(validate: CompiledValidator, into: FieldErrorCollector): void {
+  for (const error of validate.errors ?? []) {
     // A union's branch failures say nothing a client can act on beyond the field being invalid.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
     const field = fieldOf(error);
     if (!field) continue;
-    into.add(field, messageOf(error));
+    into.add(field, messageOf(error, validate.consents));
   }
 }
 
@@ -82,7 +85,7 @@ export function bodyValidator<T>(validate: CompiledValidator, options: BodyValid
       if (!ignored.has(key))
         Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
-    if (!validate(input)) collectAjvErrors(validate.errors, collector);
+    if (!validate(input)) collectAjvErrors(validate, collector);
     for (const field of loneSurrogateFields(body)) collector.only(field, MESSAGES.invalid);
     return input as T;
   };
@@ -99,7 +102,7 @@ export function queryValidator<T>(validate: CompiledValidator): QueryValidator<T
         Object.defineProperty(input, key, { value, enumerable: true, writable: true, configurable: true });
     }
     const collector = new FieldErrorCollector();
-    if (!validate(input)) collectAjvErrors(validate.errors, collector);
+    if (!validate(input)) collectAjvErrors(validate, collector);
     // ajv coerces whatever JavaScript reads as a number ('Infinity', '1e2', '0x10', ' 7');
     // numeric parameters (page, per_page) are plain decimal digits only (contract §7).
     for (const [key, value] of Object.entries(input)) {
