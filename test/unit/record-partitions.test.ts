@@ -33,11 +33,14 @@ describe('record partitions hold records of one kind and nothing else', () => {
 
   test.each(others)('keys.%s never builds a key in a record partition', (_name, build) => {
     const fn = build as (...args: string[]) => Key | string;
-    for (const args of argumentLists(fn.length)) {
+    const calls = argumentLists(fn.length);
+    // One assertion over every argument list (up to 8,000): an expect per list cost more than the builders.
+    const inRecordPartition = calls.filter((args) => {
       const built = fn(...args);
-      const pk = typeof built === 'string' ? built : built.PK;
-      expect({ args, recordPartition: recordPartition(pk) }).toEqual({ args, recordPartition: false });
-    }
+      return recordPartition(typeof built === 'string' ? built : built.PK);
+    });
+    expect(inRecordPartition).toEqual([]);
+    expect(calls).toHaveLength(SAMPLES.length ** fn.length);
   });
 
   test('the exported types read their own record partition, on the table', () => {
