@@ -40,7 +40,15 @@ import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex 
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { countInSummary } from './list-counter';
 import { reservePositions, type Reservation } from './list-sequence';
-import { feedCounterKey, feedLaneStateOf, kindCounterKeys, kindLaneStatesOf, type FeedLaneState } from './feed-store';
+import {
+  feedCounterKey,
+  feedLaneCounterKey,
+  feedLaneStateAt,
+  feedLaneStateOf,
+  kindCounterKeys,
+  kindLaneStatesOf,
+  type FeedLaneState,
+} from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, type Item } from './table-io';
@@ -300,6 +308,81 @@ export function deleteWrites(
       ]),
     ...(at.idempotencyPk ? [idempotencyTombstoneWrite(at.idempotencyPk)] : []),
   ];
+}
+
+/**
+ * The writes of a chunk of creates (a bulk import) at positions reserved
+ * together (`reserveForChunk`): `apps[i]` takes business position
+ * `reserved.position + i`, the write-order position `reserved.updatePosition
+ * + i` and the feed entry `feed.n + 1 + i` of the one lane the chunk's ids
+ * hash to. Each list the chunk creates into takes one summary Update with all
+ * its entries and one map Update per superblock it touches, so a chunk of k
+ * records costs k records and a few list items instead of k times each
+ * record's list items. The caller adds the feed entries (feedAppendWrites)
+ * and commits them in one transaction.
+ */
+export function createChunkWrites(
+  businessId: string,
+  config: BusinessConfig,
+  apps: readonly StoredApplication[],
+  reserved: Reservation,
+  feed: FeedLaneState,
+  now = Date.now(),
+): TxWrite[] {
+  const placed = new Map<string, { position: number; code: number; createdAtMs: number }[]>();
+  const records = apps.map((app, i): TxWrite => {
+    const position = reserved.position + i;
+    const updatePosition = reserved.updatePosition + i;
+    // Job lists take the business position, as a single create's (createWrites).
+    const at: ApplicationPositions = {
+      position,
+      jobPosition: position,
+      updatePosition,
+      feedRefs: withFeedRef([], feed.n + 1 + i, app.created_at, now),
+    };
+    const code = codeOf(config, app.application_status_id);
+    for (const { list, at: which } of application.positionLists(app))
+      placed.set(list, [
+        ...(placed.get(list) ?? []),
+        { position: at[which], code, createdAtMs: Date.parse(app.created_at) },
+      ]);
+    return {
+      item: { Put: { Item: applicationItem(businessId, app, at), ConditionExpression: IF_ABSENT } },
+      onConditionFailed: () => 'retry',
+      confirms: exists,
+    };
+  });
+  const lists = [...placed].flatMap(([list, entries]) => {
+    const bySuperblock = new Map<number, [string, number][]>();
+    for (const e of entries)
+      bySuperblock.set(superblockOf(e.position), [
+        ...(bySuperblock.get(superblockOf(e.position)) ?? []),
+        [mapAttribute(e.position), mapValue(e.createdAtMs, e.code)],
+      ]);
+    return [
+      countInSummary(keys.counter(businessId, list), entries),
+      ...[...bySuperblock].map(([sb, pairs]): TxWrite => ({
+        item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
+      })),
+    ];
+  });
+  return [...records, ...lists];
+}
+
+/** Business and write-order positions, and times, for `count` creates of a chunk: one UpdateItem. */
+export const reserveForChunk = (businessId: string, count: number): Promise<Reservation> =>
+  reservePositions(sequenceKey(businessId), count, count);
+
+/** When the i-th write of a reservation happens (its created_at or updated_at). */
+export const reservedTimeAt = (reserved: Reservation, i: number): string => new Date(reserved.ms + i).toISOString();
+
+/** What a chunk of creates decides on: config and the counter of the chunk's feed lane, one BatchGetItem. */
+export async function readForCreateChunk(
+  businessId: string,
+  lane: number,
+): Promise<{ config: BusinessConfig; feed: FeedLaneState }> {
+  const [config, counter] = await batchGet([business.configKey(businessId), feedLaneCounterKey(businessId, lane)]);
+  return { config: requireConfig(configOf(config), businessId), feed: feedLaneStateAt(lane, counter) };
 }
 
 // ---------------------------------------------------------------- reads

@@ -17,7 +17,11 @@ import {
   positionsOf,
   readApplication,
   readApplicationPage,
+  createChunkWrites,
   readCreateState,
+  readForCreateChunk,
+  reserveForChunk,
+  reservedTimeAt,
   readForUpdate,
   readForWrite,
   reservedTime,
@@ -38,12 +42,13 @@ import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
 import { RetryOperation } from '../data/operation-state';
-import { commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
+import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import {
   fieldsForCreate,
   fieldsForUpdate,
   renderApplication,
+  type ApplicationFields,
   type ApplicationRecord,
   type InputContext,
 } from '../domain/application-record';
@@ -51,7 +56,8 @@ import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import type { PageRequest } from '../domain/pagination';
 import type { ApplicationListFilter } from '../schemas/application-filters';
-import { FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
+import { FieldError, FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
+import type { ChunkHooks } from './employees';
 import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
@@ -134,6 +140,87 @@ export async function createApplication(
     CREATE_ATTEMPTS,
     hooks,
   );
+}
+
+/** One body of a chunk of application creates: its schema-checked fields and what its schema check collected. */
+export interface ApplicationCreateRow {
+  readonly body: Body;
+  readonly fieldErrors: FieldErrorCollector;
+}
+
+/**
+ * The most bodies of one createApplications chunk: each takes up to 5
+ * transaction items (record, feed entry, a bulk import's external id, and,
+ * when its job opening is alone in the chunk, that job list's summary and
+ * map), the chunk up to 8 more (summary and up to two maps of the business
+ * list and of the order of writes, the lane counter, the import's result
+ * item), within DynamoDB's 100.
+ */
+export const APPLICATION_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 8) / 5);
+
+/**
+ * POST /applications for a chunk of bodies (a bulk import; at most
+ * APPLICATION_CHUNK unless dry): each checked exactly as its single POST;
+ * the ones that pass are created in one transaction at positions and times
+ * reserved for all of them in one UpdateItem, with ids of one feed lane
+ * (`lane`), so the lane's counter steps once. One BatchGetItem (config, lane
+ * counter), the reservation, one transaction; a re-run (the lane moved under
+ * a concurrent writer) keeps the reservation. Dry: the checks only, nothing
+ * reserved or written. Each body's outcome, in order: its record's id (dry:
+ * of the record it would be), or its FieldError.
+ */
+export async function createApplications(
+  businessId: string,
+  rows: readonly ApplicationCreateRow[],
+  hooks: ChunkHooks,
+  lane: number,
+): Promise<(string | FieldError)[]> {
+  if (!hooks.dryRun && rows.length > APPLICATION_CHUNK)
+    throw new Error(`createApplications: ${rows.length} bodies in one transaction`);
+  const ids = idsInLane('application', lane, rows.length, randomUUID);
+  let held: { readonly reserved: Reservation; readonly count: number } | undefined;
+  return withRetries(async () => {
+    const { config, feed } = await readForCreateChunk(businessId, lane);
+    const checked = rows.map((row): ApplicationFields | FieldError => {
+      const errors = row.fieldErrors.copy();
+      try {
+        const fields = fieldsForCreate(row.body, inputContext(config, errors));
+        errors.throwIfAny();
+        return fields;
+      } catch (error) {
+        if (error instanceof FieldError) return error;
+        throw error;
+      }
+    });
+    const outcomes = checked.map((c, i) => (c instanceof FieldError ? c : (ids[i] ?? '')));
+    if (hooks.dryRun) return outcomes;
+    const passing = checked.flatMap((c, i) => (c instanceof FieldError ? [] : [{ fields: c, id: ids[i] ?? '' }]));
+    // A re-run whose checks came out otherwise (the config changed meanwhile) reserves again: the rest is a hole.
+    if (passing.length && held?.count !== passing.length)
+      held = { reserved: await reserveForChunk(businessId, passing.length), count: passing.length };
+    const apps = passing.map(({ fields, id }, i): ApplicationRecord => {
+      const at = reservedTimeAt(held!.reserved, i);
+      return { id, ...fields, created_at: at, updated_at: at, version: 1 };
+    });
+    const now = Date.now();
+    const writes = [
+      ...(held && apps.length ? createChunkWrites(businessId, config, apps, held.reserved, feed, now) : []),
+      ...feedAppendWrites(
+        businessId,
+        feed,
+        apps.map((app) => ({
+          type: 'application.created' as const,
+          id: app.id,
+          occurred_at: app.created_at,
+          data: renderApplication(config, app),
+        })),
+        now,
+      ),
+      ...(hooks.extraWrites?.(outcomes) ?? []),
+    ];
+    if (writes.length) await transactWrite(writes);
+    return outcomes;
+  }, CREATE_ATTEMPTS);
 }
 
 /** GET /applications/{id}: one BatchGetItem (record + config). */

@@ -4,12 +4,13 @@
  *
  * Each row is checked as its single request: the same generated validator
  * (src/schemas/validation.ts), then the same service checks. New employees
- * of a window go through createEmployees (the checks of POST /employees, one
- * transaction for the chunk); every other row through the service function
- * of its request (updateEmployee, createEmployeeJob, createApplication,
- * updateApplication) with its rules, messages, uniqueness checks and
- * transaction. The import only adds items to those transactions
- * (src/data/transact-write.ts WriteHooks, createEmployees' ChunkHooks): the
+ * and new applications of a window go through createEmployees or
+ * createApplications (the checks of their POST, one transaction for the
+ * chunk); every other row through the service function of its request
+ * (updateEmployee, createEmployeeJob, createApplication for an erased
+ * application's external id, updateApplication) with its rules, messages,
+ * uniqueness checks and transaction. The import only adds items to those
+ * transactions (src/data/transact-write.ts WriteHooks, the chunks' ChunkHooks): the
  * external_id it keeps for a new record, and the rows' result item when
  * results are kept (exactly once: a row whose result is stored is never
  * applied again, src/data/import-store.ts). Validating sends no transaction.
@@ -20,6 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { laneOf } from '../domain/change-feed';
+import { importLaneOwner } from '../data/import-store';
 import { isExternalId, type ImportMode, type ImportType, type ResultLine } from '../domain/imports';
 import type { CellKind, ParsedRow } from '../domain/import-rows';
 import type { BusinessConfig } from '../domain/business';
@@ -56,12 +58,19 @@ import {
   normalizeEmployeeNumber,
   updateEmployee,
   type Body,
+  type ChunkHooks,
   type ChunkStart,
   type EmployeeCreateRow,
 } from './employees';
 import { readForEmployeeCreates, type EmployeeChunkContext } from '../data/employee-store';
 import { createEmployeeJob } from './employee-jobs';
-import { createApplication, updateApplication } from './applications';
+import {
+  APPLICATION_CHUNK,
+  createApplication,
+  createApplications,
+  updateApplication,
+  type ApplicationCreateRow,
+} from './applications';
 
 /**
  * What one row's write, or one chunk's, may take (retries and the resolution of
@@ -175,10 +184,12 @@ export interface ApplyRowsOptions {
 
 /**
  * Rows read and applied together: one read of their external ids (with what
- * new employees need), their new employees in one transaction (EMPLOYEE_CHUNK).
+ * new employees need), their new records in one transaction (EMPLOYEE_CHUNK,
+ * APPLICATION_CHUNK).
  * Validating sends no transaction: larger windows, fewer reads.
  */
-const WINDOW: Record<ImportMode, number> = { apply: EMPLOYEE_CHUNK, validate: 4 * EMPLOYEE_CHUNK };
+const windowOf = (type: ImportType, mode: ImportMode): number =>
+  (type === 'applications' ? APPLICATION_CHUNK : EMPLOYEE_CHUNK) * (mode === 'validate' ? 4 : 1);
 
 /**
  * Applies (or validates) rows of one type for one business in row order and
@@ -187,14 +198,16 @@ const WINDOW: Record<ImportMode, number> = { apply: EMPLOYEE_CHUNK, validate: 4 
  * a row's own (DynamoDB unavailable past a write's budget) end the stream:
  * the rows before have their results stored.
  *
- * Rows go in windows of up to WINDOW rows: one BatchGetItem of their
- * external ids (for employees with the config, list counter, feed lane and
+ * Rows go in windows (windowOf): one BatchGetItem of their external ids
+ * (for employees with the config, list counter, feed lane and
  * employee_numbers their creates need), sent while the window before is
- * being applied; new employees (no external id kept yet) are created in one
- * transaction per run of them (createEmployees: one list counter step, one
- * feed lane step, each record with its feed entry and external id, and the
- * run's result item), starting from the state the chunk before left; every
- * other row takes its single request's path alone, in row order. Results of
+ * being applied; new employees and applications (no external id kept yet)
+ * are created in one transaction per run of them (createEmployees: one list
+ * counter step, starting from the state the chunk before left;
+ * createApplications: one reservation of positions; both: one feed lane
+ * step, each record with its feed entry and external id, and the run's
+ * result item); every other row takes its single request's path alone, in
+ * row order. Results of
  * rows that write nothing are stored per run of consecutive rows with one
  * BatchWriteItem per window. A window ends early at a row whose external id
  * an earlier row of the window names (it updates what that row creates).
@@ -210,8 +223,8 @@ export async function* applyImportRows(
   const resumeAfter = options.resumeAfter ?? 0;
   const earlier = options.importId ? storedResults(options.businessId, options.importId, resumeAfter) : undefined;
   let next = await earlier?.next();
-  // Every new employee of this run takes one feed lane: each chunk moves its counter once.
-  const lane = laneOf('employee', randomUUID());
+  // Every new record of this run takes one feed lane: each chunk moves its counter once.
+  const lane = laneOf(importLaneOwner(options.type), randomUUID());
   let window: ParsedRow[] = [];
   const named = new Set<string>();
   let applying: { readonly done: Promise<WindowOutcome>; readonly named: ReadonlySet<string> } | undefined;
@@ -253,7 +266,7 @@ export async function* applyImportRows(
       continue;
     }
     const externalId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
-    if (window.length >= WINDOW[options.mode] || (externalId !== undefined && named.has(externalId)))
+    if (window.length >= windowOf(options.type, options.mode) || (externalId !== undefined && named.has(externalId)))
       yield* await closeWindow();
     window.push(row);
     if (externalId !== undefined) named.add(externalId);
@@ -338,7 +351,7 @@ async function readWindow(window: readonly ParsedRow[], options: ApplyRowsOption
 /** A row of a run waiting for its chunk: a new employee, its checked body and what the check collected. */
 interface Pending {
   readonly line: (id: string | null, fields?: FieldMessages | null) => ResultLine;
-  readonly create?: EmployeeCreateRow & { readonly externalId: string | undefined };
+  readonly create?: (EmployeeCreateRow | ApplicationCreateRow) & { readonly externalId: string | undefined };
 }
 
 /** One window of rows: their result lines in row order, each stored (when results are kept). */
@@ -365,7 +378,7 @@ async function applyRowWindow(
   /** Runs of consecutive lines that write nothing, stored together at the end. */
   const unstored: ResultLine[][] = [];
   let run: Pending[] = [];
-  // The run so far: its new employees created in one transaction with the run's result item.
+  // The run so far: its new records created in one transaction with the run's result item.
   const flush = async (): Promise<void> => {
     const pending = run;
     run = [];
@@ -388,33 +401,37 @@ async function applyRowWindow(
       });
     };
     const keep = importId !== undefined && mode === 'apply';
+    const hooks: ChunkHooks = {
+      dryRun: mode === 'validate',
+      extraWrites: (made) => [
+        ...creates.flatMap((p, i) => {
+          const id = made[i];
+          return typeof id === 'string' && p.create?.externalId !== undefined
+            ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
+            : [];
+        }),
+        ...(keep ? [rowResultWrite(businessId, importId, linesOf(made))] : []),
+      ],
+    };
+    const bodies = creates.map((p) => p.create!);
     let lines: ResultLine[] | undefined;
     try {
-      const chunk = await runWithOrigin(options.origin, () =>
-        runWithDeadline(WRITE_BUDGET_MS, () =>
-          createEmployees(
+      const outcomes = await runWithOrigin(options.origin, () =>
+        runWithDeadline(WRITE_BUDGET_MS, async () => {
+          if (type === 'applications') return createApplications(businessId, bodies, hooks, start.lane);
+          const chunk = await createEmployees(
             businessId,
-            creates.map((p) => p.create!),
-            {
-              dryRun: mode === 'validate',
-              extraWrites: (made) => [
-                ...creates.flatMap((p, i) => {
-                  const id = made[i];
-                  return typeof id === 'string' && p.create?.externalId !== undefined
-                    ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
-                    : [];
-                }),
-                ...(keep ? [rowResultWrite(businessId, importId, linesOf(made))] : []),
-              ],
-            },
+            bodies,
+            hooks,
             ((known) => ({ lane: start.lane, ...(known && !fresh ? { known } : {}) }))(mergeKnown(read.chunk, before)),
-          ),
-        ),
+          );
+          // The next run of the window starts from where this chunk left the counters; the next window too.
+          before = chunk.after;
+          fresh = wroteAlone = false;
+          return chunk.outcomes;
+        }),
       );
-      // The next run of the window starts from where this chunk left the counters; the next window too.
-      before = chunk.after;
-      fresh = wroteAlone = false;
-      lines = linesOf(chunk.outcomes);
+      lines = linesOf(outcomes);
     } catch (error) {
       if (!(error instanceof RowAlreadyApplied)) throw error;
       // A re-sent transaction of this run found its results stored: they are the run's lines.
@@ -427,11 +444,11 @@ async function applyRowWindow(
     if (!keep) unstored.push(lines);
   };
 
-  // New employees join the run; any other row is applied after the rows before it (uniqueness in row order).
+  // New records join the run; any other row is applied after the rows before it (uniqueness in row order).
   const joinsRun = (row: ParsedRow): boolean => {
     const extId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
     return (
-      type === 'employees' &&
+      (type === 'employees' || type === 'applications') &&
       (extId === undefined || (!records.has(extId) && !(mode === 'validate' && seen.externalIds.has(extId))))
     );
   };
@@ -546,7 +563,7 @@ async function applyRow(
         seen.numbers.add(number);
       }
     }
-    if (type === 'employees' && owner === undefined)
+    if ((type === 'employees' || type === 'applications') && owner === undefined)
       return { pending: { line: lineWith('created'), create: { body: input, fieldErrors: createErrors, externalId: extId } } };
     const hooks: WriteHooks = {
       dryRun: mode === 'validate',

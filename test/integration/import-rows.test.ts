@@ -189,6 +189,62 @@ describe('applying rows (contract §22)', () => {
     expect(updated.map((l) => [l.result, l.id])).toEqual([['updated', created[0]?.id]]);
   });
 
+  it('applications in chunks: every list counts and orders each created row once, a failed row nowhere', async () => {
+    const jobs = ['cook-2026', 'waiter-2026', null];
+    // Three chunks and a bit (APPLICATION_CHUNK rows each), a failing row among them.
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        external_id: `chunk-${i}`,
+        first_name: `C${i}`,
+        last_name: 'Chunk',
+        email: `c${i}@example.com`,
+        accept_terms_and_conditions: i !== 17,
+        ...(jobs[i % 3] ? { job_id: jobs[i % 3] } : {}),
+        application_status_id: i % 4 === 1 ? 'interview' : 'new',
+      }),
+    );
+    const filters = [
+      '',
+      'job_id=cook-2026',
+      'job_id=waiter-2026',
+      'job_id=null',
+      'application_status_id=new',
+      'application_status_id=interview',
+    ];
+    const totals = async () =>
+      Promise.all(filters.map(async (f) => (await get(`/applications?per_page=1&${f}`)).body.total_entries as number));
+    const before = await totals();
+    const since = new Date(Date.now() - 1).toISOString();
+    const lines = await run('applications', `${rows.join('\n')}\n`, { format: 'jsonl', importId: 'imp-chunks' });
+    expect(lines.map((l) => l.result)).toEqual(rows.map((_, i) => (i === 17 ? 'failed' : 'created')));
+    const made = lines.filter((l) => l.result === 'created').map((l) => l.id);
+    expect(new Set(made).size).toBe(39);
+    const bodies = rows.map((r) => JSON.parse(r) as Record<string, unknown>);
+    const want = (keep: (b: Record<string, unknown>) => boolean) => bodies.filter((b, i) => i !== 17 && keep(b)).length;
+    expect((await totals()).map((t, i) => t - (before[i] ?? 0))).toEqual([
+      39,
+      want((b) => b.job_id === 'cook-2026'),
+      want((b) => b.job_id === 'waiter-2026'),
+      want((b) => b.job_id === undefined),
+      want((b) => b.application_status_id === 'new'),
+      want((b) => b.application_status_id === 'interview'),
+    ]);
+    // The order of writes holds exactly the new records, in row order (their created_at order), on every page.
+    const order: string[] = [];
+    for (let page = 1; page <= 3; page++) {
+      const res = await get(`/applications?updated_at_since=${encodeURIComponent(since)}&per_page=15&page=${page}`);
+      expect(res.body.total_entries).toBe(39);
+      order.push(...res.body.entries.map((e: { id: string }) => e.id));
+    }
+    expect(order).toEqual(made);
+    const cooks = await get(`/applications?job_id=cook-2026&per_page=100&page=1`);
+    expect(cooks.body.entries.map((e: { id: string }) => e.id).slice(-want((b) => b.job_id === 'cook-2026'))).toEqual(
+      lines.filter((l, i) => l.result === 'created' && bodies[i]?.job_id === 'cook-2026').map((l) => l.id),
+    );
+    const shown = await get(`/applications/${made[20]}`);
+    expect(shown.body).toMatchObject({ first_name: 'C21', job_id: 'cook-2026', application_status_id: 'interview' });
+  });
+
   it('every write has its feed entry with the import as actor and the creating request id', async () => {
     const { entries } = await feedSince(start);
     expect(entries.length).toBeGreaterThan(0);
