@@ -14,7 +14,6 @@ import {
   HOLE,
   liveAttribute,
   mapAttribute,
-  mapOf,
   mapValue,
   positionOf,
   statusAttribute,
@@ -23,10 +22,8 @@ import {
   summaryOf,
   superblockOf,
 } from '../domain/list-map';
-import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
-import { pageHintOf, rememberPageHint } from './page-hints';
 import { keys, recordIdOf, type Key } from './keys';
 import { business } from './entities/business';
 import {
@@ -38,7 +35,8 @@ import {
 } from './entities/application';
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
-import { countInSummary } from './list-counter';
+import { readMappedPage, type ListPage } from './list-page';
+import { countInSummary, mapWritesFrom, placeInList } from './list-counter';
 import { reservePositions, type Reservation } from './list-sequence';
 import {
   feedCounterKey,
@@ -80,25 +78,6 @@ function summaryMove(key: Key, position: number, from: number | undefined, to: n
 /** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
 const mapWrite = (businessId: string, list: string, position: number, value: number): TxWrite =>
   mapWritesFrom(businessId, list, position, [value])[0]!;
-
-/**
- * Sets consecutive positions of a list's map from `first` on, `values[i]` at
- * `first + i` (`mapValue` of the entry, or HOLE): one Update per superblock
- * they span. With `appendToList` (src/data/list-counter.ts) this is how a
- * chunk of applications takes its positions in one transaction. At most 100
- * values: DynamoDB caps an UpdateExpression at 4 KB.
- */
-export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
-  if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
-  const bySuperblock = new Map<number, [string, number][]>();
-  values.forEach((value, i) => {
-    const sb = superblockOf(first + i);
-    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(first + i), value]]);
-  });
-  return [...bySuperblock].map(([sb, pairs]) => ({
-    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
-  }));
-}
 
 /**
  * The order of writes: every create or update takes the position reserved
@@ -216,12 +195,7 @@ export function createWrites(
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    ...application
-      .createdIn(app)
-      .flatMap(({ list }) => [
-        countInSummary(keys.counter(businessId, list), [{ position, code, createdAtMs }]),
-        mapWrite(businessId, list, position, mapValue(createdAtMs, code)),
-      ]),
+    ...application.createdIn(app).flatMap(({ list }) => placeInList(businessId, list, position, [{ code, createdAtMs }])),
     ...updatedListMove(businessId, updatePosition, undefined, code, app.updated_at),
   ];
 }
@@ -436,11 +410,7 @@ const pageRecords = (index: PatternIndex, entries: readonly Item[]): Promise<Ite
   recordsOf(index, entries, batchGetEventually);
 
 /** A page of applications: the exact total, the page's records in list order, the config they render with. */
-export interface ApplicationPage {
-  readonly config: BusinessConfig;
-  readonly total: number;
-  readonly items: Item[];
-}
+export type ApplicationPage = ListPage;
 
 /** A page of the list the filters name (application.listOf): exact total, records of the page. */
 export const readApplicationPage = (
@@ -448,67 +418,13 @@ export const readApplicationPage = (
   list: MappedList | FilteredWriteOrder,
   page: PageRequest,
 ): Promise<ApplicationPage> =>
-  list.kind === 'mapped' ? readMappedPage(businessId, list, page) : readFilteredWriteOrder(businessId, list, page);
-
-/**
- * A page of a list with position maps, located by the page locator
- * (src/domain/page-locator.ts): config, summary and the maps the hint of this
- * list names (src/data/page-hints.ts) in one BatchGetItem; the maps the fresh
- * summary names beyond those in a second one (a cold instance, or a list that
- * moved); one Query of the page's index entries; one BatchGetItem of their
- * records. 3 calls warm, 4 cold, whatever the page number and N.
- */
-async function readMappedPage(businessId: string, list: MappedList, page: PageRequest): Promise<ApplicationPage> {
-  const sinceMs = list.since === undefined ? undefined : Date.parse(list.since);
-  const ask = (config: BusinessConfig): PageAsk => ({
-    code: list.statusId === undefined ? undefined : codeOf(config, list.statusId),
-    sinceMs,
-    skipped: (page.page - 1) * page.perPage,
-    perPage: page.perPage,
-    wholeRange: list.wholeRange,
-  });
-  const counterKey = keys.counter(businessId, list.list);
-  const hint = pageHintOf(counterKey.PK);
-  const guessed = hint ? mapsForPage(hint.summary, ask(hint.config)) : [];
-  const [configItem, counter, ...mapItems] = await batchGet([
-    business.configKey(businessId),
-    counterKey,
-    ...guessed.map((sb) => keys.listMap(businessId, list.list, sb)),
-  ]);
-  const config = requireConfig(configOf(configItem), businessId);
-  const summary = summaryOf(counter);
-  rememberPageHint(counterKey.PK, { config, summary });
-  const maps = new Map(guessed.map((sb, i) => [sb, mapOf(mapItems[i])]));
-  let location = locatePage(summary, maps, ask(config));
-  if (location.kind === 'maps') {
-    const missing = mapsForPage(summary, ask(config)).filter((sb) => !maps.has(sb));
-    for (const [sb, map] of await readMaps(businessId, list.list, missing)) maps.set(sb, map);
-    location = locatePage(summary, maps, ask(config));
-    // With every map mapsForPage names the locator answers (property-tested): this is a bug, never a retry.
-    if (location.kind === 'maps') throw new Error(`page locator asked twice for maps of ${list.list}`);
-  }
-  const { total, range } = location;
-  if (!range) return { config, total, items: [] };
-  const entries =
-    range.to === undefined
-      ? await readEntries(list.entries, { from: range.from, limit: range.take })
-      : await readEntries(
-          list.entries,
-          { from: range.from, to: range.to },
-          filterOf(application.filters, { application_status_id: list.statusId }),
-        );
-  return { config, total, items: await pageRecords(list.entries.index, entries.slice(0, range.take)) };
-}
-
-/** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
-async function readMaps(
-  businessId: string,
-  list: string,
-  superblocks: readonly number[],
-): Promise<Map<number, number[]>> {
-  const items = await batchGet(superblocks.map((sb) => keys.listMap(businessId, list, sb)));
-  return new Map(superblocks.map((sb, i) => [sb, mapOf(items[i])]));
-}
+  list.kind === 'mapped'
+    ? readMappedPage(businessId, list, page, {
+        code: (config) => (list.statusId === undefined ? undefined : codeOf(config, list.statusId)),
+        rangeFilter: filterOf(application.filters, { application_status_id: list.statusId }),
+        records: pageRecords,
+      })
+    : readFilteredWriteOrder(businessId, list, page);
 
 /**
  * updated_at_since with job_id or created_at_since: the order of writes from

@@ -10,47 +10,49 @@
  *   fields are computed from it at read time, without a query over the jobs),
  *   its position in the business list (src/data/entities/employee.ts).
  * - employee job `B#<bid>#employee_job#<id>`/`R`: fields top-level, its business
- *   list position and its position within its employee's jobs.
- * - counters `employees`, `employee_jobs`: `n` (dense list length) and
- *   `last_created_at`, so created_at order equals list position order.
+ *   list position and its position within its employee's jobs (dense: 1..job_count).
+ * - the business lists `employees`, `employee_jobs`: positions and created_at
+ *   reserved per business before the transaction (`employees-sequence`,
+ *   `employee_jobs-sequence`: src/data/list-sequence.ts), counted in the
+ *   list's summary and maps in the transaction with no condition
+ *   (src/data/list-counter.ts `placeInList`), so position order = created_at
+ *   order and concurrent creates never refuse each other on a list; a
+ *   reservation whose create does not commit is a hole (docs/pagination.md).
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
-import { nextCreatedAt as nextAfterLast } from '../domain/application-pages';
 import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './keys';
 import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
-import { appendToList } from './list-counter';
+import { placeInList } from './list-counter';
+import { readMappedPage } from './list-page';
+import { reservePositions, type Reservation } from './list-sequence';
 import { readPositions } from './list-store';
 import { feedCounterKey, feedLaneCounterKey, feedLaneStateAt, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { batchGet, type Item } from './table-io';
+import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
 import { IF_ABSENT, IF_PRESENT } from './entities/entity';
 import { updateOf } from './update-expression';
 
-export const EMPLOYEE_LIST = employeeEntity.list;
-export const EMPLOYEE_JOB_LIST = employeeJob.list;
+
 const EMPLOYEE_NUMBER = employeeEntity.numberField;
 
-/** A dense list's counter as read: its length and the created_at of its last entry (null before the first). */
-export interface CounterState {
-  readonly n: number;
-  readonly lastCreatedAt: string | null;
-}
-
-const counterStateOf = (item: Item | undefined): CounterState => ({
-  n: Number(item?.n ?? 0),
-  lastCreatedAt: typeof item?.last_created_at === 'string' ? item.last_created_at : null,
-});
+/** The kinds whose creates take a position in their business list. */
+export type ListedKind = 'employee' | 'employee_job';
+const entityOf = (kind: ListedKind) => (kind === 'employee' ? employeeEntity : employeeJob);
 
 /**
- * The created_at of the next entry: now, but strictly after the previous
- * entry's, so ordering by created_at (contract §7) equals position order
- * (src/domain/application-pages.ts; application writes follow it through their reservation).
+ * Reserves the positions and created_at of `count` creates of `kind` in the
+ * business list (one UpdateItem, no transaction, no condition on the count):
+ * the i-th create takes `position + i` and `ms + i`.
  */
-export const nextCreatedAt = (counter: CounterState, now = Date.now()): string =>
-  nextAfterLast(now, counter.lastCreatedAt);
+export const reserveListPositions = (businessId: string, kind: ListedKind, count: number): Promise<Reservation> =>
+  reservePositions(keys.counter(businessId, entityOf(kind).sequence), count, 0);
+
+/** The created_at of the i-th create of a reservation. */
+export const reservedCreatedAt = (reserved: Reservation, i = 0): string => new Date(reserved.ms + i).toISOString();
 
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)
@@ -66,8 +68,8 @@ export interface EmployeeWriteContext {
   readonly supervisor: Item | undefined;
   /** The stored first response of the Idempotency-Key, when asked for. */
   readonly idempotency: Item | undefined;
-  /** The counter of the list the write appends to, when asked for. */
-  readonly counter: CounterState;
+  /** The position and created_at reserved for a create in its business list, when asked for. */
+  readonly reserved: Reservation | undefined;
   /** The write's lane of the change feed (every write appends to it in its transaction). */
   readonly feed: FeedLaneState;
   /** The lane of each candidate id, when asked for (a new employee chooses among them). */
@@ -77,8 +79,9 @@ export interface EmployeeWriteContext {
 /**
  * Everything a create or update needs, in one BatchGetItem: business config,
  * the employee, the employee_number's unique item, the supervisor, the
- * idempotency record, the list counter and the change feed's employees lane
- * (or lanes: a new employee's candidate ids).
+ * idempotency record and the change feed's employees lane (or lanes: a new
+ * employee's candidate ids); beside it, a create's reservation of its list
+ * position (unless an earlier run of the same operation holds one).
  */
 export async function readForEmployeeWrite(
   businessId: string,
@@ -87,7 +90,8 @@ export async function readForEmployeeWrite(
     employeeNumber?: string;
     supervisorId?: string;
     idempotencyKey?: Key;
-    counter?: typeof EMPLOYEE_LIST | typeof EMPLOYEE_JOB_LIST;
+    /** A create: the list it takes a position in, and the reservation an earlier run of it holds. */
+    reserve?: { readonly kind: ListedKind; readonly held: Reservation | undefined };
     /** The record whose change-feed lane the write appends to (a job's changes go to its employee's lane). */
     feedRecordId: string;
     /** More ids a new record may take instead: their lanes are read too. */
@@ -100,12 +104,15 @@ export async function readForEmployeeWrite(
     slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
   if (wanted.supervisorId !== undefined) slots.supervisor = employeeEntity.key(businessId, wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
-  if (wanted.counter) slots.counter = keys.counter(businessId, wanted.counter);
   slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
   const candidates = wanted.feedCandidateIds ?? [];
   candidates.forEach((id, i) => (slots[`candidate${i}`] = feedCounterKey(businessId, 'employee', id)));
   const names = Object.keys(slots);
-  const items = await batchGet(Object.values(slots));
+  const { reserve } = wanted;
+  const [items, reserved] = await Promise.all([
+    batchGet(Object.values(slots)),
+    reserve ? (reserve.held ?? reserveListPositions(businessId, reserve.kind, 1)) : undefined,
+  ]);
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
   return {
     config: requireConfig(configOf(got('config')), businessId),
@@ -113,16 +120,15 @@ export async function readForEmployeeWrite(
     numberOwner: got('unique'),
     supervisor: got('supervisor'),
     idempotency: got('idempotency'),
-    counter: counterStateOf(got('counter')),
+    reserved,
     feed: feedLaneStateOf('employee', wanted.feedRecordId, got('feed')),
     candidateFeeds: candidates.map((id, i) => feedLaneStateOf('employee', id, got(`candidate${i}`))),
   };
 }
 
-/** What a chunk of employee creates reads (a bulk import): config, list counter, one feed lane, number owners. */
+/** What a chunk of employee creates reads (a bulk import): config, one feed lane, number owners. */
 export interface EmployeeChunkContext {
   readonly config: BusinessConfig;
-  readonly counter: CounterState;
   readonly feed: FeedLaneState;
   /** The owner (record id) of each taken employee_number among those asked for. */
   readonly numberOwners: ReadonlyMap<string, string>;
@@ -130,7 +136,7 @@ export interface EmployeeChunkContext {
 
 /**
  * Everything a chunk of employee creates needs, in one BatchGetItem (parts
- * of 100 keys at once): config, the employees list counter, the counter of
+ * of 100 keys at once): config, the counter of
  * the feed lane every new employee of the chunk takes, the unique items of
  * the employee_numbers, and `more` keys the caller reads with them (a bulk
  * import's external ids), in their order.
@@ -143,30 +149,22 @@ export async function readForEmployeeCreates(
   const more = wanted.more ?? [];
   const items = await batchGet([
     business.configKey(businessId),
-    keys.counter(businessId, EMPLOYEE_LIST),
     feedLaneCounterKey(businessId, wanted.lane),
     ...more,
     ...numbers.map((n) => keys.unique(businessId, EMPLOYEE_NUMBER, n)),
   ]);
-  const [config, counter, feed] = items;
+  const [config, feed] = items;
   const numberOwners = new Map<string, string>();
-  items.slice(3 + more.length).forEach((item, i) => {
+  items.slice(2 + more.length).forEach((item, i) => {
     if (item) numberOwners.set(numbers[i] ?? '', String(item.owner));
   });
   return {
     config: requireConfig(configOf(config), businessId),
-    counter: counterStateOf(counter),
     feed: feedLaneStateAt(wanted.lane, feed),
     numberOwners,
-    more: items.slice(3, 3 + more.length),
+    more: items.slice(2, 2 + more.length),
   };
 }
-
-/** The counter once `employees` appended by createEmployeesWrites are committed. */
-export const counterAfter = (counter: CounterState, employees: readonly NewEmployee[]): CounterState => {
-  const last = employees[employees.length - 1];
-  return last ? { n: counter.n + employees.length, lastCreatedAt: last.createdAt } : counter;
-};
 
 /** A single record with the business config: one BatchGetItem. */
 export async function readRecordWithConfig(
@@ -179,41 +177,31 @@ export async function readRecordWithConfig(
 }
 
 /**
- * A page of a list together with the config and the list length. The page's
- * key range does not depend on the total, so the Query and the BatchGetItem
- * go out at once (two calls, one round-trip latency).
+ * A page of the business's employees or jobs (a list with holes, located by
+ * the page locator: 3 calls warm, 4 cold, src/data/list-page.ts), or of one
+ * employee's jobs: that list is dense (1..job_count, the employee item counts
+ * it), so the employee item and the config go out beside the page's Query and
+ * its records follow (2 round trips).
  */
 export async function readListPage(
   businessId: string,
-  list: { kind: 'employee' | 'employee_job' } | { jobsOfEmployee: string },
-  range: { first: number; last: number } | null,
+  list: { kind: ListedKind } | { jobsOfEmployee: string },
+  page: PageRequest,
 ): Promise<{ config: BusinessConfig; total: number; items: Item[] }> {
-  const countKey =
-    'kind' in list
-      ? keys.counter(businessId, list.kind === 'employee' ? EMPLOYEE_LIST : EMPLOYEE_JOB_LIST)
-      : employeeEntity.key(businessId, list.jobsOfEmployee);
-  const [[config, countItem], items] = await Promise.all([
-    batchGet([business.configKey(businessId), countKey]),
-    !range
-      ? Promise.resolve([])
-      : 'kind' in list
-        ? readPositions(
-            (list.kind === 'employee' ? employeeEntity : employeeJob).patterns.byPosition,
-            { businessId },
-            {
-              from: range.first,
-              to: range.last,
-            },
-          )
-        : readPositions(
-            employeeJob.patterns.byEmployee,
-            { businessId, employeeId: list.jobsOfEmployee },
-            { from: range.first, to: range.last },
-          ),
+  if ('kind' in list)
+    return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, { code: () => undefined });
+  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
+  const [[config, employee], items] = await Promise.all([
+    batchGet([business.configKey(businessId), employeeEntity.key(businessId, list.jobsOfEmployee)]),
+    range
+      ? readPositions(
+          employeeJob.patterns.byEmployee,
+          { businessId, employeeId: list.jobsOfEmployee },
+          { from: range.first, to: range.last },
+        )
+      : Promise.resolve([]),
   ]);
-  // An employee's job list is as long as its job_count; the business lists have counters.
-  const total = 'kind' in list ? counterStateOf(countItem).n : Number(countItem?.job_count ?? 0);
-  return { config: requireConfig(configOf(config), businessId), total, items };
+  return { config: requireConfig(configOf(config), businessId), total: Number(employee?.job_count ?? 0), items };
 }
 
 // ---------------------------------------------------------------------------
@@ -260,40 +248,31 @@ export interface NewEmployee {
 }
 
 /**
- * Creating an employee: the list position (counter), the record, the
- * employee_number claim; all or nothing.
- */
-export function createEmployeeWrites(
-  businessId: string,
-  counter: CounterState,
-  employee: NewEmployee,
-  taken: TakenError,
-): TxWrite[] {
-  return createEmployeesWrites(businessId, counter, [employee], taken);
-}
-
-/**
- * Creating a chunk of employees in one transaction (a bulk import): they take
- * the next positions in the order given with one counter write
- * (`appendToList`), each its record and employee_number claim. Their
- * created_at must increase along the chunk (nextCreatedAt from the one before).
+ * Creating employees (one, or a bulk import's chunk) in one transaction at
+ * the positions reserved for them from `first` on (reserveListPositions), in
+ * the order given: each its record and employee_number claim, all of them
+ * counted in the list's summary and maps with one Update each (no condition).
+ * Their created_at must be the reserved ones (reservedCreatedAt), so
+ * created_at order is position order.
  */
 export function createEmployeesWrites(
   businessId: string,
-  counter: CounterState,
+  first: number,
   employees: readonly NewEmployee[],
   taken: TakenError,
 ): TxWrite[] {
-  const last = employees[employees.length - 1];
-  if (!last) return [];
-  const writes: TxWrite[] = [
-    appendToList(employeeEntity.counter(businessId), counter.n, employees.length, { last_created_at: last.createdAt }),
-  ];
+  if (!employees.length) return [];
+  const writes: TxWrite[] = placeInList(
+    businessId,
+    employeeEntity.list,
+    first,
+    employees.map((e) => ({ code: 0, createdAtMs: Date.parse(e.createdAt) })),
+  );
   employees.forEach((employee, i) => {
     writes.push({
       item: {
         Put: {
-          Item: employeeEntity.newItem(businessId, employee, counter.n + 1 + i),
+          Item: employeeEntity.newItem(businessId, employee, first + i),
           ConditionExpression: IF_ABSENT,
         },
       },
@@ -352,20 +331,21 @@ export interface StoredJobSpan {
 }
 
 /**
- * Creating a job: its business list position (counter), its position among
- * the employee's jobs (job_count, conditioned), the job summary on the
- * employee (which moves the employee's updated_at and version), the job record,
- * and a check that the supervisor still exists.
+ * Creating a job: its count at its reserved business list position (summary
+ * and map, no condition), its position among the employee's jobs (job_count,
+ * conditioned), the job summary on the employee (which moves the employee's
+ * updated_at and version), the job record, and a check that the supervisor
+ * still exists.
  */
 export function createEmployeeJobWrites(
   businessId: string,
-  counter: CounterState,
+  position: number,
   employee: { id: string; jobCount: number; version: number; updatedAt: string },
   job: { id: string; createdAt: string; fields: Record<string, unknown>; span: StoredJobSpan },
   supervisor: { id: string; missing: () => Error } | undefined,
 ): TxWrite[] {
   const writes: TxWrite[] = [
-    appendToList(employeeJob.counter(businessId), counter.n, 1, { last_created_at: job.createdAt }),
+    ...placeInList(businessId, employeeJob.list, position, [{ code: 0, createdAtMs: Date.parse(job.createdAt) }]),
     {
       item: {
         Update: {
@@ -392,7 +372,7 @@ export function createEmployeeJobWrites(
     {
       item: {
         Put: {
-          Item: employeeJob.newItem(businessId, employee.id, job, { position: counter.n + 1, seq: job.span.seq }),
+          Item: employeeJob.newItem(businessId, employee.id, job, { position, seq: job.span.seq }),
           ConditionExpression: IF_ABSENT,
         },
       },

@@ -1,12 +1,12 @@
 /**
- * How entries take their place in a list (docs/pagination.md): application
- * lists count entries at positions reserved per business
- * (src/data/list-sequence.ts) in their summary (`countInSummary`); the dense
- * lists of employees and employee jobs move their counter from the value read
- * (`appendToList`).
+ * How entries take their place in a list with holes (docs/pagination.md):
+ * the application, employee and employee-job lists count entries at positions
+ * reserved per business (src/data/list-sequence.ts) in their summary
+ * (`countInSummary`) and set them in their maps (`mapWritesFrom`), with no
+ * condition: `placeInList` does both for a create or a chunk of them.
  */
-import { firstCreatedAttribute, liveAttribute, statusAttribute, superblockOf } from '../domain/list-map';
-import type { Key } from './keys';
+import { firstCreatedAttribute, liveAttribute, mapAttribute, mapValue, statusAttribute, superblockOf } from '../domain/list-map';
+import { keys, type Key } from './keys';
 import type { TxWrite } from './transact-write';
 import { ifNotExists, updateOf } from './update-expression';
 
@@ -50,35 +50,47 @@ export function countInSummary(
 }
 
 /**
- * Appends `count` entries to a dense list without a summary (employees,
- * employee jobs) in one write (one Update of its counter, a transaction
- * item): they take positions `current + 1` .. `current + count`, `current`
- * being the counter as read; a concurrent append fails the condition and the
- * operation re-runs from its read. A bulk import appends a chunk of rows this
- * way: one counter write per chunk, not one per row.
+ * Sets consecutive positions of a list's map from `first` on, `values[i]` at
+ * `first + i` (`mapValue` of the entry, or HOLE): one Update per superblock
+ * they span, no condition (the positions are the writer's own, so concurrent
+ * writes to other positions commute). At most 100 values: DynamoDB caps an
+ * UpdateExpression at 4 KB.
  */
-export function appendToList(
-  key: Key,
-  current: number,
-  count: number,
-  /** Other attributes of the counter to set (e.g. `last_created_at` of the last entry). */
-  set: Readonly<Record<string, unknown>> = {},
-): TxWrite {
-  if (!(Number.isInteger(count) && count >= 1)) throw new Error(`appendToList: ${count} entries`);
-  return {
-    item: {
-      Update: {
-        Key: key,
-        ...updateOf(
-          { set: { n: current + count, ...set } },
-          {
-            expression: current === 0 ? 'attribute_not_exists(n) OR n = :current' : 'n = :current',
-            values: { ':current': current },
-          },
-        ),
-      },
-    },
-    // Another writer took these positions: re-read the counter and try again.
-    onConditionFailed: () => 'retry',
-  };
+export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
+  if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
+  const bySuperblock = new Map<number, [string, number][]>();
+  values.forEach((value, i) => {
+    const sb = superblockOf(first + i);
+    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(first + i), value]]);
+  });
+  return [...bySuperblock].map(([sb, pairs]) => ({
+    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
+  }));
+}
+
+/**
+ * New entries at consecutive reserved positions from `first` on (a create, or
+ * a chunk of them): counted in the list's summary and set in its maps, the
+ * i-th entry at `first + i` created at `createdAtMs[i]` with status `code`
+ * (0 for a list without statuses). No condition: a chunk of k entries adds
+ * one summary Update and one map Update per superblock it spans.
+ */
+export function placeInList(
+  businessId: string,
+  list: string,
+  first: number,
+  entries: readonly { readonly code: number; readonly createdAtMs: number }[],
+): TxWrite[] {
+  return [
+    countInSummary(
+      keys.counter(businessId, list),
+      entries.map((e, i) => ({ ...e, position: first + i })),
+    ),
+    ...mapWritesFrom(
+      businessId,
+      list,
+      first,
+      entries.map((e) => mapValue(e.createdAtMs, e.code)),
+    ),
+  ];
 }

@@ -1,10 +1,12 @@
 /**
- * Positions of the application lists, reserved before the write's
- * transaction (docs/pagination.md, docs/decisions/014-positions-reserved-per-business.md).
+ * Positions of the lists with holes (applications, employees, employee jobs),
+ * reserved before the write's transaction (docs/pagination.md,
+ * docs/decisions/014-positions-reserved-per-business.md).
  *
- * One item per business hands out the next positions of the business list
- * (`n`, which job lists share), of the order of writes (`u`) and the write's
- * time in epoch ms (`t`), in one UpdateItem that is never part of a
+ * One item per business and kind (the entity's `sequence`) hands out the
+ * next positions of the business list (`n`; an application's job list shares
+ * it), of the order of writes (`u`, applications only) and the write's time in
+ * epoch ms (`t`), in one UpdateItem that is never part of a
  * transaction and carries no condition on the counts: concurrent writers of
  * one business are served one after the other by DynamoDB instead of
  * refusing each other's transactions. Positions and times come from the same
@@ -22,7 +24,7 @@ import { updateOf } from './update-expression';
 export interface Reservation {
   /** First business (and job) list position; 0 when no creates were reserved. */
   readonly position: number;
-  /** First position in the order of writes. */
+  /** First position in the order of writes; 0 when no writes were reserved there. */
   readonly updatePosition: number;
   /** Time of the first write (epoch ms), later than every time reserved before. */
   readonly ms: number;
@@ -30,7 +32,8 @@ export interface Reservation {
 
 /**
  * Reserves `creates` business positions and `writes` positions in the order
- * of writes with one millisecond each, after every earlier reservation. The
+ * of writes (a kind without one reserves none there), and one millisecond
+ * for each of the larger number, after every earlier reservation. The
  * time is `nowMs` unless an earlier reservation already took it (another
  * instance's clock ahead, or the same millisecond): then one more UpdateItem
  * takes the times right after the last one, as created_at/updated_at always
@@ -42,9 +45,13 @@ export async function reservePositions(
   writes: number,
   nowMs = Date.now(),
 ): Promise<Reservation> {
-  if (!(Number.isInteger(creates) && creates >= 0 && Number.isInteger(writes) && writes >= Math.max(1, creates)))
+  const times = Math.max(creates, writes);
+  if (!(Number.isInteger(creates) && creates >= 0 && Number.isInteger(writes) && writes >= 0 && times >= 1))
     throw new Error(`reservePositions: ${creates} creates, ${writes} writes`);
-  const add: [string, number][] = [['u', writes], ...(creates ? [['n', creates] as [string, number]] : [])];
+  const add: [string, number][] = [
+    ...(writes ? [['u', writes] as [string, number]] : []),
+    ...(creates ? [['n', creates] as [string, number]] : []),
+  ];
   const send = async (parts: ReturnType<typeof updateOf>): Promise<Record<string, unknown>> =>
     (await db().send(new UpdateCommand({ TableName: tableName(), Key: key, ...parts, ReturnValues: 'ALL_NEW' })))
       .Attributes ?? {};
@@ -52,17 +59,17 @@ export async function reservePositions(
   try {
     stored = await send(
       updateOf(
-        { set: { t: nowMs + writes - 1 }, add },
+        { set: { t: nowMs + times - 1 }, add },
         { expression: 'attribute_not_exists(t) OR t < :now', values: { ':now': nowMs } },
       ),
     );
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    stored = await send(updateOf({ add: [...add, ['t', writes]] }));
+    stored = await send(updateOf({ add: [...add, ['t', times]] }));
   }
   return {
     position: creates ? Number(stored.n) - creates + 1 : 0,
-    updatePosition: Number(stored.u) - writes + 1,
-    ms: Number(stored.t) - writes + 1,
+    updatePosition: writes ? Number(stored.u) - writes + 1 : 0,
+    ms: Number(stored.t) - times + 1,
   };
 }

@@ -127,3 +127,4 @@ export async function readWith(
     counters: items.slice(others.length).map(counterValue),
   };
 }
+

@@ -119,10 +119,12 @@ export async function deleteRecords(businessId: string, items: readonly Item[]):
 }
 
 /**
- * The dense lists' counters and position maps (docs/pagination.md): the
+ * The lists' summaries and position maps (docs/pagination.md): the
  * employees', the jobs', and the applications' (the business's, each job
- * opening's, the speculative ones', the order of writes). A reset list
- * starts again at position 1.
+ * opening's, the speculative ones', the order of writes). Their reservation
+ * items stay, so a create racing the reset never takes a position twice: a
+ * reset list goes on from the positions reserved before it, with no entries
+ * before them.
  */
 export async function deleteLists(businessId: string, jobOpeningIds: readonly string[]): Promise<void> {
   const names = [

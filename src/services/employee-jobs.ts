@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import { changedFields } from '../domain/audit';
 import {
-  EMPLOYEE_JOB_LIST,
   createEmployeeJobWrites,
-  nextCreatedAt,
   readForEmployeeWrite,
+  reservedCreatedAt,
   readListPage,
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
+import type { Reservation } from '../data/list-sequence';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { WriteHooks } from '../data/transact-write';
 import { todayIn } from '../domain/job-dates';
@@ -18,7 +18,7 @@ import { employeeView } from './employees';
 import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
-import { pagePositions, type PageRequest } from '../domain/pagination';
+import type { PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
@@ -92,8 +92,10 @@ export function employeeJobView(item: Item, config: BusinessConfig): Record<stri
 
 /**
  * POST /employee_jobs: one BatchGetItem (config, employee, supervisor,
- * idempotency record, list counter), the checks, one transaction (counter,
- * employee summary + job_count, job record, supervisor check, idempotency).
+ * idempotency record, feed lane) with the reservation of its business list
+ * position and created_at beside it, the checks, one transaction (its count
+ * in the list's summary and map, employee summary + job_count, job record,
+ * supervisor check, idempotency, feed entries).
  *
  * Field errors come first (422, all at once); a well-formed body whose
  * employee_id names no employee of this business is a 404 naming that id.
@@ -114,17 +116,22 @@ export async function createEmployeeJob(
       ? body.supervisor_id
       : undefined;
   const id = randomUUID();
+  let held: Reservation | undefined;
   return idempotentCreate(
     idem,
-    (recordKey) =>
-      readForEmployeeWrite(businessId, {
+    // A re-run (the employee moved, the lane moved) keeps the position reserved by the first run.
+    async (recordKey) => {
+      const read = await readForEmployeeWrite(businessId, {
         employeeId,
         supervisorId,
         idempotencyKey: recordKey,
-        counter: EMPLOYEE_JOB_LIST,
+        reserve: { kind: 'employee_job', held },
         // The job's entries go to its employee's lane: one counter, and the employee's changes stay in order.
         feedRecordId: employeeId ?? id,
-      }),
+      });
+      held = read.reserved;
+      return read;
+    },
     (ctx) => {
       const { config } = ctx;
       const fields = jobFields(
@@ -137,7 +144,8 @@ export async function createEmployeeJob(
       fieldErrors.throwIfAny();
       if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
-      const createdAt = nextCreatedAt(ctx.counter);
+      const reserved = ctx.reserved as Reservation;
+      const createdAt = reservedCreatedAt(reserved);
       const jobCount = Number(ctx.employee.job_count ?? 0);
       const employeeVersion = Number(ctx.employee.version ?? 1);
       // The job's creation moves the employee's updated_at, never backwards.
@@ -154,7 +162,7 @@ export async function createEmployeeJob(
       };
       const writes = createEmployeeJobWrites(
         businessId,
-        ctx.counter,
+        reserved.position,
         { id: employeeId, jobCount, version: employeeVersion, updatedAt: employeeUpdatedAt },
         { id, createdAt, fields, span },
         supervisorId
@@ -208,11 +216,10 @@ export async function showEmployeeJob(businessId: string, id: string): Promise<A
  * no employee of this business is a filter that matches nothing: an empty page.
  */
 export async function listEmployeeJobs(businessId: string, page: PageRequest, employeeId: string | undefined) {
-  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
   const { config, total, items } = await readListPage(
     businessId,
     employeeId === undefined ? { kind: 'employee_job' } : { jobsOfEmployee: employeeId },
-    range,
+    page,
   );
   return { entries: items.map((item) => employeeJobView(item, config)), total };
 }

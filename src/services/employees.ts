@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import {
-  EMPLOYEE_LIST,
-  createEmployeeWrites,
-  counterAfter,
   createEmployeesWrites,
   readForEmployeeCreates,
+  reserveListPositions,
+  reservedCreatedAt,
   type EmployeeChunkContext,
   type NewEmployee,
-  nextCreatedAt,
   readForEmployeeWrite,
   readListPage,
   readRecordWithConfig,
@@ -16,6 +14,7 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
+import type { Reservation } from '../data/list-sequence';
 import { coldestLane, idsInDistinctLanes, idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
@@ -26,7 +25,7 @@ import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import { normalizeIban } from '../domain/formats';
 import { deriveJobFields, todayIn, type JobSpan } from '../domain/job-dates';
-import { pagePositions, type PageRequest } from '../domain/pagination';
+import type { PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_WRITABLE_FIELDS } from '../schemas/employees';
@@ -165,8 +164,10 @@ const takenError = (): FieldError => new FieldError(422, { employee_number: [MES
 
 /**
  * POST /employees: one BatchGetItem (config, employee_number owner, idempotency
- * record, list counter, two candidate feed lanes), the checks, one transaction
- * (counter, record, employee_number claim, idempotency record, feed entry).
+ * record, two candidate feed lanes) with the reservation of its list position
+ * and created_at beside it, the checks, one transaction (record, its count in
+ * the list's summary and map, employee_number claim, idempotency record, feed
+ * entry).
  */
 export async function createEmployee(
   businessId: string,
@@ -182,16 +183,21 @@ export async function createEmployee(
   // counter is read): the create takes the lane written least recently, so a lane busy with one
   // employee's job creates does not make it re-run (docs/change-feed.md, "A new record chooses its lane").
   const [first, second] = idsInDistinctLanes('employee', 2, randomUUID) as [string, string];
+  let held: Reservation | undefined;
   return idempotentCreate(
     idem,
-    (recordKey) =>
-      readForEmployeeWrite(businessId, {
+    // A re-run keeps the position and created_at reserved by the first run: no new hole per re-run.
+    async (recordKey) => {
+      const read = await readForEmployeeWrite(businessId, {
         employeeNumber: number ?? undefined,
         idempotencyKey: recordKey,
-        counter: EMPLOYEE_LIST,
+        reserve: { kind: 'employee', held },
         feedRecordId: first,
         feedCandidateIds: [second],
-      }),
+      });
+      held = read.reserved;
+      return read;
+    },
     (read) => {
       const lanes = [read.feed, ...read.candidateFeeds];
       const chosen = coldestLane(lanes);
@@ -199,11 +205,12 @@ export async function createEmployee(
       const feed = lanes[chosen] ?? read.feed;
       const { config } = read;
       const fields = checkedNewEmployee(body, fieldErrors, config, number ? read.numberOwner !== undefined : false);
-      const createdAt = nextCreatedAt(read.counter);
-      const writes = createEmployeeWrites(
+      const reserved = read.reserved as Reservation;
+      const createdAt = reservedCreatedAt(reserved);
+      const writes = createEmployeesWrites(
         businessId,
-        read.counter,
-        { id, createdAt, fields, employeeNumber: number ?? null },
+        reserved.position,
+        [{ id, createdAt, fields, employeeNumber: number ?? null }],
         takenError,
       );
       const { result, entry } = newEmployeeResult(fields, id, createdAt, config);
@@ -275,11 +282,13 @@ export interface ChunkStart {
  * POST /employees for a chunk of bodies (a bulk import; at most
  * EMPLOYEE_CHUNK unless dry): each checked exactly as its single POST, in
  * order (an employee_number an earlier body of the chunk takes is taken for
- * the later ones); the ones that pass are created in one transaction, taking
- * the next list positions with one counter step and ids of one feed lane, so
- * the lane's counter steps once (docs/decisions/012). One BatchGetItem (none
- * with `start.known`), one transaction; a concurrent writer that moved a
- * counter or took a number makes it re-run from the read. Each body's
+ * the later ones); the k that pass are created in one transaction at k list
+ * positions reserved in one UpdateItem (no condition, nothing a concurrent
+ * create can refuse) with ids of one feed lane, so the lane's counter steps
+ * once (docs/decisions/012). One BatchGetItem (none with `start.known`), one
+ * reservation, one transaction; a concurrent writer that moved the lane or
+ * took a number makes it re-run from the read (keeping its reservation if it
+ * still has room). Each body's
  * outcome, in order (its record's id, dry: of the record it would be; or its
  * FieldError), and the state the next chunk may start from (the owners of
  * this chunk's employee_numbers only).
@@ -297,6 +306,7 @@ export async function createEmployees(
     row.fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(row.body.employee_number),
   );
   let known = start.known;
+  let held: { readonly reserved: Reservation; readonly count: number } | undefined;
   return withRetries(async () => {
     const ctx =
       known ??
@@ -305,21 +315,15 @@ export async function createEmployees(
         employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
       }));
     known = undefined;
-    let counter = ctx.counter;
     const taken = new Map(ctx.numberOwners);
-    const employees: NewEmployee[] = [];
-    const entries: NewFeedEntry[] = [];
+    const passed: { id: string; fields: Record<string, unknown>; employeeNumber: string | null }[] = [];
     const outcomes = rows.map((row, i): string | FieldError => {
       const number = numbers[i];
       const id = ids[i] ?? '';
       try {
         const fields = checkedNewEmployee(row.body, row.fieldErrors.copy(), ctx.config, number ? taken.has(number) : false);
         if (number) taken.set(number, id);
-        if (hooks.dryRun) return id;
-        const createdAt = nextCreatedAt(counter);
-        counter = { n: counter.n + 1, lastCreatedAt: createdAt };
-        employees.push({ id, createdAt, fields, employeeNumber: number ?? null });
-        entries.push(newEmployeeResult(fields, id, createdAt, ctx.config).entry);
+        passed.push({ id, fields, employeeNumber: number ?? null });
         return id;
       } catch (error) {
         if (error instanceof FieldError) return error;
@@ -329,9 +333,18 @@ export async function createEmployees(
     // The numbers of this chunk only: what the next chunk's read may not show yet, and no more.
     const numberOwners = new Map(numbers.flatMap((n) => (n && taken.has(n) ? [[n, taken.get(n) ?? '']] : [])));
     if (hooks.dryRun) return { outcomes, after: { ...ctx, numberOwners } };
+    // The chunk's k positions and created_at values in one write; a re-run with as many or fewer keeps them
+    // (the positions it no longer uses are holes).
+    if (passed.length > (held?.count ?? 0))
+      held = { reserved: await reserveListPositions(businessId, 'employee', passed.length), count: passed.length };
+    const reserved = held?.reserved;
+    const employees: NewEmployee[] = reserved
+      ? passed.map((p, i) => ({ ...p, createdAt: reservedCreatedAt(reserved, i) }))
+      : [];
+    const entries = employees.map((e) => newEmployeeResult(e.fields, e.id, e.createdAt, ctx.config).entry);
     const now = Date.now();
     const writes = [
-      ...createEmployeesWrites(businessId, ctx.counter, employees, () => 'retry'),
+      ...createEmployeesWrites(businessId, reserved?.position ?? 0, employees, () => 'retry'),
       ...feedAppendWrites(businessId, ctx.feed, entries, now),
       ...(hooks.extraWrites?.(outcomes) ?? []),
     ];
@@ -340,7 +353,6 @@ export async function createEmployees(
       outcomes,
       after: {
         config: ctx.config,
-        counter: counterAfter(ctx.counter, employees),
         feed: feedLaneStateAfter(ctx.feed, entries, now),
         numberOwners,
       },
@@ -351,10 +363,11 @@ export async function createEmployees(
 /**
  * The most bodies of one createEmployees chunk: each takes up to 4
  * transaction items (record, employee_number claim, feed entry, and a bulk
- * import's external id), the chunk 3 more (list counter, lane counter, the
- * import's result item), within DynamoDB's 100.
+ * import's external id), the chunk 5 more (list summary, the list maps of the
+ * two superblocks its positions may span, lane counter, the import's result
+ * item), within DynamoDB's 100.
  */
-export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 3) / 4);
+export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 5) / 4);
 
 /**
  * PUT /employees/{id}: one BatchGetItem (config, employee, the new
@@ -434,10 +447,9 @@ export async function showEmployee(businessId: string, id: string): Promise<ApiR
   });
 }
 
-/** GET /employees?page=n: counter + config, and the page's positions, at once. */
+/** GET /employees?page=n: a page of the business list with holes (docs/pagination.md). */
 export async function listEmployees(businessId: string, page: PageRequest) {
-  const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
-  const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, range);
+  const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, page);
   const today = todayIn(config.timezone);
   return { entries: items.map((item) => employeeView(item, config, today)), total };
 }

@@ -276,9 +276,9 @@ export async function* applyImportRows(
 }
 
 /**
- * The state a chunk starts from: its window's read, with the list counter and
- * lane the chunk before left where they are newer (the read went out while
- * that chunk was being written) and the numbers that chunk took.
+ * The state a chunk starts from: its window's read, with the lane the chunk
+ * before left where it is newer (the read went out while that chunk was being
+ * written) and the numbers that chunk took.
  */
 function mergeKnown(
   read: EmployeeChunkContext | undefined,
@@ -287,7 +287,6 @@ function mergeKnown(
   if (!read || !before) return read;
   return {
     config: read.config,
-    counter: before.counter.n > read.counter.n ? before.counter : read.counter,
     feed: before.feed.lane === read.feed.lane && before.feed.n > read.feed.n ? before.feed : read.feed,
     numberOwners: new Map([...read.numberOwners, ...before.numberOwners]),
   };

@@ -73,8 +73,9 @@ describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
 });
 
 describe('a write that loses its round to a concurrent writer', () => {
-  it('re-reads what the other writer moved, not the business config, and both creates land', async () => {
-    const before = (await api.request('GET', `${API}/employees`, { token })).body.total_entries as number;
+  it('re-reads what the other writer moved, not the business config, and both updates land', async () => {
+    const made = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Race', last_name: 'Two' } });
+    const id = (made.body as { id: string }).id;
     const table = process.env.TABLE_NAME as string;
     const sk = (k: Record<string, unknown>): string => String((k.SK as { S?: string })?.S ?? k.SK);
     const pk = (k: Record<string, unknown>): string => String((k.PK as { S?: string })?.S ?? k.PK);
@@ -91,13 +92,10 @@ describe('a write that loses its round to a concurrent writer', () => {
         if (!inner && context.commandName === 'BatchGetItemCommand')
           outerReads.push((input.RequestItems?.[table]?.Keys ?? []).map((k) => `${pk(k)} ${sk(k)}`));
         if (!inner && !interfered && context.commandName === 'TransactWriteItemsCommand') {
-          // Another create commits between this one's read and its transaction: its counter read is stale.
+          // Another update commits between this one's read and its transaction: the version it read is stale.
           interfered = true;
           inner = true;
-          other = await api.request('POST', `${API}/employees`, {
-            token,
-            body: { first_name: 'Quick', last_name: 'Rival' },
-          });
+          other = await api.request('PUT', `${API}/employees/${id}`, { token, body: { phone: '+39 0471 1' } });
           inner = false;
         }
         return next(args);
@@ -106,22 +104,18 @@ describe('a write that loses its round to a concurrent writer', () => {
     );
     let res;
     try {
-      res = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Slow', last_name: 'Loser' } });
+      res = await api.request('PUT', `${API}/employees/${id}`, { token, body: { city: 'Meran' } });
     } finally {
       db().middlewareStack.remove(name);
     }
-    expect(other?.status).toBe(201);
-    expect(res.status).toBe(201);
-    // Two rounds: the first read the config with everything else; the re-run read the counter again, not the config.
+    expect(other?.status).toBe(200);
+    expect(res.status).toBe(200);
+    // Two rounds: the first read the config with everything else; the re-run read the employee again, not the config.
     expect(outerReads).toHaveLength(2);
     expect(outerReads[0]).toContain('B#demo CONFIG');
     expect(outerReads[1]).not.toContain('B#demo CONFIG');
-    expect(outerReads[1]).toContain('B#demo#counter#employees C');
-    const after = await api.request('GET', `${API}/employees`, { token });
-    expect(after.body.total_entries).toBe(before + 2);
-    for (const created of [other, res])
-      expect(
-        (await api.request('GET', `${API}/employees/${(created?.body as { id: string }).id}`, { token })).status,
-      ).toBe(200);
+    expect(outerReads[1]).toContain(`B#demo#employee ${id}`);
+    const after = await api.request('GET', `${API}/employees/${id}`, { token });
+    expect(after.body).toMatchObject({ city: 'Meran', phone: '+39 0471 1' });
   });
 });

@@ -15,9 +15,8 @@ import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { laneOf } from '../../src/domain/change-feed';
-import { countInSummary } from '../../src/data/list-counter';
+import { countInSummary, mapWritesFrom } from '../../src/data/list-counter';
 import { reservePositions } from '../../src/data/list-sequence';
-import { mapWritesFrom } from '../../src/data/application-store';
 import { keys } from '../../src/data/keys';
 import { HOLE, MAP_SIZE, mapOf, mapValue, summaryOf } from '../../src/domain/list-map';
 

@@ -1,21 +1,5 @@
-import { nextCreatedAt, sinceOf } from '../../src/domain/application-pages';
+import { sinceOf } from '../../src/domain/application-pages';
 import { application } from '../../src/data/entities/application';
-
-describe('creation times follow positions', () => {
-  it('is now when the clock is ahead of the last entry', () => {
-    expect(nextCreatedAt(Date.parse('2026-01-01T00:00:01.000Z'), '2026-01-01T00:00:00.000Z')).toBe(
-      '2026-01-01T00:00:01.000Z',
-    );
-  });
-  it('is 1 ms after the last entry otherwise (same ms or a clock behind)', () => {
-    const last = '2026-01-01T00:00:00.500Z';
-    expect(nextCreatedAt(Date.parse(last), last)).toBe('2026-01-01T00:00:00.501Z');
-    expect(nextCreatedAt(Date.parse('2025-12-31T00:00:00.000Z'), last)).toBe('2026-01-01T00:00:00.501Z');
-  });
-  it('is now for the first entry', () => {
-    expect(nextCreatedAt(0, null)).toBe('1970-01-01T00:00:00.000Z');
-  });
-});
 
 describe('since parameters', () => {
   it.each([

@@ -1,5 +1,4 @@
 import type { BusinessConfig } from '../../src/domain/business';
-import { nextCreatedAt } from '../../src/data/employee-store';
 import { FieldErrorCollector } from '../../src/domain/errors';
 import { ifMatchAllows } from '../../src/domain/result';
 import { employeeJobView, jobFields } from '../../src/services/employee-jobs';
@@ -174,15 +173,6 @@ describe('normalizeEmployeeNumber', () => {
     expect(normalizeEmployeeNumber('')).toBeNull();
     expect(normalizeEmployeeNumber(null)).toBeNull();
     expect(normalizeEmployeeNumber(undefined)).toBeUndefined();
-  });
-});
-
-describe('nextCreatedAt', () => {
-  it('is now, but always after the previous entry of the list', () => {
-    const now = Date.parse('2026-01-01T00:00:00.000Z');
-    expect(nextCreatedAt({ n: 0, lastCreatedAt: null }, now)).toBe('2026-01-01T00:00:00.000Z');
-    expect(nextCreatedAt({ n: 3, lastCreatedAt: '2026-01-01T00:00:00.000Z' }, now)).toBe('2026-01-01T00:00:00.001Z');
-    expect(nextCreatedAt({ n: 3, lastCreatedAt: '2026-01-01T00:00:00.050Z' }, now)).toBe('2026-01-01T00:00:00.051Z');
   });
 });
 

@@ -6,7 +6,7 @@
  * counts that list). employee_number values are claimed by unique items.
  */
 import { keys, lists, type Key } from '../keys';
-import { pattern, placeAt, recordBase } from './entity';
+import { partitionOf, pattern, placeAt, recordBase, type MappedList } from './entity';
 import { LIST } from './list-names';
 
 type OfBusiness = { readonly businessId: string };
@@ -14,7 +14,7 @@ type OfEmployee = OfBusiness & { readonly employeeId: string };
 
 const EMPLOYEE_NUMBER = 'employee_number';
 
-const employeesByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
+const employeesByPosition = pattern<OfBusiness>('list-keys', 'position reserved per business (holes)', ({ businessId }) =>
   lists.all(businessId, 'employee'),
 );
 /** Every employee of the business, by id, in its record partition (exports). */
@@ -27,7 +27,15 @@ export const employee = {
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee', id),
   patterns: { byPosition: employeesByPosition, byId: employeesById },
   list: LIST.employees,
-  counter: (businessId: string): Key => keys.counter(businessId, LIST.employees),
+  /** The business's reservation item of employee positions and creation times (src/data/list-sequence.ts). */
+  sequence: `${LIST.employees}-sequence`,
+  /** GET /employees: the business list, positions reserved per business, holes where a create did not commit. */
+  listOf: (businessId: string): MappedList => ({
+    kind: 'mapped',
+    list: LIST.employees,
+    entries: partitionOf(employeesByPosition, { businessId }),
+    wholeRange: false,
+  }),
   /** The unique item that holds an employee_number for its owner. */
   numberKey: (businessId: string, value: string): Key => keys.unique(businessId, EMPLOYEE_NUMBER, value),
   numberField: EMPLOYEE_NUMBER,
@@ -54,7 +62,7 @@ export const employee = {
   }),
 } as const;
 
-const jobsByPosition = pattern<OfBusiness>('list-keys', 'position 1..n', ({ businessId }) =>
+const jobsByPosition = pattern<OfBusiness>('list-keys', 'position reserved per business (holes)', ({ businessId }) =>
   lists.all(businessId, 'employee_job'),
 );
 /** Every employee job of the business, by id, in its record partition (exports). */
@@ -72,7 +80,15 @@ export const employeeJob = {
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee_job', id),
   patterns: { byPosition: jobsByPosition, byEmployee: jobsByEmployee, byId: jobsById },
   list: LIST.employeeJobs,
-  counter: (businessId: string): Key => keys.counter(businessId, LIST.employeeJobs),
+  /** The business's reservation item of job positions and creation times (src/data/list-sequence.ts). */
+  sequence: `${LIST.employeeJobs}-sequence`,
+  /** GET /employee_jobs: the business list, positions reserved per business (an employee's own list stays dense). */
+  listOf: (businessId: string): MappedList => ({
+    kind: 'mapped',
+    list: LIST.employeeJobs,
+    entries: partitionOf(jobsByPosition, { businessId }),
+    wholeRange: false,
+  }),
   indexKeys: (
     businessId: string,
     employeeId: string,
