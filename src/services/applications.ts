@@ -234,6 +234,9 @@ export async function showApplication(businessId: string, id: string): Promise<A
 /** Stored values compared as JSON. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/** What a dry update holds instead of a reservation: after every stored write, the time now (nothing is kept). */
+const dryReservation = (): Reservation => ({ position: 0, updatePosition: Number.MAX_SAFE_INTEGER, ms: Date.now() });
+
 /**
  * PUT /applications/{id}: read (record + config), If-Match, checks, one
  * transaction replacing the record if its version is still the one read
@@ -249,7 +252,8 @@ export async function updateApplication(
   ifMatch: string | undefined,
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
-  let held: Reservation | undefined;
+  // Validating (a bulk import's validate mode) writes nothing, a reservation neither: the update is never sent.
+  let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return withRetries(async () => {
     const { config, item, feed, reserved } = await readForUpdate(businessId, id, held);
     held = reserved;

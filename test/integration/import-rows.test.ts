@@ -4,7 +4,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { applyImportRows, importCellKinds, type ApplyRowsOptions } from '../../src/services/import-rows';
 import { readImportRows } from '../../src/domain/import-rows';
 import { readRowResults } from '../../src/data/import-store';
-import { batchDelete } from '../../src/data/table-io';
+import { batchDelete, batchGet } from '../../src/data/table-io';
 import { keys } from '../../src/data/keys';
 import { readBusinessConfig } from '../../src/data/business-store';
 import { translateFields } from '../../src/http/i18n/language';
@@ -243,6 +243,28 @@ describe('applying rows (contract §22)', () => {
     );
     const shown = await get(`/applications/${made[20]}`);
     expect(shown.body).toMatchObject({ first_name: 'C21', job_id: 'cook-2026', application_status_id: 'interview' });
+
+    // Validating the same rows changed (updates) and new ones writes nothing, not even a reservation of positions.
+    const sequence = keys.counter(BUSINESS, 'applications-sequence');
+    const [reservedBefore] = await batchGet([sequence]);
+    const again = await run(
+      'applications',
+      `${rows.slice(0, 3).join('\n')}\n{"external_id":"chunk-40","phone":"1"}\n`,
+      {
+        format: 'jsonl',
+        importId: 'imp-chunks-v',
+        mode: 'validate',
+      },
+    );
+    expect(again.map((l) => l.result)).toEqual(['unchanged', 'unchanged', 'unchanged', 'failed']);
+    const changed = await run('applications', '{"external_id":"chunk-1","phone":"+39 2"}\n', {
+      format: 'jsonl',
+      importId: 'imp-chunks-v2',
+      mode: 'validate',
+    });
+    expect(changed.map((l) => [l.result, l.id])).toEqual([['updated', made[1]]]);
+    expect(await batchGet([sequence])).toEqual([reservedBefore]);
+    expect((await get(`/applications/${made[1]}`)).body.phone).not.toBe('+39 2');
   });
 
   it('every write has its feed entry with the import as actor and the creating request id', async () => {
