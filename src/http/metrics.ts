@@ -1,4 +1,4 @@
-import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { Metrics, MetricUnit as MetricUnits } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
 import {
   FAILED_CHECKS_METRIC,
@@ -17,11 +17,21 @@ import { ROUTES } from './routes';
  * the EMF log lines into metrics; locally and in tests they would be noise on stdout.
  */
 let metrics: Metrics | undefined;
+let MetricUnit: typeof MetricUnits;
 
 const groupOf = (route: string): string => ROUTES.find((r) => r.name === route)?.tag ?? UNMATCHED_ROUTE_GROUP;
 
-const metricsOf = (): Metrics =>
-  (metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() }));
+/** Built, and the Powertools module loaded, on first use: never where metrics are off, and not at init. */
+function metricsOf(): Metrics {
+  if (!metrics) {
+    // A require() here, not an import: esbuild then evaluates the module when this runs, not when the bundle loads.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const powertools = require('@aws-lambda-powertools/metrics') as typeof import('@aws-lambda-powertools/metrics');
+    MetricUnit = powertools.MetricUnit;
+    metrics = new powertools.Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
+  }
+  return metrics;
+}
 
 /** A 429 rate_limited: counted per business (top talkers) and for the service (alarm). */
 export function recordRateLimited(businessId: string): void {
@@ -59,9 +69,9 @@ export function recordFailedImport(): void {
 /** One checked upload that was rejected (contract §19): the alarm on rejected uploads counts these (the log says why). */
 export function recordRejectedUpload(): void {
   if (!metricsEnabled()) return;
-  metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
-  metrics.addMetric(REJECTED_UPLOADS_METRIC, MetricUnit.Count, 1);
-  metrics.publishStoredMetrics();
+  const m = metricsOf();
+  m.addMetric(REJECTED_UPLOADS_METRIC, MetricUnit.Count, 1);
+  m.publishStoredMetrics();
 }
 
 /** One upload whose check kept failing (contract §19: it must not stay pending): the alarm on failed checks counts these. */
