@@ -31,6 +31,22 @@ export async function admin(...args: string[]): Promise<AdminRun> {
   return { code, stdout, stderr };
 }
 
+/**
+ * `admin` with `env` set for the one run and put back afterwards: the tool in this process with the environment an
+ * operator gives it (another table name, another endpoint).
+ */
+export async function adminWith(env: Record<string, string>, ...args: string[]): Promise<AdminRun> {
+  const saved = Object.entries(env).map(([key]) => [key, process.env[key]] as const);
+  Object.assign(process.env, env);
+  try {
+    return await admin(...args);
+  } finally {
+    for (const [key, value] of saved)
+      if (value === undefined) delete process.env[key];
+      else process.env[key] = value;
+  }
+}
+
 const run = promisify(execFile);
 const root = join(__dirname, '..', '..');
 
