@@ -57,6 +57,14 @@ export function externalOwnersOf(
   return owners;
 }
 
+/** The item keeping `externalId` for the record `recordId`. */
+const externalIdItem = (businessId: string, type: ImportType, externalId: string, recordId: string): Item => ({
+  ...externalIdKey(businessId, type, externalId),
+  owner: recordId,
+  field: externalIdField(type),
+  value: externalId,
+});
+
 /**
  * Keeps `externalId` for `recordId`, in the record's create transaction: only
  * if nobody holds it, or it still names `previousOwner` (an erased
@@ -70,11 +78,10 @@ export function claimExternalIdWrite(
   recordId: string,
   previousOwner?: string,
 ): TxWrite {
-  const field = externalIdField(type);
   return {
     item: {
       Put: {
-        Item: { ...externalIdKey(businessId, type, externalId), owner: recordId, field, value: externalId },
+        Item: externalIdItem(businessId, type, externalId, recordId),
         ...(previousOwner === undefined
           ? { ConditionExpression: IF_ABSENT }
           : {
@@ -86,6 +93,30 @@ export function claimExternalIdWrite(
     },
     onConditionFailed: () => 'retry',
   };
+}
+
+/**
+ * Keeps the external ids of the records these result lines report created:
+ * plain puts (one BatchWriteItem per 25), idempotent, after the transaction
+ * that stored the lines with the records. Where an external id is named by
+ * several lines the last one wins (a record created again after its erasure).
+ * An import's chunk of new records keeps its external ids this way, one write
+ * unit each instead of two in the transaction: its lines are yielded (and
+ * checkpointed) only after this, and a resumed run calls it again for the
+ * lines stored after the checkpoint, so an interrupted run's ids are kept
+ * before any later row is applied. One import per business runs at a time,
+ * so no other writer claims these ids meanwhile.
+ */
+export async function keepExternalIds(
+  businessId: string,
+  type: ImportType,
+  lines: readonly ResultLine[],
+): Promise<void> {
+  const owners = new Map<string, string>();
+  for (const line of lines)
+    if (line.result === 'created' && line.external_id !== null && line.id !== null)
+      owners.set(line.external_id, line.id);
+  await batchPut([...owners].map(([externalId, id]) => externalIdItem(businessId, type, externalId, id)));
 }
 
 /** Thrown when a row's result is already stored: an earlier run applied it (the lines of its stored item). */

@@ -38,6 +38,7 @@ import {
   claimExternalIdWrite,
   externalIdKey,
   externalOwnersOf,
+  keepExternalIds,
   putRowResults,
   readExternalOwners,
   readRowResults,
@@ -221,6 +222,9 @@ export async function* applyImportRows(
 ): AsyncGenerator<ResultLine> {
   const seen = { numbers: new Set<string>(), externalIds: new Set<string>() };
   const resumeAfter = options.resumeAfter ?? 0;
+  // An earlier run may have stopped between a chunk's transaction and keeping its external ids.
+  if (options.importId && options.mode === 'apply')
+    await keepStoredExternalIds(options.businessId, options.type, options.importId, resumeAfter);
   const earlier = options.importId ? storedResults(options.businessId, options.importId, resumeAfter) : undefined;
   let next = await earlier?.next();
   // Every new record of this run takes one feed lane: each chunk moves its counter once.
@@ -290,6 +294,21 @@ function mergeKnown(
     feed: before.feed.lane === read.feed.lane && before.feed.n > read.feed.n ? before.feed : read.feed,
     numberOwners: new Map([...read.numberOwners, ...before.numberOwners]),
   };
+}
+
+/** Keeps the external ids of the records the results stored after `afterRow` report created, a page at a time. */
+async function keepStoredExternalIds(
+  businessId: string,
+  type: ImportType,
+  importId: string,
+  afterRow: number,
+): Promise<void> {
+  let start: Awaited<ReturnType<typeof readRowResults>>['next'];
+  do {
+    const page = await readRowResults(businessId, importId, afterRow, start);
+    await keepExternalIds(businessId, type, page.lines);
+    start = page.next;
+  } while (start);
 }
 
 /** The results earlier runs of an import stored after `afterRow`, in row order, a page at a time. */
@@ -400,17 +419,19 @@ async function applyRowWindow(
       });
     };
     const keep = importId !== undefined && mode === 'apply';
+    // Results kept: the chunk's result item is its proof, its external ids are kept right after it
+    // (keepExternalIds). Without results (the admin tool's loading) they go into the transaction.
     const hooks: ChunkHooks = {
       dryRun: mode === 'validate',
-      extraWrites: (made) => [
-        ...creates.flatMap((p, i) => {
-          const id = made[i];
-          return typeof id === 'string' && p.create?.externalId !== undefined
-            ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
-            : [];
-        }),
-        ...(keep ? [rowResultWrite(businessId, importId, linesOf(made))] : []),
-      ],
+      extraWrites: (made) =>
+        keep
+          ? [rowResultWrite(businessId, importId, linesOf(made))]
+          : creates.flatMap((p, i) => {
+              const id = made[i];
+              return typeof id === 'string' && p.create?.externalId !== undefined
+                ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
+                : [];
+            }),
     };
     const bodies = creates.map((p) => p.create!);
     let lines: ResultLine[] | undefined;
@@ -439,6 +460,7 @@ async function applyRowWindow(
       const rowsOf = (ls: readonly ResultLine[]): string => ls.map((l) => l.row).join();
       if (rowsOf(lines) !== rowsOf(linesOf([]))) throw new Error('stored results of a chunk name other rows');
     }
+    if (keep) await keepExternalIds(businessId, type, lines);
     out.push(...lines);
     if (!keep) unstored.push(lines);
   };

@@ -330,5 +330,22 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
       expect((await inCallScope('run-import', () => runImport(BUSINESS, created.body.id))).outcome).toBe('finished');
       await expectExactlyOnce(created.body.id, 'a', total);
     });
+
+    it('a chunk committed, then the run stops before its external ids are kept: the next run keeps them', async () => {
+      const total = (await send('GET', '/employees')).body.total_entries;
+      const created = await importFile(file('k'), { run: false });
+      // The chunk's transaction commits; the BatchWriteItem keeping its external ids after it is refused.
+      proxy.setModes({ throttle: 1, operations: ['BatchWriteItem'] });
+      try {
+        await expect(inCallScope('run-import', () => runImport(BUSINESS, created.body.id))).rejects.toThrow();
+      } finally {
+        proxy.setModes({});
+      }
+      expect((await show(created.body.id)).counts.rows).toBe(0);
+      expect((await inCallScope('run-import', () => runImport(BUSINESS, created.body.id))).outcome).toBe('finished');
+      await expectExactlyOnce(created.body.id, 'k', total);
+      // Each external id names its record: the same file again changes nothing.
+      expect((await show((await importFile(file('k'))).body.id)).counts).toMatchObject({ rows: ROWS, unchanged: ROWS });
+    });
   });
 });

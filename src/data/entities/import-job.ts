@@ -6,6 +6,7 @@
  * row or run of rows) in the import's own partition. Read and written by key or key range
  * only. The item mapping of each.
  */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import {
   RESULTS_TTL_MS,
   zeroCounts,
@@ -91,12 +92,23 @@ export const importJob = {
   }),
   /**
    * The results of a run of consecutive rows (one row, or a chunk's rows), keyed by the run's last row: a
-   * resumed run that reads the items after its checkpoint row finds every stored row after it.
+   * resumed run that reads the items after its checkpoint row finds every stored row after it. The lines'
+   * JSON deflated (as feed entries' data): a chunk's 24 lines are 2.9 KB as text (3 write units, twice in
+   * its transaction), under 1 KB deflated.
    */
-  rowItem: (businessId: string, importId: string, lines: readonly ResultLine[], now: number): Record<string, unknown> => ({
+  rowItem: (
+    businessId: string,
+    importId: string,
+    lines: readonly ResultLine[],
+    now: number,
+  ): Record<string, unknown> => ({
     ...keys.importRow(businessId, importId, lines[lines.length - 1]?.row ?? 0),
-    lines: JSON.stringify(lines),
+    lines: deflateRawSync(JSON.stringify(lines)),
     expires_at: Math.ceil((now + RESULTS_TTL_MS) / 1000),
   }),
-  linesOf: (item: Readonly<Record<string, unknown>>): ResultLine[] => JSON.parse(String(item.lines)) as ResultLine[],
+  // Items stored as text before the lines were deflated live up to RESULTS_TTL_MS: read both.
+  linesOf: (item: Readonly<Record<string, unknown>>): ResultLine[] =>
+    JSON.parse(
+      item.lines instanceof Uint8Array ? inflateRawSync(item.lines).toString('utf8') : String(item.lines),
+    ) as ResultLine[],
 } as const;
