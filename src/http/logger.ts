@@ -9,11 +9,8 @@ let built: Logger | undefined;
  */
 function instance(): Logger {
   if (!built) {
-    // A require() here, not an import: esbuild then evaluates the module when this runs, not when the bundle loads.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Logger: PowertoolsLogger } = require('@aws-lambda-powertools/logger') as {
-      Logger: typeof Logger;
-    };
+    const { Logger: PowertoolsLogger } = require('./powertools-logger') as typeof import('./powertools-logger');
     built = new PowertoolsLogger({ serviceName: serviceName(), logLevel: logLevel() });
   }
   return built;

@@ -24,9 +24,8 @@ const groupOf = (route: string): string => ROUTES.find((r) => r.name === route)?
 /** Built, and the Powertools module loaded, on first use: never where metrics are off, and not at init. */
 function metricsOf(): Metrics {
   if (!metrics) {
-    // A require() here, not an import: esbuild then evaluates the module when this runs, not when the bundle loads.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const powertools = require('@aws-lambda-powertools/metrics') as typeof import('@aws-lambda-powertools/metrics');
+    const powertools = require('./powertools-metrics') as typeof import('./powertools-metrics');
     MetricUnit = powertools.MetricUnit;
     metrics = new powertools.Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
   }
