@@ -1,7 +1,7 @@
 /**
  * `npm run load`, one-business scenario (issue 42): on INSTANCES processes
  * (scripts/lib/instances.ts, as `INSTANCES=4 npm start` serves), W writers
- * each POST applications back to back, first spread over W businesses (one
+ * each POST applications (or employees: `kind`) back to back, first spread over W businesses (one
  * writer each), then all in one business, alternating for a few rounds in one
  * run. Per phase: creates per second, p99 and TransactWriteItems per create,
  * counted by a pass-through proxy in front of DynamoDB Local (the instances'
@@ -143,7 +143,27 @@ async function countingProxy(
   };
 }
 
+/** What the writers create: each kind's route and a body of a fresh record. */
+export const LOAD_KINDS = {
+  applications: (w: number, i: number) => ({
+    path: `${API}/applications`,
+    body: {
+      first_name: 'Peak',
+      last_name: `${w}-${i}`,
+      email: `peak${w}.${i}@example.com`,
+      accept_terms_and_conditions: true,
+      job_id: 'cook-2026',
+    },
+  }),
+  employees: (w: number, i: number) => ({
+    path: `${API}/employees`,
+    body: { first_name: 'Peak', last_name: `${w}-${i}`, email: `peak${w}.${i}@example.com` },
+  }),
+} as const;
+export type LoadKind = keyof typeof LOAD_KINDS;
+
 export interface PhaseResult {
+  readonly kind: LoadKind;
   readonly phase: 'spread' | 'one business';
   readonly creates: number;
   readonly perSecond: number;
@@ -167,7 +187,14 @@ const pct = (sorted: readonly number[], p: number): number =>
 export async function runOneBusiness(
   dynamoEndpoint: string,
   fixture: { business: object },
-  options: { instances: number; writers: number; seconds: number; rounds: number; awsConflicts: boolean },
+  options: {
+    instances: number;
+    writers: number;
+    seconds: number;
+    rounds: number;
+    awsConflicts: boolean;
+    kind: LoadKind;
+  },
 ): Promise<PhaseResult[]> {
   const unlimited = { requests: 100_000, window_seconds: 10 };
   const tokens: string[] = [];
@@ -189,14 +216,14 @@ export async function runOneBusiness(
   Object.assign(process.env, { DYNAMODB_ENDPOINT: saved.endpoint, PORT: saved.port });
   // One connection per writer, kept: the cluster hands connections to the instances in turn.
   const agents = tokens.map(() => new Agent({ keepAlive: true, maxSockets: 1 }));
-  const post = (agent: Agent, token: string, body: string): Promise<number> =>
+  const post = (agent: Agent, token: string, path: string, body: string): Promise<number> =>
     new Promise((resolve, reject) => {
       const req = request(
         {
           host: '127.0.0.1',
           port,
           method: 'POST',
-          path: `${API}/applications`,
+          path,
           agent,
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         },
@@ -230,17 +257,8 @@ export async function runOneBusiness(
           const token = tokens[phase === 'spread' ? w : 0]!;
           for (let i = 0; performance.now() < endsAt; i++) {
             const t0 = performance.now();
-            const status = await post(
-              agent,
-              token,
-              JSON.stringify({
-                first_name: 'Peak',
-                last_name: `${w}-${i}`,
-                email: `peak${w}.${i}@example.com`,
-                accept_terms_and_conditions: true,
-                job_id: 'cook-2026',
-              }),
-            );
+            const { path, body } = LOAD_KINDS[options.kind](w, i);
+            const status = await post(agent, token, path, JSON.stringify(body));
             if (status === 201) latencies.push(performance.now() - t0);
             else {
               errors += 1;
@@ -254,6 +272,7 @@ export async function runOneBusiness(
       latencies.sort((a, b) => a - b);
       if (counted)
         results.push({
+          kind: options.kind,
           phase,
           creates: latencies.length,
           perSecond: latencies.length / seconds,
@@ -281,7 +300,7 @@ export async function runOneBusiness(
 export function oneBusinessReport(results: readonly PhaseResult[]): { lines: string[]; problems: string[] } {
   const lines = results.map(
     (r) =>
-      `one-business  ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors; refused items per create ${JSON.stringify(r.refusedPerCreate)}`,
+      `one-business  ${r.kind} ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors; refused items per create ${JSON.stringify(r.refusedPerCreate)}`,
   );
   const of = (phase: PhaseResult['phase']) => results.filter((r) => r.phase === phase);
   const mean = (rs: PhaseResult[], f: (r: PhaseResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
@@ -290,7 +309,7 @@ export function oneBusinessReport(results: readonly PhaseResult[]): { lines: str
   const p99 = mean(one, (r) => r.p99Ms) / mean(spread, (r) => r.p99Ms);
   const tx = mean(one, (r) => r.transactionsPerCreate);
   lines.push(
-    `one-business  one business / spread: create rate ${rate.toFixed(2)}x (goal >= 0.9), p99 ${p99.toFixed(2)}x (goal <= 1.5), ${tx.toFixed(2)} transactions per create (goal <= 1.1)`,
+    `one-business  ${results[0]?.kind ?? ''} one business / spread: create rate ${rate.toFixed(2)}x (goal >= 0.9), p99 ${p99.toFixed(2)}x (goal <= 1.5), ${tx.toFixed(2)} transactions per create (goal <= 1.1)`,
   );
   const goals = [
     ...(rate < 0.9 ? [`one business reached ${rate.toFixed(2)}x the spread create rate`] : []),
