@@ -231,6 +231,49 @@ describe('writers of one process', () => {
   });
 });
 
+describe('creates of one business', () => {
+  it('never refuse each other on a list: employees and jobs created in parallel, each listed once, in created_at order', async () => {
+    const send = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
+    const total = async (path: string): Promise<number> =>
+      (await api.request('GET', `${API}${path}?per_page=1`, { token })).body.total_entries as number;
+    const [employeesBefore, jobsBefore] = [await total('/employees'), await total('/employee_jobs')];
+    const owners = await Promise.all(
+      [0, 1, 2, 3].map(async (i) => (await send('/employees', { first_name: 'Owner', last_name: `${i}` })).body.id),
+    );
+    writeStats.reset();
+    const n = 12;
+    const created = await Promise.all([
+      ...Array.from({ length: n }, (_, i) => send('/employees', { first_name: 'Parallel', last_name: `Employee ${i}` })),
+      // Jobs of different employees: nothing but the business list is shared between them.
+      ...Array.from({ length: n }, (_, i) =>
+        send('/employee_jobs', { employee_id: owners[i % 4], name: `Parallel ${i}`, from: '2026-01-01' }),
+      ),
+    ]);
+    expect(created.map((r) => r.status)).toEqual(Array(2 * n).fill(201));
+    // Their positions are reserved outside the transactions, and the lists' summaries and maps take
+    // unconditioned writes: what may still refuse a create is its feed lane, or its employee (jobs of one employee).
+    const refusedOn = Object.keys(writeStats.conditionFailed);
+    expect(refusedOn.filter((kind) => kind.startsWith('counter#') || kind.startsWith('map#'))).toEqual([]);
+    for (const [path, before, made] of [
+      ['/employees', employeesBefore + 4, created.slice(0, n)],
+      ['/employee_jobs', jobsBefore, created.slice(n)],
+    ] as const) {
+      const listed: { id: string; created_at: string }[] = [];
+      for (let page = 1; ; page++) {
+        const res = await api.request('GET', `${API}${path}?per_page=100&page=${page}`, { token });
+        expect(res.body.total_entries).toBe(before + n);
+        listed.push(...res.body.entries);
+        if (res.body.entries.length < 100) break;
+      }
+      expect(listed).toHaveLength(before + n);
+      for (const r of made) expect(listed.filter((e) => e.id === r.body.id)).toHaveLength(1);
+      const times = listed.map((e) => e.created_at);
+      expect(times).toEqual([...times].sort());
+      expect(new Set(times).size).toBe(times.length);
+    }
+  });
+});
+
 describe('a new employee', () => {
   it("takes the colder of two lanes: never the lane an employee's job creates just wrote", async () => {
     const send = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
