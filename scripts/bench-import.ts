@@ -4,13 +4,17 @@
  * figure from this one run:
  * - apply and validate of N and 4N rows (N = BENCH_IMPORT_ROWS, default
  *   2,000): time, rows/s, CPU seconds of the import process and of DynamoDB
- *   Local's JVM, peak RSS of the import process (4N / N), its transactions;
- *   100,000 rows extrapolated from 4N (measured when 4N is 100,000);
+ *   Local's JVM (and per row), peak RSS of the import process (4N / N), its
+ *   transactions; 100,000 rows applied extrapolated from 4N (measured when 4N
+ *   is 100,000), validated measured (BENCH_IMPORT_VALIDATE_ROWS, default
+ *   100,000);
  * - DynamoDB write units per imported row beside those of the same records
  *   created one by one through the API's service (createEmployee, without and
  *   with an Idempotency-Key), derived from the written items
  *   (scripts/lib/write-units.ts: DynamoDB Local counts a transaction as one
- *   item), its own ConsumedCapacity beside;
+ *   item), its own ConsumedCapacity beside; and both again sized from the
+ *   items read before and after each write (countTrueUnits: an Update's
+ *   whole item, as DynamoDB bills it), in runs of their own at the end;
  * - the same business's API traffic (POST, GET, list page through the
  *   services, one after another): p50/p99 alone, during a 4N import, alone again;
  * - a run killed mid-import and resumed by another process.
@@ -32,17 +36,21 @@ import { FieldErrorCollector } from '../src/domain/errors';
 import { createImport } from '../src/services/imports';
 import { showImport } from '../src/services/imports';
 import { createEmployee, listEmployees, showEmployee } from '../src/services/employees';
-import { countDerivedWriteUnits, derivedWrites } from './lib/write-units';
+import { countDerivedWriteUnits, countTrueUnits, derivedWrites, trueUnits } from './lib/write-units';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
 import { seedBusiness } from './lib/bench-applications';
 import type { ImportRunReport } from './lib/import-run-once';
 
 /** An import run in a process of its own (its peak RSS is the run's alone). */
-function runProcess(businessId: string, id: string): { child: ChildProcess; done: Promise<ImportRunReport> } {
+function runProcess(
+  businessId: string,
+  id: string,
+  trueUnits = false,
+): { child: ChildProcess; done: Promise<ImportRunReport> } {
   const tsx = join(__dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
   const child = spawn(process.execPath, [tsx, join(__dirname, 'lib', 'import-run-once.ts'), businessId, id], {
-    env: process.env,
+    env: { ...process.env, ...(trueUnits ? { IMPORT_TRUE_UNITS: '1' } : {}) },
   });
   let stdout = '';
   let stderr = '';
@@ -59,6 +67,8 @@ function runProcess(businessId: string, id: string): { child: ChildProcess; done
 }
 
 const N = Number(process.env.BENCH_IMPORT_ROWS ?? 2_000);
+/** Rows of the validate run measured at the contract's size (no extrapolation). */
+const VALIDATE_ROWS = Number(process.env.BENCH_IMPORT_VALIDATE_ROWS ?? 100_000);
 /** DynamoDB Local's JVM, whose CPU time each run reports beside the import process's. */
 let dynamoPid: number | undefined;
 /** Records created through the API's service for the write-unit baseline. */
@@ -79,6 +89,7 @@ interface Measured {
   readonly peakRssMb: number;
   readonly writeUnits: number;
   readonly derivedWriteUnits: number;
+  readonly trueWriteUnits: number | null;
   readonly transactions: number;
   readonly cpuMs: number;
   /** CPU seconds DynamoDB Local's JVM used meanwhile. */
@@ -108,10 +119,11 @@ async function importOnce(
   rows: number,
   mode: 'apply' | 'validate',
   beside?: (running: Promise<unknown>) => Promise<void>,
+  trueUnits = false,
 ): Promise<Measured> {
   const id = await startImport(businessId, csv(`${label}-${mode}`, rows), mode);
   const dynamoCpu0 = cpuSecondsOf(dynamoPid);
-  const run = runProcess(businessId, id).done;
+  const run = runProcess(businessId, id, trueUnits).done;
   const [report] = await Promise.all([run, beside?.(run.catch(() => undefined))]);
   const dynamoCpuS = cpuSecondsOf(dynamoPid) - dynamoCpu0;
   const shown = await shownImport(businessId, id);
@@ -124,6 +136,7 @@ async function importOnce(
     peakRssMb: report.maxRssMb,
     writeUnits: report.writeUnits,
     derivedWriteUnits: report.derivedWriteUnits,
+    trueWriteUnits: report.trueWriteUnits,
     transactions: report.transactions,
     cpuMs: report.cpuMs,
     dynamoCpuS,
@@ -192,6 +205,26 @@ const apiCreate = (businessId: string, number: string, idempotencyKey?: string) 
       ),
     ),
   );
+
+/**
+ * Write units of `n` API creates (without and with an Idempotency-Key) sized from the items read before and after
+ * each write (countTrueUnits; it stays on this process's client, so it runs last).
+ */
+async function apiCreatesTrueUnits(businessId: string, n: number): Promise<{ plain: number; withKey: number }> {
+  countTrueUnits();
+  const measure = async (tag: string, key: () => string | undefined): Promise<number> => {
+    trueUnits.reset();
+    for (let i = 0; i < n; i++)
+      await withRetriesOnce(
+        (
+          (k) => () =>
+            apiCreate(businessId, `${tag}-${i}`, k)
+        )(key()),
+      );
+    return (trueUnits.units.write + trueUnits.units.indexWrite) / n;
+  };
+  return { plain: await measure('APIT', () => undefined), withKey: await measure('APITK', () => randomUUID()) };
+}
 
 /** CPU seconds the process `pid` (DynamoDB Local's JVM) has used so far (Linux /proc). */
 function cpuSecondsOf(pid: number | undefined): number {
@@ -292,25 +325,36 @@ async function main(): Promise<void> {
     });
     const idleAfter = await apiTraffic(businessId, 'idle2', sleep(IDLE_MS));
     const killed = await killedAndResumed(businessId, Math.min(2 * N, 4_000));
+    const apply = (label: string) => runs.find((r) => r.label === `${label} apply`)!;
+    const validate = (label: string) => runs.find((r) => r.label === `${label} validate`)!;
+    const validated =
+      4 * N === VALIDATE_ROWS ? validate('4N') : await importOnce(businessId, 'full', VALIDATE_ROWS, 'validate');
+    // Units sized from the items themselves: reads around every write, so in runs of their own, last.
+    const exact = await importOnce(businessId, 'N-sized', N, 'apply', undefined, true);
+    const apiExact = await apiCreatesTrueUnits(businessId, API_RECORDS);
 
     console.log(
       `\nImport of employee rows (CSV via the local S3; DynamoDB Local in memory; each run a process of its own):\n`,
     );
     console.log(
-      '| run | rows | time | rows/s | CPU s import / DynamoDB Local | peak RSS | transactions | write units per row (derived) |',
+      '| run | rows | time | rows/s | CPU s import / DynamoDB Local | CPU ms per row import / DynamoDB Local | peak RSS | transactions | write units per row (derived) |',
     );
-    console.log('|---|---|---|---|---|---|---|---|');
-    for (const r of [...runs, busy])
+    console.log('|---|---|---|---|---|---|---|---|---|');
+    const perRowMs = (r: Measured) =>
+      `${(r.cpuMs / r.rows).toFixed(2)} / ${((r.dynamoCpuS * 1000) / r.rows).toFixed(2)}`;
+    for (const r of [...runs, ...(validated === validate('4N') ? [] : [validated]), busy])
       console.log(
-        `| ${r.label} | ${r.rows.toLocaleString('en')} | ${(r.ms / 1000).toFixed(1)} s | ${Math.round(r.rows / (r.ms / 1000))} | ${(r.cpuMs / 1000).toFixed(1)} / ${r.dynamoCpuS.toFixed(1)} | ${r.peakRssMb.toFixed(0)} MB | ${r.transactions} | ${(r.derivedWriteUnits / r.rows).toFixed(2)} |`,
+        `| ${r.label} | ${r.rows.toLocaleString('en')} | ${(r.ms / 1000).toFixed(1)} s | ${Math.round(r.rows / (r.ms / 1000))} | ${(r.cpuMs / 1000).toFixed(1)} / ${r.dynamoCpuS.toFixed(1)} | ${perRowMs(r)} | ${r.peakRssMb.toFixed(0)} MB | ${r.transactions} | ${(r.derivedWriteUnits / r.rows).toFixed(2)} |`,
       );
     const failedRuns = [...runs, busy].reduce((n, r) => n + r.failedRuns, 0);
     if (failedRuns) console.log(`(${failedRuns} runs failed under load and were run again, as Lambda retries them)`);
-    const apply = (label: string) => runs.find((r) => r.label === `${label} apply`)!;
-    const validate = (label: string) => runs.find((r) => r.label === `${label} validate`)!;
     const perRow = apply('4N').derivedWriteUnits / apply('4N').rows;
     console.log(
       `\nWrite units per row (derived from the items written, scripts/lib/write-units.ts): import ${perRow.toFixed(2)}; API create ${api.derived.toFixed(2)} without an Idempotency-Key, ${api.derivedWithKey.toFixed(2)} with one (${API_RECORDS} records each): ratio ${(perRow / api.derived).toFixed(2)}x and ${(perRow / api.derivedWithKey).toFixed(2)}x (goal <= 0.75x)`,
+    );
+    const exactPerRow = (exact.trueWriteUnits ?? 0) / exact.rows;
+    console.log(
+      `  sized from the items read around each write (an Update's whole item; ${N.toLocaleString('en')} rows, ${API_RECORDS} API records each): import ${exactPerRow.toFixed(2)}; API create ${apiExact.plain.toFixed(2)} without an Idempotency-Key, ${apiExact.withKey.toFixed(2)} with one: ratio ${(exactPerRow / apiExact.plain).toFixed(2)}x and ${(exactPerRow / apiExact.withKey).toFixed(2)}x`,
     );
     console.log(
       `  as DynamoDB Local reports them (a whole transaction counted as one item): import ${(apply('4N').writeUnits / apply('4N').rows).toFixed(2)}, API create ${api.reported.toFixed(2)}`,
@@ -323,9 +367,12 @@ async function main(): Promise<void> {
     const rows100k =
       4 * N === 100_000 ? 'measured at 100,000 rows' : `extrapolated from ${(4 * N).toLocaleString('en')} rows`;
     console.log(
-      `100,000 rows (${rows100k}): apply ${per100k(apply('4N')).toFixed(0)} s (goal < 300 s), validate ${per100k(validate('4N')).toFixed(0)} s (goal < 60 s); CPU s (import process + DynamoDB Local): apply ${cpu100k(apply('4N')).toFixed(0)}, validate ${cpu100k(validate('4N')).toFixed(0)}`,
+      `100,000 rows: apply ${per100k(apply('4N')).toFixed(0)} s (${rows100k}; goal < 300 s), validate ${per100k(validated).toFixed(0)} s (${validated.rows === 100_000 ? 'measured at 100,000 rows' : `extrapolated from ${validated.rows.toLocaleString('en')} rows`}; goal < 60 s); CPU s (import process + DynamoDB Local): apply ${cpu100k(apply('4N')).toFixed(0)}, validate ${cpu100k(validated).toFixed(0)}`,
     );
     const ms = (x: number) => `${x.toFixed(0)} ms`;
+    console.log(
+      `CPU per row: the import process (what the import's Lambda pays) ${perRowMs(apply('4N')).split(' / ')[0]} ms applied, ${perRowMs(validated).split(' / ')[0]} ms validated; DynamoDB Local's JVM ${perRowMs(apply('4N')).split(' / ')[1]} ms applied, ${perRowMs(validated).split(' / ')[1]} ms validated`,
+    );
     const d = during!;
     console.log(
       `API of the same business (POST, GET, list page; one after another): alone ${idleBefore.requests} requests (${idleBefore.failed} 503) p50 ${ms(idleBefore.p50)} p99 ${ms(idleBefore.p99)}; during the 4N import ${d.requests} requests (${d.failed} 503) p50 ${ms(d.p50)} p99 ${ms(d.p99)}; alone again ${idleAfter.requests} requests (${idleAfter.failed} 503) p99 ${ms(idleAfter.p99)}: p99 ratio ${(d.p99 / Math.max(idleBefore.p99, idleAfter.p99)).toFixed(2)}x of the slower idle phase, ${(d.p99 / idleBefore.p99).toFixed(2)}x of the first (goal <= 1.5x)`,

@@ -4,11 +4,13 @@
  * and S3 from the environment. Prints one JSON line: outcome, time, DynamoDB
  * write units (table and indexes), the process's peak RSS. The bench also
  * kills one of these mid-run (SIGKILL) and resumes the import in another.
+ * With IMPORT_TRUE_UNITS=1 it also counts write units from the items read
+ * around each write (countTrueUnits: slower, for the unit figures only).
  */
 import { dynamoStats } from '../../src/data/client';
 import { inCallScope } from '../../src/data/call-scope';
 import { IMPORT_WORKER_NAME, runImport } from '../../src/services/import-run';
-import { countDerivedWriteUnits, derivedWrites } from './write-units';
+import { countDerivedWriteUnits, countTrueUnits, derivedWrites, trueUnits } from './write-units';
 
 export interface ImportRunReport {
   readonly outcome: string;
@@ -17,6 +19,8 @@ export interface ImportRunReport {
   readonly writeUnits: number;
   /** Derived from the items written, by DynamoDB's pricing rules (scripts/lib/write-units.ts). */
   readonly derivedWriteUnits: number;
+  /** With IMPORT_TRUE_UNITS=1: by the same rules from the items read before and after each write; else null. */
+  readonly trueWriteUnits: number | null;
   readonly transactions: number;
   readonly transactionItems: number;
   readonly cpuMs: number;
@@ -32,6 +36,8 @@ async function main(): Promise<void> {
   if (!businessId || !id) throw new Error('usage: import-run-once.ts BUSINESS_ID IMPORT_ID');
   dynamoStats.reset();
   countDerivedWriteUnits();
+  const counting = process.env.IMPORT_TRUE_UNITS === '1';
+  if (counting) countTrueUnits();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let outcome = 'paused';
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
     ms: performance.now() - t0,
     writeUnits: dynamoStats.units.write + dynamoStats.units.indexWrite,
     derivedWriteUnits: derivedWrites.units,
+    trueWriteUnits: counting ? trueUnits.units.write + trueUnits.units.indexWrite : null,
     transactions: derivedWrites.transactions,
     transactionItems: derivedWrites.transactionItems,
     transactionMs: ((ms) => ({ p50: ms[Math.floor(ms.length / 2)] ?? 0, max: ms[ms.length - 1] ?? 0 }))(
