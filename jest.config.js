@@ -45,7 +45,8 @@ module.exports = {
     {
       displayName: 'integration',
       testMatch: ['<rootDir>/test/integration/**/*.test.ts', '<rootDir>/test/e2e/**/*.test.ts'],
-      testEnvironment: 'node',
+      // Node's environment plus a cache that outlives a file (what every file would build again the same way).
+      testEnvironment: '<rootDir>/test/support/worker-environment.cjs',
       transform,
       transformIgnorePatterns,
       moduleNameMapper,

@@ -6,6 +6,7 @@
  * (X-Request-Id, ETag, Location, Retry-After, WWW-Authenticate, ...) fails
  * the test that made the request.
  */
+import { createHash } from 'node:crypto';
 import type { ValidateFunction } from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
@@ -26,6 +27,17 @@ type HeadersLike = Headers | Record<string, string | undefined>;
 let document: OpenApiDocument | undefined;
 let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
+
+/**
+ * Validators compiled by earlier files of this jest worker (test/support/worker-environment.cjs), by what they were
+ * compiled from: the document's components and the response's schema. Compiling is most of the ~0.2 s of CPU the
+ * checks cost a file, and every file checks against the same document. A validator of an earlier file validates this
+ * file's bodies alike: they are plain JSON, and the document's enums and consts hold no objects (openapi.test.ts).
+ */
+const workerCache = (globalThis as { __workerCache?: { contractValidators?: Map<string, ValidateFunction> } })
+  .__workerCache;
+const workerValidators = workerCache ? (workerCache.contractValidators ??= new Map()) : undefined;
+let componentsHash: string | undefined;
 
 /** The document under test, built once per test file. */
 export const contractDocument = (): OpenApiDocument => (document ??= buildOpenApiDocument());
@@ -64,6 +76,18 @@ function contractAjv(): Ajv2020 {
   instance.addFormat('country-code', { type: 'string', validate: isCountryCode });
   instance.addSchema({ $id: COMPONENTS_ID, $defs: rewriteRefs(contractDocument().components.schemas) as JsonObject });
   return (ajv = instance);
+}
+
+/** The validator of `schema` (of the operation and status `key`): this file's, an earlier file's, or compiled now. */
+function validatorFor(key: string, schema: JsonObject): ValidateFunction {
+  const known = validators.get(key);
+  if (known) return known;
+  componentsHash ??= createHash('sha256').update(JSON.stringify(contractDocument().components.schemas)).digest('hex');
+  const compiledFrom = `${componentsHash} ${JSON.stringify(schema)}`;
+  const validate = workerValidators?.get(compiledFrom) ?? contractAjv().compile(rewriteRefs(schema) as JsonObject);
+  workerValidators?.set(compiledFrom, validate);
+  validators.set(key, validate);
+  return validate;
 }
 
 function resolveHeader(header: JsonObject): JsonObject {
@@ -115,11 +139,7 @@ function checkAgainst(
       `${where}: response ${status} has a JSON body, but the document gives no application/json schema for it`,
     );
   }
-  let validate = validators.get(key);
-  if (!validate) {
-    validate = contractAjv().compile(rewriteRefs(schema) as JsonObject);
-    validators.set(key, validate);
-  }
+  const validate = validatorFor(key, schema);
   if (!validate(body)) {
     throw new Error(
       `${where}: response ${status} does not match the OpenAPI document:\n  ` +
@@ -210,13 +230,7 @@ export function expectDeliveryMatchesContract(
   if (!operation) throw new Error('the OpenAPI document describes no webhook delivery');
   const missing = operation.parameters.filter((p) => p.required && !headers[p.name.toLowerCase()]).map((p) => p.name);
   if (missing.length > 0) throw new Error(`webhook delivery lacks the documented header(s) ${missing.join(', ')}`);
-  const key = 'webhook change';
-  let validate = validators.get(key);
-  if (!validate) {
-    const schema = operation.requestBody.content['application/json']?.schema ?? {};
-    validate = contractAjv().compile(rewriteRefs(schema) as JsonObject);
-    validators.set(key, validate);
-  }
+  const validate = validatorFor('webhook change', operation.requestBody.content['application/json']?.schema ?? {});
   const parsed: unknown = JSON.parse(body);
   if (!validate(parsed)) {
     throw new Error(
