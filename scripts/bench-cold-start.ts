@@ -25,7 +25,8 @@
  * --instructions (instead of timing: the instructions the CPU runs for each
  * init, counted by valgrind, one run each: independent of what else the machine
  * runs, so figures of runs at different times compare; V8 runs single-threaded
- * for it, its GC and compilers on the main thread), --parts (instead of the
+ * for it, its GC and compilers on the main thread, with fixed hash and random
+ * seeds, so a count repeats), --parts (instead of the
  * functions: the baseline plus one piece that every API
  * function loads, piece by piece, and get-employee whole: what each piece adds
  * to init on its own).
@@ -198,6 +199,10 @@ function instructionsOf(file?: string): number {
       '--cachegrind-out-file=/dev/null',
       process.execPath,
       '--single-threaded',
+      // Fixed seeds: V8 seeds its hash tables and Math.random per process, which moved one bundle's count by up to
+      // 3 % from run to run (and the baseline's, so every ratio of a run); with them a count repeats to 0.01 %.
+      '--hash-seed=1',
+      '--random-seed=1',
       '-e',
       file ? 'require(process.argv[1])' : '0',
       ...(file ? [file] : []),
