@@ -36,7 +36,7 @@ import {
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { readMappedPage, type ListPage } from './list-page';
-import { countInSummary, mapWritesFrom, placeInList } from './list-counter';
+import { countInSummary, mapWritesFrom, placeAt, placeInList } from './list-counter';
 import { reservePositions, type Reservation } from './list-sequence';
 import {
   feedCounterKey,
@@ -326,20 +326,7 @@ export function createChunkWrites(
       confirms: exists,
     };
   });
-  const lists = [...placed].flatMap(([list, entries]) => {
-    const bySuperblock = new Map<number, [string, number][]>();
-    for (const e of entries)
-      bySuperblock.set(superblockOf(e.position), [
-        ...(bySuperblock.get(superblockOf(e.position)) ?? []),
-        [mapAttribute(e.position), mapValue(e.createdAtMs, e.code)],
-      ]);
-    return [
-      countInSummary(keys.counter(businessId, list), entries),
-      ...[...bySuperblock].map(([sb, pairs]): TxWrite => ({
-        item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
-      })),
-    ];
-  });
+  const lists = [...placed].flatMap(([list, entries]) => placeAt(businessId, list, entries));
   return [...records, ...lists];
 }
 

@@ -3,7 +3,8 @@
  * the application, employee and employee-job lists count entries at positions
  * reserved per business (src/data/list-sequence.ts) in their summary
  * (`countInSummary`) and set them in their maps (`mapWritesFrom`), with no
- * condition: `placeInList` does both for a create or a chunk of them.
+ * condition: `placeAt` (`placeInList` for consecutive positions) does both
+ * for a create or a chunk of them.
  */
 import { firstCreatedAttribute, liveAttribute, mapAttribute, mapValue, statusAttribute, superblockOf } from '../domain/list-map';
 import { keys, type Key } from './keys';
@@ -49,6 +50,18 @@ export function countInSummary(
   return { item: { Update: { Key: key, ...updateOf({ set, add: [...add].filter(([, by]) => by !== 0) }) } } };
 }
 
+/** Sets positions of a list's map ([position, value]): one Update per superblock they span, no condition. */
+function mapWritesAt(businessId: string, list: string, values: readonly (readonly [number, number])[]): TxWrite[] {
+  const bySuperblock = new Map<number, [string, number][]>();
+  for (const [position, value] of values) {
+    const sb = superblockOf(position);
+    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(position), value]]);
+  }
+  return [...bySuperblock].map(([sb, pairs]) => ({
+    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
+  }));
+}
+
 /**
  * Sets consecutive positions of a list's map from `first` on, `values[i]` at
  * `first + i` (`mapValue` of the entry, or HOLE): one Update per superblock
@@ -58,39 +71,45 @@ export function countInSummary(
  */
 export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
   if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
-  const bySuperblock = new Map<number, [string, number][]>();
-  values.forEach((value, i) => {
-    const sb = superblockOf(first + i);
-    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(first + i), value]]);
-  });
-  return [...bySuperblock].map(([sb, pairs]) => ({
-    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
-  }));
+  return mapWritesAt(
+    businessId,
+    list,
+    values.map((value, i) => [first + i, value] as const),
+  );
 }
 
 /**
- * New entries at consecutive reserved positions from `first` on (a create, or
- * a chunk of them): counted in the list's summary and set in its maps, the
- * i-th entry at `first + i` created at `createdAtMs[i]` with status `code`
- * (0 for a list without statuses). No condition: a chunk of k entries adds
- * one summary Update and one map Update per superblock it spans.
+ * New entries at reserved positions (a create, or a chunk of them; a chunk's
+ * entries in a job list are not consecutive there): counted in the list's
+ * summary and set in its maps, each created at `createdAtMs` with status
+ * `code` (0 for a list without statuses). No condition: k entries add one
+ * summary Update and one map Update per superblock they span. At most 100.
  */
-export function placeInList(
+export function placeAt(
+  businessId: string,
+  list: string,
+  entries: readonly (PlacedEntry & { readonly createdAtMs: number })[],
+): TxWrite[] {
+  if (entries.length > 100) throw new Error(`placeAt: ${entries.length} entries in one call`);
+  return [
+    countInSummary(keys.counter(businessId, list), entries),
+    ...mapWritesAt(
+      businessId,
+      list,
+      entries.map((e) => [e.position, mapValue(e.createdAtMs, e.code)] as const),
+    ),
+  ];
+}
+
+/** New entries at consecutive reserved positions from `first` on (placeAt): the i-th at `first + i`. */
+export const placeInList = (
   businessId: string,
   list: string,
   first: number,
   entries: readonly { readonly code: number; readonly createdAtMs: number }[],
-): TxWrite[] {
-  return [
-    countInSummary(
-      keys.counter(businessId, list),
-      entries.map((e, i) => ({ ...e, position: first + i })),
-    ),
-    ...mapWritesFrom(
-      businessId,
-      list,
-      first,
-      entries.map((e) => mapValue(e.createdAtMs, e.code)),
-    ),
-  ];
-}
+): TxWrite[] =>
+  placeAt(
+    businessId,
+    list,
+    entries.map((e, i) => ({ ...e, position: first + i })),
+  );
