@@ -8,11 +8,8 @@
  * The sealed form says which: `kms:<base64>` or `gcm:<iv>.<tag>.<ciphertext>`.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { DecryptCommand, EncryptCommand, KMSClient } from '@aws-sdk/client-kms';
 import { webhookKmsKeyId, webhookSecretKey } from './config';
-
-let kms: KMSClient | undefined;
-const kmsClient = (): KMSClient => (kms ??= new KMSClient({ maxAttempts: 3 }));
+import { kmsCall } from './kms-requests';
 
 function localKey(): Buffer {
   const raw = webhookSecretKey();
@@ -28,14 +25,13 @@ const aad = (subscriptionKey: string): Buffer => Buffer.from(subscriptionKey, 'u
 export async function seal(secret: string, subscriptionKey: string): Promise<string> {
   const kmsKeyId = webhookKmsKeyId();
   if (kmsKeyId) {
-    const out = await kmsClient().send(
-      new EncryptCommand({
-        KeyId: kmsKeyId,
-        Plaintext: Buffer.from(secret, 'utf8'),
-        EncryptionContext: { subscription: subscriptionKey },
-      }),
-    );
-    return `kms:${Buffer.from(out.CiphertextBlob ?? new Uint8Array()).toString('base64')}`;
+    // KMS's JSON protocol carries blobs as base64.
+    const out = await kmsCall('Encrypt', {
+      KeyId: kmsKeyId,
+      Plaintext: Buffer.from(secret, 'utf8').toString('base64'),
+      EncryptionContext: { subscription: subscriptionKey },
+    });
+    return `kms:${String(out.CiphertextBlob ?? '')}`;
   }
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', localKey(), iv);
@@ -46,13 +42,11 @@ export async function seal(secret: string, subscriptionKey: string): Promise<str
 
 export async function open(sealed: string, subscriptionKey: string): Promise<string> {
   if (sealed.startsWith('kms:')) {
-    const out = await kmsClient().send(
-      new DecryptCommand({
-        CiphertextBlob: Buffer.from(sealed.slice(4), 'base64'),
-        EncryptionContext: { subscription: subscriptionKey },
-      }),
-    );
-    return Buffer.from(out.Plaintext ?? new Uint8Array()).toString('utf8');
+    const out = await kmsCall('Decrypt', {
+      CiphertextBlob: sealed.slice(4),
+      EncryptionContext: { subscription: subscriptionKey },
+    });
+    return Buffer.from(String(out.Plaintext ?? ''), 'base64').toString('utf8');
   }
   const [iv, tag, body] = sealed.slice(4).split('.');
   if (!sealed.startsWith('gcm:') || iv === undefined || tag === undefined || body === undefined)
