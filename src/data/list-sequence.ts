@@ -73,3 +73,14 @@ export async function reservePositions(
     ms: Number(stored.t) - times + 1,
   };
 }
+
+/**
+ * What a dry run (a bulk import's validate mode) holds instead of a
+ * reservation, so that it writes nothing: no position taken, after every
+ * stored write, the time now. Its transaction is never sent.
+ */
+export const dryReservation = (nowMs = Date.now()): Reservation => ({
+  position: 0,
+  updatePosition: Number.MAX_SAFE_INTEGER,
+  ms: nowMs,
+});

@@ -28,7 +28,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
-import type { Reservation } from '../data/list-sequence';
+import { dryReservation, type Reservation } from '../data/list-sequence';
 import { application } from '../data/entities/application';
 import { feedAppendWrites, type FeedLaneState } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
@@ -98,7 +98,8 @@ export async function createApplication(
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
-  let reserved: Reservation | undefined;
+  // Validating (a bulk import's validate mode) writes nothing, a reservation neither.
+  let reserved: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return idempotentCreate(
     idem,
     // A re-run keeps the positions and created_at reserved by the first run: no new hole per re-run.
@@ -233,9 +234,6 @@ export async function showApplication(businessId: string, id: string): Promise<A
 
 /** Stored values compared as JSON. */
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-
-/** What a dry update holds instead of a reservation: after every stored write, the time now (nothing is kept). */
-const dryReservation = (): Reservation => ({ position: 0, updatePosition: Number.MAX_SAFE_INTEGER, ms: Date.now() });
 
 /**
  * PUT /applications/{id}: read (record + config), If-Match, checks, one

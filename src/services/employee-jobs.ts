@@ -10,7 +10,7 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
-import type { Reservation } from '../data/list-sequence';
+import { dryReservation, type Reservation } from '../data/list-sequence';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { WriteHooks } from '../data/transact-write';
 import { todayIn } from '../domain/job-dates';
@@ -116,7 +116,8 @@ export async function createEmployeeJob(
       ? body.supervisor_id
       : undefined;
   const id = randomUUID();
-  let held: Reservation | undefined;
+  // Validating (a bulk import's validate mode) writes nothing, a reservation neither: the job is never sent.
+  let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return idempotentCreate(
     idem,
     // A re-run (the employee moved, the lane moved) keeps the position reserved by the first run.

@@ -14,7 +14,7 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
-import type { Reservation } from '../data/list-sequence';
+import { dryReservation, type Reservation } from '../data/list-sequence';
 import { coldestLane, idsInDistinctLanes, idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
@@ -183,7 +183,8 @@ export async function createEmployee(
   // counter is read): the create takes the lane written least recently, so a lane busy with one
   // employee's job creates does not make it re-run (docs/change-feed.md, "A new record chooses its lane").
   const [first, second] = idsInDistinctLanes('employee', 2, randomUUID) as [string, string];
-  let held: Reservation | undefined;
+  // Validating (a bulk import's validate mode) writes nothing, a reservation neither.
+  let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return idempotentCreate(
     idem,
     // A re-run keeps the position and created_at reserved by the first run: no new hole per re-run.

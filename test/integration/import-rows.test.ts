@@ -6,6 +6,8 @@ import { readImportRows } from '../../src/domain/import-rows';
 import { readRowResults } from '../../src/data/import-store';
 import { batchDelete, batchGet } from '../../src/data/table-io';
 import { keys } from '../../src/data/keys';
+import { employee, employeeJob } from '../../src/data/entities/employee';
+import { application } from '../../src/data/entities/application';
 import { readBusinessConfig } from '../../src/data/business-store';
 import { translateFields } from '../../src/http/i18n/language';
 import type { ImportType, ResultLine } from '../../src/domain/imports';
@@ -265,6 +267,40 @@ describe('applying rows (contract §22)', () => {
     expect(changed.map((l) => [l.result, l.id])).toEqual([['updated', made[1]]]);
     expect(await batchGet([sequence])).toEqual([reservedBefore]);
     expect((await get(`/applications/${made[1]}`)).body.phone).not.toBe('+39 2');
+  });
+
+  it('validating writes nothing, not even a reservation of list positions', async () => {
+    // Records whose external ids stay after they were erased: validating such a row checks it as a create again.
+    const [emp] = await run('employees', 'external_id,first_name,last_name\nerased-e,Ed,Erased\n', {
+      importId: 'imp-v1',
+    });
+    const [app] = await run(
+      'applications',
+      '{"external_id":"erased-a","first_name":"Al","last_name":"Erased","email":"al@example.com","accept_terms_and_conditions":true}\n',
+      { format: 'jsonl', importId: 'imp-v2' },
+    );
+    await batchDelete([
+      keys.record(BUSINESS, 'employee', String(emp?.id)),
+      keys.record(BUSINESS, 'application', String(app?.id)),
+    ]);
+    const sequences = [employee.sequence, employeeJob.sequence, application.sequence].map((list) =>
+      keys.counter(BUSINESS, list),
+    );
+    const before = await batchGet(sequences);
+    const validate = { mode: 'validate' as const, importId: 'imp-v3' };
+    expect(
+      (await run('employee_jobs', 'employee_external_id,name,from\ne-1,Cook,2026-02-01\n', validate))[0]?.result,
+    ).toBe('created');
+    expect((await run('employees', 'external_id,first_name,last_name\nerased-e,Ed,Again\n', validate))[0]?.result).toBe(
+      'created',
+    );
+    const [again] = await run(
+      'applications',
+      '{"external_id":"erased-a","first_name":"Al","last_name":"Again","email":"al@example.com","accept_terms_and_conditions":true}\n',
+      { ...validate, format: 'jsonl' },
+    );
+    expect(again?.result).toBe('created');
+    expect(await batchGet(sequences)).toEqual(before);
   });
 
   it('every write has its feed entry with the import as actor and the creating request id', async () => {
