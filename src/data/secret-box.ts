@@ -9,7 +9,7 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { webhookKmsKeyId, webhookSecretKey } from './config';
-import { kmsCall } from './kms-requests';
+import { awsJsonCall } from './aws-json-requests';
 
 function localKey(): Buffer {
   const raw = webhookSecretKey();
@@ -26,7 +26,7 @@ export async function seal(secret: string, subscriptionKey: string): Promise<str
   const kmsKeyId = webhookKmsKeyId();
   if (kmsKeyId) {
     // KMS's JSON protocol carries blobs as base64.
-    const out = await kmsCall('Encrypt', {
+    const out = await awsJsonCall('kms', 'Encrypt', {
       KeyId: kmsKeyId,
       Plaintext: Buffer.from(secret, 'utf8').toString('base64'),
       EncryptionContext: { subscription: subscriptionKey },
@@ -42,7 +42,7 @@ export async function seal(secret: string, subscriptionKey: string): Promise<str
 
 export async function open(sealed: string, subscriptionKey: string): Promise<string> {
   if (sealed.startsWith('kms:')) {
-    const out = await kmsCall('Decrypt', {
+    const out = await awsJsonCall('kms', 'Decrypt', {
       CiphertextBlob: sealed.slice(4),
       EncryptionContext: { subscription: subscriptionKey },
     });

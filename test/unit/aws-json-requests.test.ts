@@ -1,16 +1,26 @@
 /**
- * src/data/kms-requests.ts against a stand-in for KMS on 127.0.0.1: the requests carry KMS's JSON protocol and a
- * SigV4 signature of what was sent; a sealed secret opens again; a passing 5xx is retried, an error answer is not.
+ * src/data/aws-json-requests.ts against a stand-in for KMS and SQS on 127.0.0.1: the requests carry the services'
+ * JSON protocols and a SigV4 signature of what was sent; a sealed secret opens again; an export run is queued; a
+ * passing 5xx is retried, an error answer is not.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { kmsCall, KmsError } from '../../src/data/kms-requests';
+import { awsJsonCall, AwsJsonError } from '../../src/data/aws-json-requests';
+import { queueExportRun } from '../../src/data/export-queue';
 import { open, seal } from '../../src/data/secret-box';
 
 const CREDENTIALS = { accessKeyId: 'AKIDTEST', secretAccessKey: 'secret-test' };
-const ENV = ['AWS_ENDPOINT_URL_KMS', 'AWS_REGION', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'WEBHOOK_KMS_KEY_ID'];
+const ENV = [
+  'AWS_ENDPOINT_URL_KMS',
+  'AWS_ENDPOINT_URL_SQS',
+  'EXPORT_QUEUE_URL',
+  'AWS_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'WEBHOOK_KMS_KEY_ID',
+];
 const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 
 interface Seen {
@@ -29,7 +39,7 @@ async function expectedAuthorization(req: IncomingMessage, body: string, port: n
   const signer = new SignatureV4({
     credentials: CREDENTIALS,
     region: 'eu-central-1',
-    service: 'kms',
+    service: String(req.headers['x-amz-target']).startsWith('AmazonSQS.') ? 'sqs' : 'kms',
     sha256: Hash.bind(null, 'sha256'),
   });
   const amzDate = String(req.headers['x-amz-date']);
@@ -78,22 +88,27 @@ beforeAll(async () => {
         // The stand-in's "ciphertext": the plaintext and its context, readable back only with the same context.
         const context = JSON.stringify(input.EncryptionContext);
         const answer =
-          req.headers['x-amz-target'] === 'TrentService.Encrypt'
-            ? { CiphertextBlob: Buffer.from(JSON.stringify([input.Plaintext, context])).toString('base64') }
-            : (() => {
-                const [plaintext, sealedContext] = JSON.parse(
-                  Buffer.from(String(input.CiphertextBlob), 'base64').toString('utf8'),
-                ) as [string, string];
-                return sealedContext === context ? { Plaintext: plaintext } : undefined;
-              })();
+          req.headers['x-amz-target'] === 'AmazonSQS.SendMessage'
+            ? { MessageId: 'm-1' }
+            : req.headers['x-amz-target'] === 'TrentService.Encrypt'
+              ? { CiphertextBlob: Buffer.from(JSON.stringify([input.Plaintext, context])).toString('base64') }
+              : (() => {
+                  const [plaintext, sealedContext] = JSON.parse(
+                    Buffer.from(String(input.CiphertextBlob), 'base64').toString('utf8'),
+                  ) as [string, string];
+                  return sealedContext === context ? { Plaintext: plaintext } : undefined;
+                })();
         if (answer) res.writeHead(200).end(JSON.stringify(answer));
         else res.writeHead(400).end(JSON.stringify({ __type: 'com.amazon.kms#InvalidCiphertextException' }));
       })();
     });
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(process.env, {
-    AWS_ENDPOINT_URL_KMS: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    AWS_ENDPOINT_URL_KMS: endpoint,
+    AWS_ENDPOINT_URL_SQS: endpoint,
+    EXPORT_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/111122223333/exports',
     AWS_REGION: 'eu-central-1',
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
@@ -117,7 +132,7 @@ it('seals with a signed Encrypt and opens with a signed Decrypt, bound to the su
   const sealed = await seal('whsec_abc', 'sub-1');
   expect(sealed).toMatch(/^kms:/);
   expect(await open(sealed, 'sub-1')).toBe('whsec_abc');
-  await expect(open(sealed, 'sub-2')).rejects.toThrow(KmsError);
+  await expect(open(sealed, 'sub-2')).rejects.toThrow(AwsJsonError);
   expect(seen.map((s) => [s.target, s.contentType, s.signatureOk])).toEqual([
     ['TrentService.Encrypt', 'application/x-amz-json-1.1', true],
     ['TrentService.Decrypt', 'application/x-amz-json-1.1', true],
@@ -130,12 +145,27 @@ it('seals with a signed Encrypt and opens with a signed Decrypt, bound to the su
   });
 });
 
+it('queues an export run with a signed SendMessage', async () => {
+  await queueExportRun('b-1', 'e-1');
+  expect(seen).toEqual([
+    {
+      target: 'AmazonSQS.SendMessage',
+      contentType: 'application/x-amz-json-1.0',
+      signatureOk: true,
+      body: {
+        QueueUrl: 'https://sqs.eu-central-1.amazonaws.com/111122223333/exports',
+        MessageBody: JSON.stringify({ business_id: 'b-1', id: 'e-1' }),
+      },
+    },
+  ]);
+});
+
 it('tries a passing 5xx or throttling again, up to three tries; an error answer once', async () => {
   scripted = [
     [503, '<html>busy</html>'],
     [400, JSON.stringify({ __type: 'ThrottlingException', message: 'slow down' })],
   ];
-  expect(await kmsCall('Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).toHaveProperty('CiphertextBlob');
+  expect(await awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).toHaveProperty('CiphertextBlob');
   expect(seen).toHaveLength(3);
 
   seen = [];
@@ -144,12 +174,12 @@ it('tries a passing 5xx or throttling again, up to three tries; an error answer 
     [500, ''],
     [500, ''],
   ];
-  await expect(kmsCall('Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).rejects.toMatchObject({ status: 500 });
+  await expect(awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).rejects.toMatchObject({ status: 500 });
   expect(seen).toHaveLength(3);
 
   seen = [];
   scripted = [[400, JSON.stringify({ __type: 'com.amazon.coral#AccessDeniedException', message: 'no' })]];
-  await expect(kmsCall('Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).rejects.toMatchObject({
+  await expect(awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).rejects.toMatchObject({
     type: 'AccessDeniedException',
     status: 400,
   });
