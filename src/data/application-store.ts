@@ -13,7 +13,6 @@ import type { BusinessConfig } from '../domain/business';
 import {
   HOLE,
   liveAttribute,
-  mapAttribute,
   mapValue,
   positionOf,
   statusAttribute,
@@ -36,7 +35,7 @@ import {
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
 import { readMappedPage, type ListPage } from './list-page';
-import { countInSummary, mapWritesFrom, placeAt, placeInList } from './list-counter';
+import { countInSummary, mapWritesAt, mapWritesFrom, placeAt, placeInList } from './list-counter';
 import { reservePositions, type Reservation } from './list-sequence';
 import {
   feedCounterKey,
@@ -99,19 +98,10 @@ function updatedListMove(
     [{ position, code, createdAtMs: ms }],
     from ? [from] : [],
   );
-  const sets = new Map<number, [string, number][]>();
-  const set = (p: number, v: number): void =>
-    void sets.set(superblockOf(p), [...(sets.get(superblockOf(p)) ?? []), [mapAttribute(p), v]]);
-  set(position, mapValue(ms, code));
-  if (from) set(from.position, HOLE);
-  const maps: TxWrite[] = [...sets].map(([superblock, pairs]) => ({
-    item: {
-      Update: {
-        Key: keys.listMap(businessId, application.writeOrder, superblock),
-        ...updateOf({ set: pairs }),
-      },
-    },
-  }));
+  const maps = mapWritesAt(businessId, application.writeOrder, [
+    [position, mapValue(ms, code)],
+    ...(from ? [[from.position, HOLE] as const] : []),
+  ]);
   return [summary, ...maps];
 }
 
@@ -154,9 +144,6 @@ export async function readCreateState(
     idempotency: idem,
   };
 }
-
-/** When a write with this reservation happens: its created_at or updated_at. */
-export const reservedTime = (reserved: Reservation): string => new Date(reserved.ms).toISOString();
 
 const codeOf = (config: BusinessConfig, statusId: string): number =>
   statusCode(config.application_status_ids, statusId);
@@ -333,9 +320,6 @@ export function createChunkWrites(
 /** Business and write-order positions, and times, for `count` creates of a chunk: one UpdateItem. */
 export const reserveForChunk = (businessId: string, count: number): Promise<Reservation> =>
   reservePositions(sequenceKey(businessId), count, count);
-
-/** When the i-th write of a reservation happens (its created_at or updated_at). */
-export const reservedTimeAt = (reserved: Reservation, i: number): string => new Date(reserved.ms + i).toISOString();
 
 /** What a chunk of creates decides on: config and the counter of the chunk's feed lane, one BatchGetItem. */
 export async function readForCreateChunk(

@@ -51,9 +51,6 @@ const entityOf = (kind: ListedKind) => (kind === 'employee' ? employeeEntity : e
 export const reserveListPositions = (businessId: string, kind: ListedKind, count: number): Promise<Reservation> =>
   reservePositions(keys.counter(businessId, entityOf(kind).sequence), count, 0);
 
-/** The created_at of the i-th create of a reservation. */
-export const reservedCreatedAt = (reserved: Reservation, i = 0): string => new Date(reserved.ms + i).toISOString();
-
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)
 // ---------------------------------------------------------------------------
@@ -252,7 +249,7 @@ export interface NewEmployee {
  * the positions reserved for them from `first` on (reserveListPositions), in
  * the order given: each its record and employee_number claim, all of them
  * counted in the list's summary and maps with one Update each (no condition).
- * Their created_at must be the reserved ones (reservedCreatedAt), so
+ * Their created_at must be the reserved ones (reservedTime), so
  * created_at order is position order.
  */
 export function createEmployeesWrites(

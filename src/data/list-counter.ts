@@ -51,7 +51,7 @@ export function countInSummary(
 }
 
 /** Sets positions of a list's map ([position, value]): one Update per superblock they span, no condition. */
-function mapWritesAt(businessId: string, list: string, values: readonly (readonly [number, number])[]): TxWrite[] {
+export function mapWritesAt(businessId: string, list: string, values: readonly (readonly [number, number])[]): TxWrite[] {
   const bySuperblock = new Map<number, [string, number][]>();
   for (const [position, value] of values) {
     const sb = superblockOf(position);

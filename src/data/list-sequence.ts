@@ -30,6 +30,9 @@ export interface Reservation {
   readonly ms: number;
 }
 
+/** When the i-th write of a reservation happens (its created_at or updated_at), as stored. */
+export const reservedTime = (reserved: Reservation, i = 0): string => new Date(reserved.ms + i).toISOString();
+
 /**
  * Reserves `creates` business positions and `writes` positions in the order
  * of writes (a kind without one reserves none there), and one millisecond

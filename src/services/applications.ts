@@ -21,14 +21,12 @@ import {
   readCreateState,
   readForCreateChunk,
   reserveForChunk,
-  reservedTimeAt,
   readForUpdate,
   readForWrite,
-  reservedTime,
   storedOf,
   updateWrites,
 } from '../data/application-store';
-import { dryReservation, type Reservation } from '../data/list-sequence';
+import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
 import { application } from '../data/entities/application';
 import { feedAppendWrites, type FeedLaneState } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
@@ -200,7 +198,7 @@ export async function createApplications(
     if (passing.length && held?.count !== passing.length)
       held = { reserved: await reserveForChunk(businessId, passing.length), count: passing.length };
     const apps = passing.map(({ fields, id }, i): ApplicationRecord => {
-      const at = reservedTimeAt(held!.reserved, i);
+      const at = reservedTime(held!.reserved, i);
       return { id, ...fields, created_at: at, updated_at: at, version: 1 };
     });
     const now = Date.now();

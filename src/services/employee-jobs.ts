@@ -4,13 +4,12 @@ import { changedFields } from '../domain/audit';
 import {
   createEmployeeJobWrites,
   readForEmployeeWrite,
-  reservedCreatedAt,
   readListPage,
   readRecordWithConfig,
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites } from '../data/feed-store';
-import { dryReservation, type Reservation } from '../data/list-sequence';
+import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { WriteHooks } from '../data/transact-write';
 import { todayIn } from '../domain/job-dates';
@@ -146,7 +145,7 @@ export async function createEmployeeJob(
       if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
 
       const reserved = ctx.reserved as Reservation;
-      const createdAt = reservedCreatedAt(reserved);
+      const createdAt = reservedTime(reserved);
       const jobCount = Number(ctx.employee.job_count ?? 0);
       const employeeVersion = Number(ctx.employee.version ?? 1);
       // The job's creation moves the employee's updated_at, never backwards.

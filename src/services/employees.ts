@@ -4,7 +4,6 @@ import {
   createEmployeesWrites,
   readForEmployeeCreates,
   reserveListPositions,
-  reservedCreatedAt,
   type EmployeeChunkContext,
   type NewEmployee,
   readForEmployeeWrite,
@@ -14,7 +13,7 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
-import { dryReservation, type Reservation } from '../data/list-sequence';
+import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
 import { coldestLane, idsInDistinctLanes, idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
@@ -207,7 +206,7 @@ export async function createEmployee(
       const { config } = read;
       const fields = checkedNewEmployee(body, fieldErrors, config, number ? read.numberOwner !== undefined : false);
       const reserved = read.reserved as Reservation;
-      const createdAt = reservedCreatedAt(reserved);
+      const createdAt = reservedTime(reserved);
       const writes = createEmployeesWrites(
         businessId,
         reserved.position,
@@ -340,7 +339,7 @@ export async function createEmployees(
       held = { reserved: await reserveListPositions(businessId, 'employee', passed.length), count: passed.length };
     const reserved = held?.reserved;
     const employees: NewEmployee[] = reserved
-      ? passed.map((p, i) => ({ ...p, createdAt: reservedCreatedAt(reserved, i) }))
+      ? passed.map((p, i) => ({ ...p, createdAt: reservedTime(reserved, i) }))
       : [];
     const entries = employees.map((e) => newEmployeeResult(e.fields, e.id, e.createdAt, ctx.config).entry);
     const now = Date.now();
