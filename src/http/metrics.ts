@@ -1,4 +1,4 @@
-import type { Metrics, MetricUnit as MetricUnits } from '@aws-lambda-powertools/metrics';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsEnabled, serviceName } from '../data/config';
 import {
   FAILED_CHECKS_METRIC,
@@ -17,20 +17,12 @@ import { ROUTES } from './routes';
  * the EMF log lines into metrics; locally and in tests they would be noise on stdout.
  */
 let metrics: Metrics | undefined;
-let MetricUnit: typeof MetricUnits;
 
 const groupOf = (route: string): string => ROUTES.find((r) => r.name === route)?.tag ?? UNMATCHED_ROUTE_GROUP;
 
-/** Built, and the Powertools module loaded, on first use: never where metrics are off, and not at init. */
-function metricsOf(): Metrics {
-  if (!metrics) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const powertools = require('./powertools-metrics') as typeof import('./powertools-metrics');
-    MetricUnit = powertools.MetricUnit;
-    metrics = new powertools.Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() });
-  }
-  return metrics;
-}
+/** Built on first use: never where metrics are off. */
+const metricsOf = (): Metrics =>
+  (metrics ??= new Metrics({ namespace: METRICS_NAMESPACE, serviceName: serviceName() }));
 
 /** A 429 rate_limited: counted per business (top talkers) and for the service (alarm). */
 export function recordRateLimited(businessId: string): void {
