@@ -106,9 +106,6 @@ export const importJob = {
     lines: deflateRawSync(JSON.stringify(lines)),
     expires_at: Math.ceil((now + RESULTS_TTL_MS) / 1000),
   }),
-  // Items stored as text before the lines were deflated live up to RESULTS_TTL_MS: read both.
   linesOf: (item: Readonly<Record<string, unknown>>): ResultLine[] =>
-    JSON.parse(
-      item.lines instanceof Uint8Array ? inflateRawSync(item.lines).toString('utf8') : String(item.lines),
-    ) as ResultLine[],
+    JSON.parse(inflateRawSync(item.lines as Uint8Array).toString('utf8')) as ResultLine[],
 } as const;
