@@ -15,18 +15,17 @@ import { withTestRateLimits } from '../support/harness';
 import { steadyRequests } from '../../scripts/lib/load-isolation';
 
 /**
- * `INSTANCES=3 npm start` (contract §18): three processes, each with its own
+ * `INSTANCES=4 npm start` (contract §18): four processes, each with its own
  * module state like a Lambda instance, serve one port. What one instance keeps
  * in memory (token lookups, page hints, rate counts) must stay right when a
  * tenant's requests land on all of them. Every request opens its own
- * connection, so the cluster hands them to the instances in turn. Three, not
- * the contract's example of four: k = 3 still puts the (k − 1) term of the rate
- * bound to the test (two instances that may over-admit beside the first) for
- * one process start (~1 CPU s) less (decision 005).
+ * connection, so the cluster hands them to the instances in turn. Four, as
+ * issue 37 asks of the rate tests at W = 10 s: the (k − 1) term of the bound
+ * is tested with three instances that may over-admit beside the first.
  */
 const ROOT = join(__dirname, '..', '..');
 const API = '/services/api/v1';
-const INSTANCES = 3;
+const INSTANCES = 4;
 let child: ChildProcess | undefined;
 let port = 0;
 let dataDir = '';
@@ -45,7 +44,7 @@ beforeAll(async () => {
     PORT: String(port),
     LOCAL_DATA_DIR: dataDir,
     TABLE_NAME: tableName,
-    // Token lookups kept 2 s per instance: long enough to see three caches, short enough to watch them expire.
+    // Token lookups kept 2 s per instance: long enough to see four caches, short enough to watch them expire.
     AUTH_CACHE_SECONDS: '2',
     POWERTOOLS_LOG_LEVEL: 'SILENT',
   };
@@ -159,13 +158,13 @@ const admittedInAnyWindow = (answers: readonly Answer[], windowMs: number): numb
     windowMs,
   ).surely;
 
-describe('INSTANCES=3 npm start', () => {
+describe(`INSTANCES=${INSTANCES} npm start`, () => {
   let token: string;
   beforeAll(async () => {
     token = await provision('spread');
   });
 
-  it('serves one port from three processes, each request on a new connection going to the next', async () => {
+  it('serves one port from four processes, each request on a new connection going to the next', async () => {
     const answers: Answer[] = [];
     for (let i = 0; i < 8; i++) answers.push(await send('GET', '/locations/hq', token));
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
@@ -220,11 +219,11 @@ async function warmInstances(): Promise<void> {
   await Promise.all(Array.from({ length: 2 * INSTANCES }, () => send('GET', '/locations/hq', warm)));
 }
 
-describe('INSTANCES=3: rate limits hold across instances (contract §18)', () => {
-  // N = 40 per 10 s. Three senders at once for three windows (30 s), each spread over the three instances: a token at
+describe(`INSTANCES=${INSTANCES}: rate limits hold across instances (contract §18)`, () => {
+  // N = 40 per 10 s. Three senders at once for three windows (30 s), each spread over the four instances: a token at
   // twice its limit, a token at 70 % of it, and three tokens of one business at twice the business's limit. What
   // the server admitted is measured from the answers (a busy machine sends late and in bunches), not assumed from
-  // the clients' rate. Bound: 1.1·N + 5 + (k − 1)·⌈N/W⌉ = 57 in any 10 s.
+  // the clients' rate. Bound: 1.1·N + 5 + (k − 1)·⌈N/W⌉ = 61 in any 10 s with k = 4.
   const N = 40;
   const W = 10_000;
   const BOUND = 1.1 * N + 5 + (INSTANCES - 1) * Math.ceil(N / 10);
