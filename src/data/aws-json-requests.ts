@@ -5,7 +5,8 @@
  * src/data/s3-requests.ts does for S3. The clients were 28 KB (KMS) and 25 KB (SQS) of the bundles that call them
  * and 2-3 % of a bare DocumentClient's init each (README "Cold start and bundles").
  *
- * Endpoint: `https://<service>.<region>.amazonaws.com`, or AWS_ENDPOINT_URL_<SERVICE> (the SDK's own override; tests).
+ * Endpoint: the one a call names (SQS: its queue URL's), else AWS_ENDPOINT_URL_<SERVICE> (the SDK's own override),
+ * else `https://<service>.<region>.amazonaws.com`.
  */
 import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/core/serde';
@@ -38,11 +39,13 @@ export class AwsJsonError extends Error {
 const targets = new Map<JsonService, { key: string; url: URL; signer: SignatureV4 }>();
 
 /** One signer per process, service, region and endpoint (read on use: tests change them). */
-function current(service: JsonService): { url: URL; signer: SignatureV4 } {
+function current(service: JsonService, endpointOfCall: string | undefined): { url: URL; signer: SignatureV4 } {
   const region = awsRegion() ?? process.env.AWS_DEFAULT_REGION ?? '';
   if (!region) throw new Error('aws-json-requests: AWS_REGION is not set');
   const endpoint =
-    process.env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`] || `https://${service}.${region}.amazonaws.com`;
+    endpointOfCall ||
+    process.env[`AWS_ENDPOINT_URL_${service.toUpperCase()}`] ||
+    `https://${service}.${region}.amazonaws.com`;
   const key = `${region} ${endpoint}`;
   let target = targets.get(service);
   if (target?.key !== key) {
@@ -70,13 +73,17 @@ function jsonOrNothing(text: string): object {
 
 const THROTTLED = /Throttling|LimitExceeded|RequestLimitExceeded/;
 
-/** One action of `service` (KMS `Encrypt`, SQS `SendMessage`...) with its JSON input; its JSON output. */
+/**
+ * One action of `service` (KMS `Encrypt`, SQS `SendMessage`...) with its JSON input; its JSON output. `endpoint`
+ * is where this call goes when the call names it (an SQS queue URL's origin, as the SQS client sends there).
+ */
 export async function awsJsonCall(
   service: JsonService,
   action: string,
   input: Record<string, unknown>,
+  endpoint?: string,
 ): Promise<Record<string, unknown>> {
-  const { url, signer } = current(service);
+  const { url, signer } = current(service, endpoint);
   const body = JSON.stringify(input);
   const host = url.host;
   const request: HttpRequest = {

@@ -9,8 +9,11 @@ export async function queueExportRun(businessId: string, id: string): Promise<vo
   const url = exportQueueUrl();
   if (!url) throw new Error('EXPORT_QUEUE_URL is not set');
   // A signed request, not the SQS client: the API functions that start or resume a run stay 25 KB smaller.
-  await awsJsonCall('sqs', 'SendMessage', {
-    QueueUrl: url,
-    MessageBody: JSON.stringify({ business_id: businessId, id }),
-  });
+  // Sent to the queue URL's host, as the SQS client does (its `useQueueUrlAsEndpoint`).
+  await awsJsonCall(
+    'sqs',
+    'SendMessage',
+    { QueueUrl: url, MessageBody: JSON.stringify({ business_id: businessId, id }) },
+    new URL(url).origin,
+  );
 }

@@ -1,4 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
+import type { LogItemExtraInput, LogItemMessage } from '@aws-lambda-powertools/logger/types';
 import { logLevel, serviceName } from '../data/config';
 
 let built: Logger | undefined;
@@ -14,11 +15,17 @@ function instance(): Logger {
   return built;
 }
 
-/** One structured JSON logger per process; request and business ids are appended per request. */
-export const logger: Logger = new Proxy({} as Logger, {
-  get(_target, key) {
-    const target = instance();
-    const value: unknown = Reflect.get(target, key, target);
-    return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-  },
-});
+/**
+ * One structured JSON logger per process; request and business ids are appended per request. The methods in use,
+ * each building the logger on its first call (a method more is a line more here).
+ */
+export const logger = {
+  debug: (input: LogItemMessage, ...extra: LogItemExtraInput): void => instance().debug(input, ...extra),
+  info: (input: LogItemMessage, ...extra: LogItemExtraInput): void => instance().info(input, ...extra),
+  warn: (input: LogItemMessage, ...extra: LogItemExtraInput): void => instance().warn(input, ...extra),
+  error: (input: LogItemMessage, ...extra: LogItemExtraInput): void => instance().error(input, ...extra),
+  addContext: (context: Parameters<Logger['addContext']>[0]): void => instance().addContext(context),
+  appendKeys: (keys: Parameters<Logger['appendKeys']>[0]): void => instance().appendKeys(keys),
+  resetKeys: (): void => instance().resetKeys(),
+  setLogLevel: (level: Parameters<Logger['setLogLevel']>[0]): void => instance().setLogLevel(level),
+};

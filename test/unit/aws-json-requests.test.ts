@@ -107,8 +107,7 @@ beforeAll(async () => {
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(process.env, {
     AWS_ENDPOINT_URL_KMS: endpoint,
-    AWS_ENDPOINT_URL_SQS: endpoint,
-    EXPORT_QUEUE_URL: 'https://sqs.eu-central-1.amazonaws.com/111122223333/exports',
+    EXPORT_QUEUE_URL: `${endpoint}/111122223333/exports`,
     AWS_REGION: 'eu-central-1',
     AWS_ACCESS_KEY_ID: CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: CREDENTIALS.secretAccessKey,
@@ -145,7 +144,7 @@ it('seals with a signed Encrypt and opens with a signed Decrypt, bound to the su
   });
 });
 
-it('queues an export run with a signed SendMessage', async () => {
+it('queues an export run with a signed SendMessage to the queue URL', async () => {
   await queueExportRun('b-1', 'e-1');
   expect(seen).toEqual([
     {
@@ -153,7 +152,7 @@ it('queues an export run with a signed SendMessage', async () => {
       contentType: 'application/x-amz-json-1.0',
       signatureOk: true,
       body: {
-        QueueUrl: 'https://sqs.eu-central-1.amazonaws.com/111122223333/exports',
+        QueueUrl: process.env.EXPORT_QUEUE_URL,
         MessageBody: JSON.stringify({ business_id: 'b-1', id: 'e-1' }),
       },
     },
