@@ -12,7 +12,9 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { HttpRequest } from '@smithy/types';
+import { serviceUnavailable } from '../domain/errors';
 import { awsRegion } from './config';
+import { remainingMs, sleepWithin } from './deadline';
 
 /** The services called, with their JSON protocol's target prefix and version. */
 const SERVICES = {
@@ -105,7 +107,11 @@ export async function awsJsonCall(
     try {
       // Signed per try: a signature carries its time.
       const signed = await signer.sign(request);
-      const answer = await fetch(url, { method: 'POST', headers: signed.headers, body });
+      // Inside a request, a try that has not answered when the request's deadline comes is given up (503).
+      const left = remainingMs();
+      if (left <= 0) throw serviceUnavailable();
+      const signal = Number.isFinite(left) ? AbortSignal.timeout(left) : undefined;
+      const answer = await fetch(url, { method: 'POST', headers: signed.headers, body, signal });
       const text = await answer.text();
       if (answer.status === 200) return JSON.parse(text) as Record<string, unknown>;
       const error = jsonOrNothing(text) as { __type?: string; message?: string; Message?: string };
@@ -113,11 +119,13 @@ export async function awsJsonCall(
       failure = new AwsJsonError(type, answer.status, error.message ?? error.Message ?? '');
       if (answer.status < 500 && !THROTTLED.test(type)) throw failure;
     } catch (error) {
+      if ((error as Error).name === 'TimeoutError') throw serviceUnavailable();
       // fetch rejects with a TypeError when the connection fails; anything else (an AwsJsonError above) is final.
       if (!(error instanceof TypeError)) throw error;
       failure = error;
     }
     if (attempt >= ATTEMPTS) throw failure;
-    await new Promise((done) => setTimeout(done, 50 * 4 ** (attempt - 1)));
+    // A pause the request's deadline has no room for ends it with 503 now.
+    await sleepWithin(50 * 4 ** (attempt - 1));
   }
 }

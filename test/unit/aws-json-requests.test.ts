@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { Hash } from '@smithy/core/serde';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { awsJsonCall, AwsJsonError } from '../../src/data/aws-json-requests';
+import { runWithDeadline } from '../../src/data/deadline';
 import { queueExportRun } from '../../src/data/export-queue';
 import { open, seal } from '../../src/data/secret-box';
 
@@ -30,7 +31,7 @@ interface Seen {
   signatureOk: boolean;
 }
 let seen: Seen[] = [];
-/** Status and body of the next answers (then 200 with the stand-in's own answer). */
+/** Status and body of the next answers (then 200 with the stand-in's own answer); status 0 never answers. */
 let scripted: [number, string][] = [];
 let server: Server;
 
@@ -82,7 +83,8 @@ beforeAll(async () => {
         });
         const next = scripted.shift();
         if (next) {
-          res.writeHead(next[0]).end(next[1]);
+          // Status 0: the stand-in never answers (a connection that hangs).
+          if (next[0] !== 0) res.writeHead(next[0]).end(next[1]);
           return;
         }
         // The stand-in's "ciphertext": the plaintext and its context, readable back only with the same context.
@@ -119,6 +121,7 @@ afterAll(async () => {
   for (const [k, v] of Object.entries(saved))
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
+  server.closeAllConnections();
   await new Promise((done) => server.close(done));
 });
 
@@ -181,6 +184,25 @@ it('tries a passing 5xx or throttling again, up to three tries; an error answer 
   await expect(awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })).rejects.toMatchObject({
     type: 'AccessDeniedException',
     status: 400,
+  });
+  expect(seen).toHaveLength(1);
+});
+
+it('ends inside the request deadline: a try that hangs, or a pause with no room left, is a 503', async () => {
+  scripted = [[0, 'hang']];
+  await expect(
+    runWithDeadline(300, () => awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })),
+  ).rejects.toMatchObject({
+    statusCode: 503,
+  });
+  expect(seen).toHaveLength(1);
+
+  seen = [];
+  scripted = [[500, '']];
+  await expect(
+    runWithDeadline(100, () => awsJsonCall('kms', 'Encrypt', { KeyId: 'k', Plaintext: 'AA==' })),
+  ).rejects.toMatchObject({
+    statusCode: 503,
   });
   expect(seen).toHaveLength(1);
 });
