@@ -29,7 +29,16 @@ import { placeInList } from './list-counter';
 import { readMappedPage } from './list-page';
 import { reservePositions, type Reservation } from './list-sequence';
 import { readPositions } from './list-store';
-import { feedCounterKey, feedLaneCounterKey, feedLaneStateAt, feedLaneStateOf, type FeedLaneState } from './feed-store';
+import {
+  feedCounterKey,
+  feedLaneCounterKey,
+  feedLaneStateAt,
+  feedLaneStateOf,
+  kindCounterKeys,
+  kindLaneStatesOf,
+  type FeedLaneState,
+} from './feed-store';
+import { laneOfTicket } from '../domain/change-feed';
 import { batchGet, type Item } from './table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
@@ -67,18 +76,21 @@ export interface EmployeeWriteContext {
   readonly idempotency: Item | undefined;
   /** The position and created_at reserved for a create in its business list, when asked for. */
   readonly reserved: Reservation | undefined;
-  /** The write's lane of the change feed (every write appends to it in its transaction). */
+  /**
+   * The write's lane of the change feed (every write appends to it in its
+   * transaction): its record's lane, or for a new employee the lane its
+   * reserved position takes (laneOfTicket), whose id the service picks there.
+   */
   readonly feed: FeedLaneState;
-  /** The lane of each candidate id, when asked for (a new employee chooses among them). */
-  readonly candidateFeeds: readonly FeedLaneState[];
 }
 
 /**
  * Everything a create or update needs, in one BatchGetItem: business config,
  * the employee, the employee_number's unique item, the supervisor, the
- * idempotency record and the change feed's employees lane (or lanes: a new
- * employee's candidate ids); beside it, a create's reservation of its list
- * position (unless an earlier run of the same operation holds one).
+ * idempotency record and the change feed's lane of the write (a new
+ * employee: every employee lane, as its lane is known only with its
+ * position); beside it, a create's reservation of its list position (unless
+ * an earlier run of the same operation holds one).
  */
 export async function readForEmployeeWrite(
   businessId: string,
@@ -89,28 +101,33 @@ export async function readForEmployeeWrite(
     idempotencyKey?: Key;
     /** A create: the list it takes a position in, and the reservation an earlier run of it holds. */
     reserve?: { readonly kind: ListedKind; readonly held: Reservation | undefined };
-    /** The record whose change-feed lane the write appends to (a job's changes go to its employee's lane). */
-    feedRecordId: string;
-    /** More ids a new record may take instead: their lanes are read too. */
-    feedCandidateIds?: readonly string[];
+    /**
+     * The record whose change-feed lane the write appends to (a job's changes go to its employee's lane);
+     * absent for a new employee (`reserve.kind` 'employee'), whose reserved position picks its lane.
+     */
+    feedRecordId?: string;
   },
 ): Promise<EmployeeWriteContext> {
+  const { reserve, feedRecordId } = wanted;
+  if (feedRecordId === undefined && reserve?.kind !== 'employee')
+    throw new Error('readForEmployeeWrite: a feed record id, unless creating an employee');
   const slots: Record<string, Key> = { config: business.configKey(businessId) };
   if (wanted.employeeId !== undefined) slots.employee = employeeEntity.key(businessId, wanted.employeeId);
   if (wanted.employeeNumber !== undefined)
     slots.unique = keys.unique(businessId, EMPLOYEE_NUMBER, wanted.employeeNumber);
   if (wanted.supervisorId !== undefined) slots.supervisor = employeeEntity.key(businessId, wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
-  slots.feed = feedCounterKey(businessId, 'employee', wanted.feedRecordId);
-  const candidates = wanted.feedCandidateIds ?? [];
-  candidates.forEach((id, i) => (slots[`candidate${i}`] = feedCounterKey(businessId, 'employee', id)));
   const names = Object.keys(slots);
-  const { reserve } = wanted;
+  const feedKeys =
+    feedRecordId === undefined
+      ? kindCounterKeys(businessId, 'employee')
+      : [feedCounterKey(businessId, 'employee', feedRecordId)];
   const [items, reserved] = await Promise.all([
-    batchGet(Object.values(slots)),
+    batchGet([...Object.values(slots), ...feedKeys]),
     reserve ? (reserve.held ?? reserveListPositions(businessId, reserve.kind, 1)) : undefined,
   ]);
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
+  const feeds = items.slice(names.length);
   return {
     config: requireConfig(configOf(got('config')), businessId),
     employee: got('employee'),
@@ -118,8 +135,12 @@ export async function readForEmployeeWrite(
     supervisor: got('supervisor'),
     idempotency: got('idempotency'),
     reserved,
-    feed: feedLaneStateOf('employee', wanted.feedRecordId, got('feed')),
-    candidateFeeds: candidates.map((id, i) => feedLaneStateOf('employee', id, got(`candidate${i}`))),
+    feed:
+      feedRecordId === undefined
+        ? (kindLaneStatesOf('employee', feeds).find(
+            (f) => f.lane === laneOfTicket('employee', (reserved as Reservation).position),
+          ) as FeedLaneState)
+        : feedLaneStateOf('employee', feedRecordId, feeds[0]),
   };
 }
 

@@ -36,7 +36,7 @@ export interface FeedLaneState extends LaneCounter {
 
 export type { NewFeedEntry } from './entities/feed-lane';
 
-/** The counters of every lane of `kind` (a new application reads them all: its reserved business position picks one). */
+/** The counters of every lane of `kind` (a new application or employee reads them all: its reserved business position picks one). */
 export const kindCounterKeys = (businessId: string, kind: LaneOwner): Key[] =>
   lanesOfKind(kind).map((lane) => feedLane.counterKey(businessId, lane));
 
@@ -52,7 +52,7 @@ export const feedCounterKey = (businessId: string, kind: LaneOwner, recordId: st
 export const feedLaneCounterKey = (businessId: string, lane: number): Key => feedLane.counterKey(businessId, lane);
 
 const laneCounterOf = feedLane.counterOf;
-const { last: N, lastWrite: AT } = feedLane.counterAttributes;
+const { last: N } = feedLane.counterAttributes;
 
 /** The lane state of `recordId` from the counter item read with feedCounterKey (absent = an empty lane). */
 export const feedLaneStateOf = (kind: LaneOwner, recordId: string, item: Item | undefined): FeedLaneState => ({
@@ -91,7 +91,6 @@ export function feedAppendWrites(
             {
               set: {
                 [N]: state.n + entries.length,
-                [AT]: now,
                 [dayMarkOf(first.occurred_at)]: ifNotExists(state.n + 1),
               },
               remove: stale,
@@ -128,7 +127,7 @@ export function feedLaneStateAfter(state: FeedLaneState, entries: readonly NewFe
   const stale = new Set(staleDayMarks(state, now));
   const days = Object.fromEntries(Object.entries(state.days).filter(([mark]) => !stale.has(mark)));
   days[dayMarkOf(first.occurred_at)] ??= state.n + 1;
-  return { lane: state.lane, n: state.n + entries.length, lastWriteMs: now, days };
+  return { lane: state.lane, n: state.n + entries.length, days };
 }
 
 /** The stored form of an entry, made by the running operation's origin (src/data/write-origin.ts). */

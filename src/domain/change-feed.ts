@@ -32,16 +32,16 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
  * Writers of one lane serialize on its counter. Applications and employees
  * (with their jobs) have lanes of their own, so writers of different kinds
  * never wait for each other. Layout: lanes 0 .. APPLICATION_LANES - 1, then
- * EMPLOYEE_LANES. New applications take the application lanes in turn
- * (laneOfTicket), so two creates meet on a lane only when more than
- * APPLICATION_LANES creates of the business are between their read and their
- * commit; 16 keep 16 writers of one business at ~0.02 refused lanes per create
- * (docs/decisions/013-one-business-feed-lanes.md). Every feed page and every
- * application create reads every application lane counter in one BatchGetItem
- * of at most 100 keys, so LANE_COUNT stays well below 100.
+ * EMPLOYEE_LANES. New applications and new employees take their kind's lanes
+ * in turn (laneOfTicket), so two creates meet on a lane only when more than
+ * 16 creates of the business are between their read and their commit; 16
+ * keep 16 writers of one business at ~0.02 refused lanes per create
+ * (docs/decisions/013-one-business-feed-lanes.md, 016). Every feed page reads
+ * every lane counter, and every create reads every lane counter of its kind,
+ * in one BatchGetItem of at most 100 keys, so LANE_COUNT stays well below 100.
  */
 export const APPLICATION_LANES = 16;
-export const EMPLOYEE_LANES = 8;
+export const EMPLOYEE_LANES = 16;
 export const LANE_COUNT = APPLICATION_LANES + EMPLOYEE_LANES;
 
 /** Whose lane a change goes to: an employee job's changes go to its employee's lane. */
@@ -59,9 +59,9 @@ export const lanesOfKind = (kind: LaneOwner): number[] => {
 
 /**
  * The lane a new record of `kind` takes with its ticket (a per-business number
- * every create of the kind takes, one up each time: a new application's
- * business position, src/data/list-sequence.ts): consecutive tickets take
- * consecutive lanes, round the kind's lanes.
+ * every create of the kind takes, one up each time: a new application's or
+ * employee's business position, src/data/list-sequence.ts): consecutive
+ * tickets take consecutive lanes, round the kind's lanes.
  */
 export function laneOfTicket(kind: LaneOwner, ticket: number): number {
   const { first, count } = lanesOf(kind);
@@ -80,22 +80,6 @@ export function laneOf(kind: LaneOwner, recordId: string): number {
 }
 
 /**
- * Ids for a new record that can choose its lane: `count` fresh ids (from
- * `fresh`, e.g. randomUUID) in distinct lanes of `kind` (at most as many as it has).
- */
-export function idsInDistinctLanes(kind: LaneOwner, count: number, fresh: () => string): string[] {
-  const ids: string[] = [];
-  const lanes = new Set<number>();
-  while (ids.length < Math.min(count, lanesOf(kind).count)) {
-    const id = fresh();
-    if (lanes.has(laneOf(kind, id))) continue;
-    lanes.add(laneOf(kind, id));
-    ids.push(id);
-  }
-  return ids;
-}
-
-/**
  * `count` fresh ids whose records all take `lane` (one of `kind`'s): a chunk
  * of new records appends its change-feed entries with one lane counter step.
  * About as many draws per id as `kind` has lanes.
@@ -110,15 +94,6 @@ export function idsInLane(kind: LaneOwner, lane: number, count: number, fresh: (
   }
   return ids;
 }
-
-/**
- * Of the lanes a new record could take, the one written least recently (the
- * first on a tie). A lane written often (an employee whose jobs are being
- * created one after another) makes every other writer of it re-run; a new
- * record that avoids it waits only for the writers of its own list.
- */
-export const coldestLane = (counters: readonly Pick<LaneCounter, 'lastWriteMs'>[]): number =>
-  counters.reduce((best, c, i) => ((c.lastWriteMs ?? 0) < (counters[best]?.lastWriteMs ?? 0) ? i : best), 0);
 
 /** Contract §13: at least 30 days. Entries live a day longer, so a reader starting 30 days back finds them all. */
 export const RETENTION_DAYS = 30;
@@ -203,8 +178,6 @@ export interface LaneCounter {
   readonly n: number;
   /** `YYYYMMDD` -> first sequence written that day, for the last RETENTION_DAYS + a few days. */
   readonly days: Readonly<Record<string, number>>;
-  /** When the lane was last appended to (ms since epoch; 0 before the first append that recorded it). */
-  readonly lastWriteMs?: number;
 }
 
 /** The day mark attribute of a timestamp: `d` + its UTC date as YYYYMMDD. */

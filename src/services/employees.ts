@@ -14,7 +14,7 @@ import {
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
 import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
-import { coldestLane, idsInDistinctLanes, idsInLane } from '../domain/change-feed';
+import { idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
@@ -163,7 +163,7 @@ const takenError = (): FieldError => new FieldError(422, { employee_number: [MES
 
 /**
  * POST /employees: one BatchGetItem (config, employee_number owner, idempotency
- * record, two candidate feed lanes) with the reservation of its list position
+ * record, every employee feed lane) with the reservation of its list position
  * and created_at beside it, the checks, one transaction (record, its count in
  * the list's summary and map, employee_number claim, idempotency record, feed
  * entry).
@@ -178,10 +178,6 @@ export async function createEmployee(
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
-  // Two candidate ids in two lanes, chosen before the read (an id decides the change-feed lane whose
-  // counter is read): the create takes the lane written least recently, so a lane busy with one
-  // employee's job creates does not make it re-run (docs/change-feed.md, "A new record chooses its lane").
-  const [first, second] = idsInDistinctLanes('employee', 2, randomUUID) as [string, string];
   // Validating (a bulk import's validate mode) writes nothing, a reservation neither.
   let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return idempotentCreate(
@@ -192,17 +188,16 @@ export async function createEmployee(
         employeeNumber: number ?? undefined,
         idempotencyKey: recordKey,
         reserve: { kind: 'employee', held },
-        feedRecordId: first,
-        feedCandidateIds: [second],
       });
       held = read.reserved;
       return read;
     },
     (read) => {
-      const lanes = [read.feed, ...read.candidateFeeds];
-      const chosen = coldestLane(lanes);
-      const id = chosen === 0 ? first : second;
-      const feed = lanes[chosen] ?? read.feed;
+      // The business position picked the change-feed lane (read.feed), and the id is one that hashes there:
+      // creates of one business take the lanes in turn, so they rarely append to the same lane at once
+      // (docs/change-feed.md).
+      const { feed } = read;
+      const [id] = idsInLane('employee', feed.lane, 1, randomUUID) as [string];
       const { config } = read;
       const fields = checkedNewEmployee(body, fieldErrors, config, number ? read.numberOwner !== undefined : false);
       const reserved = read.reserved as Reservation;

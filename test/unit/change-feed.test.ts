@@ -6,8 +6,6 @@ import {
   LANE_COUNT,
   MAX_CURSOR_LENGTH,
   assemblePage,
-  coldestLane,
-  idsInDistinctLanes,
   idsInLane,
   laneOfTicket,
   lanesOfKind,
@@ -73,21 +71,6 @@ describe('lanes', () => {
     expect(fewest(APPLICATION_LANES, LANE_COUNT)).toBeGreaterThan(ids.length / EMPLOYEE_LANES / 2);
   });
 
-  it.each([
-    ['application', APPLICATION_LANES],
-    ['employee', EMPLOYEE_LANES],
-  ] as const)('a new %s can be given ids in distinct lanes of its kind, at most one per lane', (kind, lanes) => {
-    fc.assert(
-      fc.property(fc.integer({ min: 1, max: lanes + 2 }), fc.integer(), (count, seed) => {
-        let i = seed;
-        const ids = idsInDistinctLanes(kind, count, () => `id-${i++}`);
-        expect(ids).toHaveLength(Math.min(count, lanes));
-        expect(new Set(ids.map((id) => laneOf(kind, id))).size).toBe(Math.min(count, lanes));
-      }),
-      { numRuns: 50 },
-    );
-  });
-
   it('a chunk of new records can be given distinct ids all in one lane of their kind', () => {
     fc.assert(
       fc.property(
@@ -121,13 +104,6 @@ describe('lanes', () => {
       { numRuns: 50 },
     );
     expect(lanesOfKind('application')).toHaveLength(APPLICATION_LANES);
-  });
-
-  it('the coldest lane is the one written least recently; never written counts as coldest', () => {
-    expect(coldestLane([{ lastWriteMs: 20 }, { lastWriteMs: 10 }])).toBe(1);
-    expect(coldestLane([{ lastWriteMs: 10 }, { lastWriteMs: 20 }])).toBe(0);
-    expect(coldestLane([{ lastWriteMs: 10 }, {}])).toBe(1);
-    expect(coldestLane([{ lastWriteMs: 10 }, { lastWriteMs: 10 }])).toBe(0);
   });
 });
 

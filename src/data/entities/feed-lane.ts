@@ -6,8 +6,7 @@
  *   entry    type, id, occurred_at, data (the record's JSON as its GET answered, deflated; null for a
  *            delete or once redacted), expires_at (TTL), by (actor, src/domain/audit.ts), rid (request
  *            id; absent outside a request), cf (changed fields, comma-joined)
- *   counter  n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day, at = when it was
- *            last appended to (ms; a new employee takes the colder of two lanes)
+ *   counter  n = the lane's last sequence, d<YYYYMMDD> = first sequence of that day
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeActor, encodeActor, type WriteOrigin } from '../../domain/audit';
@@ -32,8 +31,8 @@ const entries = pattern<{ readonly businessId: string; readonly lane: number | s
   ({ businessId, lane }) => keys.feedCounter(businessId, lane).PK,
 );
 
-/** The counter's attributes: the last sequence, and when the lane was last appended to. */
-const COUNTER = { last: 'n', lastWrite: 'at' } as const;
+/** The counter's attribute: the last sequence. */
+const COUNTER = { last: 'n' } as const;
 const DAY_MARK = /^d[0-9]{8}$/;
 
 export const feedLane = {
@@ -86,7 +85,6 @@ export const feedLane = {
   /** A lane's counter as stored (absent = an empty lane). */
   counterOf: (item: Readonly<Record<string, unknown>> | undefined): LaneCounter => ({
     n: Number(item?.[COUNTER.last] ?? 0),
-    lastWriteMs: Number(item?.[COUNTER.lastWrite] ?? 0),
     days: Object.fromEntries(
       Object.entries(item ?? {})
         .filter(([k]) => DAY_MARK.test(k))
