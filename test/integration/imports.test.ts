@@ -246,8 +246,15 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
     expect(new Set(lines.map((l: any) => l.id)).size).toBe(ROWS);
     expect(lines.map((l: any) => l.external_id)).toEqual(Array.from({ length: ROWS }, (_, i) => `${prefix}-${i}`));
     expect((await send('GET', '/employees')).body.total_entries).toBe(total + ROWS);
-    const feed = (await send('GET', '/changes?limit=500&types=employee.created')).body.entries as any[];
-    const created = feed.filter((e) => e.actor.import_id === id).map((e) => e.data.first_name);
+    // Every page of the feed (a page holds at most 100 entries), until one comes back empty.
+    const created: string[] = [];
+    for (let after = ''; ;) {
+      const page = (await send('GET', `/changes?limit=100&types=employee.created${after && `&after=${after}`}`)).body;
+      const entries = page.entries as any[];
+      if (entries.length === 0) break;
+      created.push(...entries.filter((e) => e.actor.import_id === id).map((e) => e.data.first_name));
+      after = encodeURIComponent(page.next_cursor);
+    }
     expect(created.sort()).toEqual(Array.from({ length: ROWS }, (_, i) => `F${i}`).sort());
   }
 
