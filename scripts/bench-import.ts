@@ -17,7 +17,12 @@
  *   whole item, as DynamoDB bills it), in runs of their own at the end;
  * - the same business's API traffic (POST, GET, list page through the
  *   services, one after another): p50/p99 alone, during a 4N import, alone again;
- * - a run killed mid-import and resumed by another process.
+ * - a run killed mid-import and resumed by another process;
+ * - employee job rows (BENCH_IMPORT_JOB_ROWS, default 1,000, four per
+ *   employee of an employee import before them, named by
+ *   employee_external_id): transactions, write units per row beside
+ *   POST /employee_jobs's (createEmployeeJob). BENCH_IMPORT_ONLY=jobs runs
+ *   this part alone.
  * The CSV is uploaded to the local S3 and streamed back by the run, as
  * deployed.
  */
@@ -36,6 +41,7 @@ import { FieldErrorCollector } from '../src/domain/errors';
 import { createImport } from '../src/services/imports';
 import { showImport } from '../src/services/imports';
 import { createEmployee, listEmployees, showEmployee } from '../src/services/employees';
+import { createEmployeeJob } from '../src/services/employee-jobs';
 import { countDerivedWriteUnits, countTrueUnits, derivedWrites, trueUnits } from './lib/write-units';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
@@ -98,10 +104,15 @@ interface Measured {
   readonly counts: Record<string, number>;
 }
 
-async function startImport(businessId: string, file: Buffer, mode: 'apply' | 'validate'): Promise<string> {
+async function startImport(
+  businessId: string,
+  file: Buffer,
+  mode: 'apply' | 'validate',
+  type: 'employees' | 'employee_jobs' = 'employees',
+): Promise<string> {
   const created = await createImport(
     businessId,
-    { type: 'employees', format: 'csv', mode, size: file.length },
+    { type, format: 'csv', mode, size: file.length },
     undefined,
     { tokenId: 'bench0000000', tokenName: 'bench', requestId: null, language: 'en' },
   );
@@ -120,8 +131,11 @@ async function importOnce(
   mode: 'apply' | 'validate',
   beside?: (running: Promise<unknown>) => Promise<void>,
   trueUnits = false,
+  job?: { readonly file: Buffer },
 ): Promise<Measured> {
-  const id = await startImport(businessId, csv(`${label}-${mode}`, rows), mode);
+  const id = job
+    ? await startImport(businessId, job.file, mode, 'employee_jobs')
+    : await startImport(businessId, csv(`${label}-${mode}`, rows), mode);
   const dynamoCpu0 = cpuSecondsOf(dynamoPid);
   const run = runProcess(businessId, id, trueUnits).done;
   const [report] = await Promise.all([run, beside?.(run.catch(() => undefined))]);
@@ -283,6 +297,59 @@ async function apiTraffic(
 /** One more try of a call that failed under load (the shared machine), as a client would. */
 const withRetriesOnce = <T>(call: () => Promise<T>): Promise<T> => call().catch(() => call());
 
+/** Job rows of one run of this bench (BENCH_IMPORT_JOB_ROWS). */
+const JOB_ROWS = Number(process.env.BENCH_IMPORT_JOB_ROWS ?? 1_000);
+/** Jobs per employee in the job file: a job history, one row after another. */
+const JOBS_PER_EMPLOYEE = 4;
+
+/** `n` job rows, JOBS_PER_EMPLOYEE consecutive ones per employee of the employee import `employees`. */
+const jobCsv = (employees: string, n: number): Buffer => {
+  const lines = ['external_id,employee_external_id,name,from,to,time_type'];
+  for (let i = 0; i < n; i++) {
+    const year = 2010 + (i % JOBS_PER_EMPLOYEE) * 3;
+    const to = i % JOBS_PER_EMPLOYEE === JOBS_PER_EMPLOYEE - 1 ? '' : `${year + 2}-12-31`;
+    lines.push(`${employees}-job-${i},${employees}-${Math.floor(i / JOBS_PER_EMPLOYEE)},Job ${i},${year}-01-01,${to},full_time`);
+  }
+  return Buffer.from(`${lines.join('\n')}\n`);
+};
+
+/**
+ * Employee job rows: an import of their employees, then JOB_ROWS job rows naming them (apply); write units per row
+ * beside API_RECORDS jobs created one by one through createEmployeeJob (what POST /employee_jobs sends, no key).
+ */
+async function jobRows(businessId: string): Promise<{ run: Measured; apiPerRow: number }> {
+  const employees = Math.ceil(JOB_ROWS / JOBS_PER_EMPLOYEE);
+  await importOnce(businessId, 'jobs-emp', employees, 'apply');
+  const run = await importOnce(businessId, 'jobs', JOB_ROWS, 'apply', undefined, false, {
+    file: jobCsv('jobs-emp-apply', JOB_ROWS),
+  });
+  if (run.counts.created !== JOB_ROWS) throw new Error(`job rows: ${JSON.stringify(run.counts)}`);
+  const employee = String(((await withRetriesOnce(() => apiCreate(businessId, 'JOBS-API'))).body as { id: string }).id);
+  derivedWrites.units = 0;
+  for (let i = 0; i < API_RECORDS; i++)
+    await withRetriesOnce(() =>
+      runWithOrigin({ actor: { type: 'admin' }, request_id: null }, () =>
+        runWithDeadline(5000, () =>
+          createEmployeeJob(
+            businessId,
+            { employee_id: employee, name: `Api ${i}`, from: '2020-01-01', time_type: 'full_time' },
+            new FieldErrorCollector(),
+            undefined,
+            { method: 'POST', path: '/services/api/v1/employee_jobs' },
+          ),
+        ),
+      ),
+    );
+  return { run, apiPerRow: derivedWrites.units / API_RECORDS };
+}
+
+const printJobRows = ({ run, apiPerRow }: { run: Measured; apiPerRow: number }): void => {
+  const perRow = run.derivedWriteUnits / run.rows;
+  console.log(
+    `\nEmployee job rows (${JOBS_PER_EMPLOYEE} per employee, named by employee_external_id): ${run.rows.toLocaleString('en')} rows in ${(run.ms / 1000).toFixed(1)} s, CPU s import / DynamoDB Local ${(run.cpuMs / 1000).toFixed(1)} / ${run.dynamoCpuS.toFixed(1)}; ${run.transactions} transactions (${((run.transactions * 1000) / run.rows).toFixed(0)} per 1,000 rows); write units per row (derived) ${perRow.toFixed(2)}, POST /employee_jobs ${apiPerRow.toFixed(2)} (${API_RECORDS} jobs of one employee, no Idempotency-Key): ratio ${(perRow / apiPerRow).toFixed(2)}x`,
+  );
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<void> {
@@ -305,6 +372,14 @@ async function main(): Promise<void> {
     await ensureBucket(s3Local.endpoint, attachmentsBucket());
     const businessId = `bench-import-${randomUUID().slice(0, 8)}`;
     await seedBusiness(businessId, 0);
+    if (process.env.BENCH_IMPORT_ONLY === 'jobs') {
+      printJobRows(await jobRows(businessId));
+      const cpu = process.cpuUsage(cpu0);
+      console.log(
+        `\nnpm run bench:import (job rows only) took ${((performance.now() - began) / 1000).toFixed(0)} s, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s in this process`,
+      );
+      return;
+    }
 
     const api = await apiCreates(businessId, API_RECORDS);
     const runs: Measured[] = [];
@@ -331,6 +406,7 @@ async function main(): Promise<void> {
       4 * N === VALIDATE_ROWS ? validate('4N') : await importOnce(businessId, 'full', VALIDATE_ROWS, 'validate');
     // Units sized from the items themselves: reads around every write, so in runs of their own, last.
     const exact = await importOnce(businessId, 'N-sized', N, 'apply', undefined, true);
+    const jobs = await jobRows(businessId);
     const apiExact = await apiCreatesTrueUnits(businessId, API_RECORDS);
 
     console.log(
@@ -378,6 +454,7 @@ async function main(): Promise<void> {
       `API of the same business (POST, GET, list page; one after another): alone ${idleBefore.requests} requests (${idleBefore.failed} 503) p50 ${ms(idleBefore.p50)} p99 ${ms(idleBefore.p99)}; during the 4N import ${d.requests} requests (${d.failed} 503) p50 ${ms(d.p50)} p99 ${ms(d.p99)}; alone again ${idleAfter.requests} requests (${idleAfter.failed} 503) p99 ${ms(idleAfter.p99)}: p99 ratio ${(d.p99 / Math.max(idleBefore.p99, idleAfter.p99)).toFixed(2)}x of the slower idle phase, ${(d.p99 / idleBefore.p99).toFixed(2)}x of the first (goal <= 1.5x)`,
     );
     console.log(`A run killed mid-import (SIGKILL): ${killed}`);
+    printJobRows(jobs);
     const cpu = process.cpuUsage(cpu0);
     console.log(
       `\nnpm run bench (import part) took ${((performance.now() - began) / 1000).toFixed(0)} s, ${((cpu.user + cpu.system) / 1e6).toFixed(0)} CPU s in this process`,
