@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   Counts,
   DEFAULT_BUSINESS_RATE_LIMIT,
@@ -6,6 +9,7 @@ import {
   FINEST_SLICE_MS,
   sliceMsOf,
   sliceStartOf,
+  staleMarks,
   staleSlices,
   SYNC_INTERVAL_MS,
   type PolicyState,
@@ -24,12 +28,20 @@ import { updateOf } from './update-expression';
  * second at most (`ADD`, answered with the whole item: every instance's
  * counts), sent beside the request's own calls (besideRequest) and never waited
  * for. It decides on src/domain/rate-window.ts Counts. A refusal sends nothing.
+ * Each sync carries this instance's mark (its name and the sync's tag) and a
+ * condition on it, so a request is counted once however a sync fails.
  */
 
 /** This instance's clock for counting: tests move it on (a window passes without being waited for). */
 let skewMs = 0;
 const clock = (): number => Date.now() + skewMs;
 export const advanceRateClock = (ms: number): void => void (skewMs += ms);
+
+/** This instance's name on the counter items it syncs (48 random bits: instances never share one). */
+const INSTANCE = randomBytes(6).toString('base64url');
+let lastSeq = 0;
+/** Sync tags: increasing in this process, and the time they were given (what makes a stale mark). */
+const nextSeq = (now: number): number => (lastSeq = Math.max(lastSeq + 1, Math.floor(now)));
 
 /** Bounds memory on an instance serving many tokens: the least recently added subject is forgotten first. */
 const MAX_SUBJECTS = 10_000;
@@ -40,6 +52,8 @@ interface Subject {
   readonly counts: Counts;
   syncing?: Promise<unknown>;
   timer?: NodeJS.Timeout;
+  /** The instances' marks its last answer showed (a sync removes the stale ones). */
+  marks?: ReadonlyMap<string, number>;
 }
 /** Its limits as import stored them on its counter item: undefined until a sync answered. */
 type Business = Subject & { limits?: BusinessRateLimits };
@@ -52,6 +66,13 @@ const businessPolicy = (b: Business): RatePolicy => b.limits?.limit ?? DEFAULT_B
 const businesses = new Map<string, Business>();
 const tokens = new Map<string, Token>();
 
+/**
+ * How many tokens and businesses this instance has counts of that are not known stored yet (unsent, or sent by a
+ * sync not answered): what a test waits to reach 0 instead of sleeping through sync intervals.
+ */
+export const unsentRateCounts = (): number =>
+  [...businesses.values(), ...tokens.values()].filter((s) => s.syncing !== undefined || s.counts.unsent).length;
+
 function remember<V>(map: Map<string, V>, id: string, value: V): V {
   if (map.size >= MAX_SUBJECTS) map.delete(map.keys().next().value as string);
   map.set(id, value);
@@ -59,37 +80,67 @@ function remember<V>(map: Map<string, V>, id: string, value: V): V {
 }
 
 /**
- * One UpdateItem: this instance's unsent counts added, slices out of every window removed, the token item's
- * expiry moved on (an idle token's counts expire; the business item keeps its limits), the whole item back.
+ * One UpdateItem: this instance's unsent counts (and those of its syncs in doubt) added and its mark set, slices
+ * out of every window and marks of instances gone quiet removed, the token item's expiry moved on (an idle token's
+ * counts expire; the business item keeps its limits), the whole item back. Applied only where the item's mark of
+ * this instance is older than every count it carries; else refused with the item as it is, which tells which of
+ * this instance's syncs were stored: either way an answer.
  */
 async function send(subject: Subject, policy: RatePolicy, expires: boolean): Promise<Record<string, unknown>> {
   const now = clock();
-  const sent = subject.counts.beginSync(now);
-  const update = updateOf({
-    add: [...sent].map(([start, n]) => [rateCounter.sliceAttribute(start), n] as const),
-    set: expires ? { [rateCounter.expiresAttribute]: Math.ceil(now / 1000) + policy.windowSeconds + 60 } : {},
-    remove: staleSlices(subject.counts.synced, policy, now)
-      .filter((start) => !sent.has(start))
-      .map((start) => rateCounter.sliceAttribute(start)),
-  });
+  const sync = subject.counts.beginSync(now, nextSeq(now));
+  const mark = rateCounter.markAttribute(INSTANCE);
+  const update = updateOf(
+    {
+      add: [...sync.slices].map(([start, n]) => [rateCounter.sliceAttribute(start), n] as const),
+      set: {
+        [mark]: sync.seq,
+        ...(expires ? { [rateCounter.expiresAttribute]: Math.ceil(now / 1000) + policy.windowSeconds + 60 } : {}),
+      },
+      remove: [
+        ...staleSlices(subject.counts.synced, policy, now)
+          .filter((start) => !sync.slices.has(start))
+          .map((start) => rateCounter.sliceAttribute(start)),
+        ...staleMarks(subject.marks ?? new Map(), policy, now).filter((name) => name !== mark),
+      ],
+    },
+    // `applies` (src/domain/rate-window.ts) as DynamoDB evaluates it.
+    {
+      expression: 'attribute_not_exists(#mark) OR #mark < :since',
+      names: { '#mark': mark },
+      values: { ':since': sync.since },
+    },
+  );
+  let item: Record<string, unknown>;
+  let landed = sync.seq;
   try {
     const out = await db().send(
-      new UpdateCommand({ TableName: tableName(), Key: subject.key, ...update, ReturnValues: 'ALL_NEW' }),
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: subject.key,
+        ...update,
+        ReturnValues: 'ALL_NEW',
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
       { abortSignal: AbortSignal.timeout(SYNC_INTERVAL_MS) }, // given up after a sync interval
     );
-    subject.counts.syncAnswered(sent, rateCounter.slicesOf(out.Attributes));
-    return out.Attributes ?? {};
+    item = out.Attributes ?? {};
   } catch (error) {
-    // Not known to be stored: sent again with the next sync (if this one did land, they count twice for a
-    // window: an error toward refusing, never toward admitting more than the limit).
-    subject.counts.syncFailed(sent);
-    throw error;
+    // Any other failure: its outcome is unknown, and the next sync carries its counts again (Counts.beginSync).
+    const stored = (error as { name?: string; Item?: Record<string, AttributeValue> }).Item;
+    const refused = (error as Error).name === 'ConditionalCheckFailedException' && stored ? unmarshall(stored) : {};
+    const markFound = rateCounter.marksOf(refused).get(mark);
+    if (markFound === undefined) throw error;
+    [item, landed] = [refused, markFound];
   }
+  subject.counts.syncAnswered(sync, rateCounter.slicesOf(item), landed);
+  subject.marks = rateCounter.marksOf(item);
+  return item;
 }
 
 /** Sends the unsent counts beside the request if a second has passed since the last sync; else once it has. */
 function syncWhenDue(subject: Subject, sync: () => Promise<unknown>): void {
-  if (subject.syncing || subject.counts.pending.size === 0) return;
+  if (subject.syncing || !subject.counts.unsent) return;
   const now = clock();
   if (!subject.counts.due(now)) {
     const retry = (): void => void ((subject.timer = undefined), syncWhenDue(subject, sync));

@@ -110,6 +110,42 @@ const addTo = (map: Map<number, number>, start: number, n: number): void => {
 };
 
 /**
+ * A sync as it goes out (src/data/rate-counts.ts sends it as one UpdateItem
+ * that also sets its instance's mark on the item to `seq`). DynamoDB applies it
+ * only where the item's mark of its instance is older than `since` (`applies`):
+ * so a sync whose answer was lost adds nothing when its counts are sent again,
+ * and one that lands late, after a later sync carried its counts, adds nothing
+ * either. Every request is counted once however a sync fails.
+ */
+export interface Sync {
+  /** Its tag: increasing per instance (the time it went out, or one more than the last tag). */
+  readonly seq: number;
+  /** The oldest tag whose counts it carries (its own when no earlier sync is in doubt). */
+  readonly since: number;
+  /** What it adds: its own new counts and those of every earlier sync still in doubt. */
+  readonly slices: Slices;
+}
+
+/** Whether a sync is applied to an item holding `mark` (the tag of its instance's last sync applied there). */
+export const applies = (mark: number | undefined, sync: Sync): boolean => mark === undefined || mark < sync.since;
+
+/**
+ * How long after a window a mark is kept: a sync tagged before it carries only slices no window counts any more,
+ * so a resend it no longer stops changes no count (a minute more for clocks of instances that differ).
+ */
+const MARK_GRACE_MS = 60_000;
+
+/** The marks (instance's name -> tag) any sync may remove: instances that have not synced this item for a window. */
+export const staleMarks = (marks: ReadonlyMap<string, number>, policy: RatePolicy, nowMs: number): string[] =>
+  [...marks].filter(([, seq]) => seq + policy.windowSeconds * 1000 + MARK_GRACE_MS < nowMs).map(([name]) => name);
+
+/**
+ * Syncs kept apart while in doubt: beyond, the two oldest merge (if only the older one had landed, its counts are
+ * sent again: counted twice, toward refusing). Reached only after this many syncs in a row went unanswered.
+ */
+export const MAX_IN_DOUBT = 16;
+
+/**
  * One instance's counts of one subject (a token, a business): every instance's
  * counts as DynamoDB last answered, plus what this instance admitted that no
  * answer shows yet. Nothing is guessed. What another instance admits reaches
@@ -127,7 +163,9 @@ export class Counts {
   /** Admitted here, in no answer yet. */
   private readonly unanswered = new Map<number, number>();
   /** Admitted here, not sent yet. */
-  pending = new Map<number, number>();
+  private pending = new Map<number, number>();
+  /** Sent by syncs not answered (oldest first): maybe stored, maybe not; carried by the next sync under their tags. */
+  private readonly inDoubt: { seq: number; slices: Map<number, number> }[] = [];
   lastSyncAt = -Infinity;
 
   /** Counts one admitted request in the slice starting at `start`. */
@@ -149,30 +187,47 @@ export class Counts {
     return { policy, remaining: 0, resetMs: Math.max(0, this.lastSyncAt + SYNC_INTERVAL_MS - nowMs) };
   }
 
+  /** Whether counts wait to be sent: admitted since the last sync, or carried by syncs not answered. */
+  get unsent(): boolean {
+    return this.pending.size > 0 || this.inDoubt.length > 0;
+  }
+
   /** Whether a sync may go out now: counts to send, and none sent within the sync interval. */
   due(nowMs: number): boolean {
-    return this.pending.size > 0 && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
+    return this.unsent && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
   }
 
-  /** A sync goes out now: the unsent counts it carries. */
-  beginSync(nowMs: number): Slices {
-    const sent = this.pending;
+  /**
+   * A sync tagged `seq` (greater than every earlier tag of this instance) goes out now: it carries the unsent
+   * counts and those of every sync in doubt. Until an answer says otherwise it is in doubt too: a sync that
+   * fails or is given up needs nothing more (the next one carries its counts, under the same `since`).
+   */
+  beginSync(nowMs: number, seq: number): Sync {
+    this.inDoubt.push({ seq, slices: this.pending });
     this.pending = new Map();
     this.lastSyncAt = nowMs;
-    return sent;
-  }
-
-  /** The sync failed or its outcome is unknown: its counts go with the next (counted twice if it did land). */
-  syncFailed(sent: Slices): void {
-    for (const [start, n] of sent) addTo(this.pending, start, n);
-  }
-
-  /** DynamoDB answered the sync that carried `sent` with every instance's counts, `slices`. */
-  syncAnswered(sent: Slices, slices: Slices): void {
-    for (const [start, n] of sent) {
-      addTo(this.unanswered, start, -n);
-      addTo(this.ownSynced, start, n);
+    if (this.inDoubt.length > MAX_IN_DOUBT) {
+      const [older] = this.inDoubt.splice(0, 1);
+      for (const [start, n] of older!.slices) addTo(this.inDoubt[0]!.slices, start, n);
     }
+    const slices = new Map<number, number>();
+    for (const sent of this.inDoubt) for (const [start, n] of sent.slices) addTo(slices, start, n);
+    return { seq, since: this.inDoubt[0]!.seq, slices };
+  }
+
+  /**
+   * DynamoDB answered the last sync with every instance's counts, `slices`: applied (`landed` is its tag), or
+   * refused because an earlier sync of this instance was applied after all (`landed` is the item's mark, that
+   * sync's tag). Syncs tagged up to `landed` are stored; the later ones never will be (every sync still on its
+   * way is refused now): their counts go with the next.
+   */
+  syncAnswered(sync: Sync, slices: Slices, landed = sync.seq): void {
+    for (const sent of this.inDoubt.splice(0))
+      for (const [start, n] of sent.slices)
+        if (sent.seq <= landed) {
+          addTo(this.unanswered, start, -n);
+          addTo(this.ownSynced, start, n);
+        } else addTo(this.pending, start, n);
     for (const start of this.ownSynced.keys()) if (!slices.has(start)) this.ownSynced.delete(start);
     this.synced = slices;
   }

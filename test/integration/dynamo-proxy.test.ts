@@ -86,7 +86,7 @@ describe('fault-injecting DynamoDB proxy', () => {
     expect(await stored('e')).toBeDefined();
   });
 
-  it('hangAfterForward: applied, never answered (the client times out)', async () => {
+  it('hangAfterForward, delayAnswerMs: applied, answered never or too late (the client times out)', async () => {
     proxy.setModes({ hangAfterForward: 1 });
     const waiting = new DynamoDBClient({
       endpoint: proxy.endpoint,
@@ -96,10 +96,13 @@ describe('fault-injecting DynamoDB proxy', () => {
       requestHandler: { requestTimeout: 1000, throwOnRequestTimeout: true },
     });
     const error = await failure(waiting.send(new PutItemCommand({ TableName, Item: item('h') })));
+    proxy.setModes({ delayAnswerMs: 1500 });
+    const late = await failure(waiting.send(new PutItemCommand({ TableName, Item: item('l') })));
     waiting.destroy();
-    expect(error).toBeDefined();
+    expect([error, late]).toEqual([expect.any(Error), expect.any(Error)]);
     proxy.setModes({});
-    expect(await stored('h')).toBeDefined();
+    expect([await stored('h'), await stored('l')]).toEqual([expect.anything(), expect.anything()]);
+    expect(proxy.stats.faults).toEqual({ hangAfterForward: 1, delayAnswer: 1 });
   });
 
   it('persistent TransactionConflict cancels every transaction with one reason per item', async () => {

@@ -1,7 +1,7 @@
 import demo from '../../fixtures/demo.json';
 import { createToken } from '../../src/data/token-store';
 import { dynamoStats } from '../../src/data/client';
-import { advanceRateClock } from '../../src/data/rate-counts';
+import { advanceRateClock, unsentRateCounts } from '../../src/data/rate-counts';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
@@ -9,6 +9,7 @@ import { proxyTheApi } from '../support/dynamo-proxy';
 import { getItem } from '../../src/data/table-io';
 import { keys } from '../../src/data/keys';
 import { hashToken } from '../../src/data/token-store';
+import { until } from '../support/until';
 
 /**
  * Contract §18 on one instance (the server runs in this process): the fields on
@@ -260,7 +261,18 @@ describe('what counting costs', () => {
   });
 });
 
-describe('counting when DynamoDB refuses the syncs (fault proxy)', () => {
+describe('counting when DynamoDB fails the syncs (fault proxy)', () => {
+  /** The requests a counter item holds, over all its slices. */
+  const stored = async (key: { PK: string; SK: string }) => {
+    const item = await getItem(key);
+    const total = Object.entries(item ?? {})
+      .filter(([name]) => /^s\d+$/.test(name))
+      .reduce((sum, [, n]) => sum + Number(n), 0);
+    return { total, expires: item?.expires_at };
+  };
+  /** Until every count this instance holds is known stored (no sync interval slept through). */
+  const settled = () => until(() => unsentRateCounts() === 0, 'the rate counts stored');
+
   it('answers as usual, keeps the limit on its own counts, and sends them once DynamoDB takes them again', async () => {
     const token = await api.provision(fixture('faulty', { token_rate_limit: { requests: 4, window_seconds: 10 } }));
     expect((await get(token)).status).toBe(200);
@@ -270,24 +282,43 @@ describe('counting when DynamoDB refuses the syncs (fault proxy)', () => {
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) statuses.push((await get(token)).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
-      await sleep(1200); // the next sync is due: it fails too, beside an answer that does not
-      expect(proxy.stats.faults).toEqual(expect.objectContaining({ throttle: expect.any(Number) }));
+      // A sync goes out and is throttled (beside answers that are not).
+      await until(() => (proxy.stats.faults.throttle ?? 0) > 0, 'a throttled sync');
       proxy.setModes({});
-      // The failed sync is tried again a second after the last attempt: the counts arrive without another
-      // request. Waited for by reading the item (a fixed sleep raced the retry on a loaded machine), then
-      // once more after another sync interval: nothing is sent twice.
-      const counted = async () => {
-        const item = await getItem(keys.tokenRate('faulty', hashToken(token)));
-        const total = Object.entries(item ?? {})
-          .filter(([name]) => /^s\d+$/.test(name))
-          .reduce((sum, [, n]) => sum + Number(n), 0);
-        return { total, expires: item?.expires_at };
+      // The failed sync is tried again a second after the last attempt: the counts arrive without another request.
+      await settled();
+      // The first request (synced before the faults, maybe cut off by the switch to the proxy) and the three
+      // admitted while the syncs failed, each once.
+      expect(await stored(keys.tokenRate('faulty', hashToken(token)))).toEqual({
+        total: 4,
+        expires: expect.any(Number),
+      });
+    } finally {
+      await proxy.restore();
+    }
+  }, 30_000);
+
+  it('counts a sync once that was stored but answered too late, and sent again', async () => {
+    const proxy = await proxyTheApi();
+    try {
+      const token = await api.provision(fixture('late', {}));
+      expect((await get(token)).status).toBe(200);
+      await settled();
+      proxy.resetStats();
+      // Every sync from here on is stored at once and answered after 1.5 s: after it was given up (1 s) and its
+      // counts sent again.
+      proxy.setModes({ delayAnswerMs: 1500, operations: ['UpdateItem'] });
+      for (let i = 0; i < 3; i++) expect((await get(token)).status).toBe(200);
+      await until(() => (proxy.stats.faults.delayAnswer ?? 0) >= 2, "the token's and the business's syncs");
+      proxy.setModes({});
+      await settled();
+      const sent = proxy.stats.requests.UpdateItem ?? 0;
+      const counted = {
+        token: (await stored(keys.tokenRate('late', hashToken(token)))).total,
+        business: (await stored(keys.businessRate('late'))).total,
       };
-      const deadline = Date.now() + 8000;
-      while ((await counted()).total < 4 && Date.now() < deadline) await sleep(100);
-      await sleep(1200);
-      // The first request (synced before the faults) and the three admitted while the syncs failed.
-      expect(await counted()).toEqual({ total: 4, expires: expect.any(Number) });
+      // The token's and the business's sync stored and sent again: each request counted once.
+      expect({ counted, resent: sent >= 4 }).toEqual({ counted: { token: 4, business: 4 }, resent: true });
     } finally {
       await proxy.restore();
     }

@@ -10,6 +10,7 @@ import '../../src/services/feed-wiring';
 import { expectDeliveryMatchesContract } from '../support/contract';
 import { setEnvForFile } from '../support/env';
 import { API, startApi, type TestApi } from '../support/harness';
+import { until } from '../support/until';
 
 /**
  * Contract §14 end to end, on the real change feed (§13): writes through the
@@ -127,14 +128,6 @@ const stubLookup = ((
  * each wait. The second dispatcher of 'several local processes' polls faster, to race this one.
  */
 const POLL_MS = 100;
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 // Tokens are kept as deployed (lib/api-stack.ts): one lookup per token, not one per request. What a token's
 // lookup costs, and a revoked one ending on every instance, are token-cache.test.ts's and instances.test.ts's.

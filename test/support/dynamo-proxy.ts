@@ -32,6 +32,11 @@ export interface FaultModes {
   /** Probability that the request is forwarded and the answer never comes (the client times out). */
   hangAfterForward?: number;
   /**
+   * Requests are forwarded at once (a write is applied) and answered only after this many ms: an answer that
+   * comes after the client gave up on it.
+   */
+  delayAnswerMs?: number;
+  /**
    * Requests are forwarded only after this many ms (a write is applied late, even after the client
    * gave up on its answer: DynamoDB finishes what it received).
    */
@@ -290,6 +295,11 @@ export async function startDynamoProxy(
       hanging.add(res);
       res.on('close', () => hanging.delete(res));
       return;
+    }
+
+    if (faultable && modes.delayAnswerMs) {
+      fault('delayAnswer');
+      await new Promise((resolve) => setTimeout(resolve, modes.delayAnswerMs));
     }
 
     let payload = up.body;

@@ -1,4 +1,12 @@
-import { Counts, sliceMsOf, sliceStartOf, SYNC_INTERVAL_MS, type RatePolicy, type Slices } from '../../src/domain/rate-window';
+import {
+  applies,
+  Counts,
+  sliceMsOf,
+  sliceStartOf,
+  SYNC_INTERVAL_MS,
+  type RatePolicy,
+  type Sync,
+} from '../../src/domain/rate-window';
 import { seededRandom } from './dynamo-proxy';
 import { mostInAnyWindow } from './rate-windows';
 
@@ -6,13 +14,15 @@ interface Instance {
   readonly counts: Counts;
   syncing: boolean;
   timerAt: number | undefined;
+  /** Its last sync tag. */
+  seq: number;
 }
 
 interface InFlight {
   at: number;
   kind: 'apply' | 'answer';
   instance: Instance;
-  sent: Slices;
+  sync: Sync;
 }
 
 /**
@@ -21,7 +31,8 @@ interface InFlight {
  * (beside an admitted request, or on a timer a second after its last sync
  * while it has unsent counts; a refusal never syncs), and each sync takes
  * 0–`maxRoundTripMs` ms, reaching the store (one item, updated atomically) at a
- * random point of its round trip and answering with the whole item.
+ * random point of its round trip and answering with the whole item (applied
+ * or refused on the instance's mark, as DynamoDB evaluates the condition).
  */
 export function simulate(
   policy: RatePolicy,
@@ -32,26 +43,28 @@ export function simulate(
   maxRoundTripMs = 200,
 ): number[] {
   const store = new Map<number, number>();
-  const snapshots = new Map<Instance, Map<number, number>>();
+  const marks = new Map<Instance, number>();
+  const snapshots = new Map<Instance, { slices: Map<number, number>; landed: number }>();
   const instances: Instance[] = Array.from({ length: k }, () => ({
     counts: new Counts(),
     syncing: false,
     timerAt: undefined,
+    seq: 0,
   }));
   const flights: InFlight[] = [];
   const admitted: number[] = [];
 
   const due = (instance: Instance, now: number): void => {
-    if (instance.syncing || instance.counts.pending.size === 0) return;
+    if (instance.syncing || !instance.counts.unsent) return;
     if (!instance.counts.due(now)) {
       instance.timerAt ??= instance.counts.lastSyncAt + SYNC_INTERVAL_MS;
       return;
     }
     instance.syncing = true;
-    const sent = instance.counts.beginSync(now);
+    const sync = instance.counts.beginSync(now, ++instance.seq);
     const latency = random() * maxRoundTripMs;
-    flights.push({ at: now + latency * random(), kind: 'apply', instance, sent });
-    flights.push({ at: now + latency, kind: 'answer', instance, sent });
+    flights.push({ at: now + latency * random(), kind: 'apply', instance, sync });
+    flights.push({ at: now + latency, kind: 'answer', instance, sync });
   };
   const advance = (to: number): void => {
     for (;;) {
@@ -66,14 +79,18 @@ export function simulate(
         continue;
       }
       flights.splice(flights.indexOf(next), 1);
-      const { instance, sent } = next;
+      const { instance, sync } = next;
       if (next.kind === 'apply') {
-        for (const [start, n] of sent) store.set(start, (store.get(start) ?? 0) + n);
+        if (applies(marks.get(instance), sync)) {
+          for (const [start, n] of sync.slices) store.set(start, (store.get(start) ?? 0) + n);
+          marks.set(instance, sync.seq);
+        }
         for (const [start] of store)
           if (start + sliceMsOf(policy) <= at - policy.windowSeconds * 1000) store.delete(start);
-        snapshots.set(instance, new Map(store));
+        snapshots.set(instance, { slices: new Map(store), landed: marks.get(instance)! });
       } else {
-        instance.counts.syncAnswered(sent, snapshots.get(instance)!);
+        const { slices, landed } = snapshots.get(instance)!;
+        instance.counts.syncAnswered(sync, slices, landed);
         instance.syncing = false;
         due(instance, at);
       }

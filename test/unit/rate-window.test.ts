@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import {
+  applies,
   countInWindow,
   Counts,
   parseRatePolicy,
@@ -8,8 +9,12 @@ import {
   retryAfterSeconds,
   sliceMsOf,
   sliceStartOf,
+  MAX_IN_DOUBT,
+  staleMarks,
   staleSlices,
   type RatePolicy,
+  type Slices,
+  type Sync,
 } from '../../src/domain/rate-window';
 import { mostInAnyWindow } from '../support/rate-windows';
 
@@ -140,7 +145,7 @@ describe('the sliding window (contract §18)', () => {
     expect(alone.state(policy, 0).remaining).toBe(0);
     const alongside = new Counts();
     alongside.count(slice(0));
-    const sent = alongside.beginSync(0);
+    const sent = alongside.beginSync(0, 1);
     // The answer shows 30 requests of other instances besides this one's.
     alongside.syncAnswered(sent, new Map([[slice(0), 31]]));
     for (let i = 0; i < 9; i++) alongside.count(slice(100));
@@ -148,7 +153,7 @@ describe('the sliding window (contract §18)', () => {
     alongside.count(slice(200));
     // Ten unanswered: refused until the next sync answered (due a second after the last).
     expect(alongside.state(policy, 300)).toEqual({ policy, remaining: 0, resetMs: 700 });
-    const next = alongside.beginSync(1000);
+    const next = alongside.beginSync(1000, 2);
     alongside.syncAnswered(next, new Map([[slice(0), 41]]));
     expect(alongside.state(policy, 1100).remaining).toBe(10);
   });
@@ -157,7 +162,132 @@ describe('the sliding window (contract §18)', () => {
     expect(parseRatePolicy('600/60')).toEqual({ requests: 600, windowSeconds: 60 });
     expect(parseRatePolicy('100000/3600')).toEqual({ requests: 100000, windowSeconds: 3600 });
     expect(parseRatePolicy('1/10')).toEqual({ requests: 1, windowSeconds: 10 });
-    for (const bad of ['0/60', '100001/60', '10/0', '10/9', '5/1', '10/3601', '10', '10/6.5', '-1/5', 'abc', '10 / 60', ''])
+    for (const bad of [
+      '0/60',
+      '100001/60',
+      '10/0',
+      '10/9',
+      '5/1',
+      '10/3601',
+      '10',
+      '10/6.5',
+      '-1/5',
+      'abc',
+      '10 / 60',
+      '',
+    ])
       expect(parseRatePolicy(bad)).toEqual(expect.stringMatching(/^(expected|out of range)/));
+  });
+});
+
+/**
+ * One instance's syncs of one counter item, failing as DynamoDB and the network do: a sync lands and its answer
+ * comes, or is lost (given up after a second: dropped connection, late answer, ambiguous 500), or never lands
+ * (throttled, dropped before forwarding), or lands late, after the syncs that carried its counts again. The
+ * item applies a sync as the UpdateItem's condition does (`applies`); an answer is the item after it (ALL_NEW, or
+ * ALL_OLD of a refusal) with the instance's mark.
+ */
+type Step =
+  | { kind: 'count'; n: number }
+  | { kind: 'send' }
+  | { kind: 'land'; pick: number }
+  | { kind: 'lose'; pick: number }
+  | { kind: 'answer' }
+  | { kind: 'giveUp' };
+
+const steps = (maxLength: number) =>
+  fc.array(
+    fc.oneof(
+      fc.record({ kind: fc.constant('count' as const), n: fc.integer({ min: 1, max: 3 }) }),
+      fc.constant({ kind: 'send' as const }),
+      fc.record({ kind: fc.constant('land' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('lose' as const), pick: fc.nat() }),
+      fc.constant({ kind: 'answer' as const }),
+      fc.constant({ kind: 'giveUp' as const }),
+    ),
+    { maxLength },
+  );
+
+/** The item's total after `plan`, then syncs that all land and answer until nothing is unsent; and how many were counted. */
+function syncThrough(plan: readonly Step[]): { stored: number; counted: number; view: number } {
+  const item = new Map<number, number>();
+  let mark: number | undefined;
+  const counts = new Counts();
+  interface Flight {
+    sync: Sync;
+    answer?: { slices: Slices; mark: number };
+  }
+  let flying: Flight[] = [];
+  let current: Flight | undefined;
+  let seq = 0;
+  let counted = 0;
+  const land = (f: Flight): void => {
+    if (applies(mark, f.sync)) {
+      for (const [start, n] of f.sync.slices) item.set(start, (item.get(start) ?? 0) + n);
+      mark = f.sync.seq;
+    }
+    f.answer = { slices: new Map(item), mark: mark! };
+    flying = flying.filter((g) => g !== f);
+  };
+  const answer = (): void => {
+    counts.syncAnswered(current!.sync, current!.answer!.slices, current!.answer!.mark);
+    current = undefined;
+  };
+  for (const step of plan) {
+    if (step.kind === 'count') {
+      for (let i = 0; i < step.n; i++) counts.count(0);
+      counted += step.n;
+    } else if (step.kind === 'send' && !current && counts.unsent) {
+      current = { sync: counts.beginSync(seq * 1000, ++seq) };
+      flying.push(current);
+    } else if ((step.kind === 'land' || step.kind === 'lose') && flying.length) {
+      const f = flying[step.pick % flying.length]!;
+      if (step.kind === 'land') land(f);
+      else flying = flying.filter((g) => g !== f);
+    } else if (step.kind === 'answer' && current?.answer) answer();
+    else if (step.kind === 'giveUp' && current) current = undefined;
+  }
+  // Late ones land or are lost for good; the syncs after that are answered.
+  for (const f of [...flying]) if (f.sync.seq % 2) land(f);
+  current = undefined;
+  while (counts.unsent) {
+    current = { sync: counts.beginSync(seq * 1000, ++seq) };
+    land(current);
+    answer();
+  }
+  const total = (slices: Slices): number => [...slices.values()].reduce((a, b) => a + b, 0);
+  return { stored: total(item), counted, view: total(counts.synced) };
+}
+
+describe('syncs that fail (contract §18: a token below its limit is never refused for a count made twice)', () => {
+  it('count every admitted request once, however they fail, land late or are sent again', () => {
+    // Fewer syncs in doubt in a row than MAX_IN_DOUBT (a send and a give-up take two steps).
+    fc.assert(
+      fc.property(steps(2 * MAX_IN_DOUBT - 2), (plan) => {
+        const { stored, counted, view } = syncThrough(plan);
+        expect({ stored, view }).toEqual({ stored: counted, view: counted });
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never count fewer than admitted, also after more syncs in doubt than are kept apart', () => {
+    fc.assert(
+      fc.property(steps(6 * MAX_IN_DOUBT), (plan) => {
+        const { stored, counted } = syncThrough(plan);
+        expect(stored).toBeGreaterThanOrEqual(counted);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a mark stays while a resend it stops could change a count: a window and a minute after its sync', () => {
+    const policy = { requests: 5, windowSeconds: 10 };
+    const marks = new Map([
+      ['iAAAAAAAA', 1_000_000],
+      ['iBBBBBBBB', 1_000_001],
+    ]);
+    expect(staleMarks(marks, policy, 1_070_000)).toEqual([]);
+    expect(staleMarks(marks, policy, 1_070_001)).toEqual(['iAAAAAAAA']);
   });
 });

@@ -4,7 +4,9 @@
  * only. Each holds request counts per time slice (`s<slice start, epoch ms>`);
  * the business's item also holds its two limits, as import wrote them: the
  * only place they are stored (every instance reads them with its syncs, `token
- * list` with one GetItem). A token's own limit is on its token item.
+ * list` with one GetItem). A token's own limit is on its token item. Both hold
+ * the marks of the instances that synced them in the last window and minute
+ * (`i<instance>`: the tag of its last sync applied).
  */
 import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
@@ -31,6 +33,7 @@ export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
 });
 
 const SLICE_ATTRIBUTE = /^s(\d+)$/;
+const MARK_ATTRIBUTE = /^i[\w-]{8}$/; // an instance name is 8 characters (src/data/rate-counts.ts)
 /** The business's limits on its counter item, named as in the fixture. */
 const LIMIT_ATTRIBUTES = { limit: 'rate_limit', tokenLimit: 'token_rate_limit' } as const;
 
@@ -45,6 +48,18 @@ export const rateCounter = {
   expiresAttribute: 'expires_at',
   /** The attribute of the count of the slice starting at `start` (epoch ms). */
   sliceAttribute: (start: number): string => `s${start}`,
+  /**
+   * The mark of an instance (its name, `i<name>`): the tag of its last sync applied to the item, which makes a
+   * sync sent again add nothing (src/domain/rate-window.ts Sync).
+   */
+  markAttribute: (instance: string): string => `i${instance}`,
+  /** The marks an item holds: attribute -> tag. */
+  marksOf: (item: Readonly<Record<string, unknown>> | undefined): Map<string, number> => {
+    const marks = new Map<string, number>();
+    for (const [name, value] of Object.entries(item ?? {}))
+      if (MARK_ATTRIBUTE.test(name) && typeof value === 'number') marks.set(name, value);
+    return marks;
+  },
   /** The counts per slice start an item holds. */
   slicesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<number, number> => {
     const slices = new Map<number, number>();
