@@ -5,7 +5,7 @@ import { advanceRateClock, unsentRateCounts } from '../../src/data/rate-counts';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
-import { proxyTheApi } from '../support/dynamo-proxy';
+import { proxyTheApi, type FaultModes } from '../support/dynamo-proxy';
 import { getItem } from '../../src/data/table-io';
 import { keys } from '../../src/data/keys';
 import { hashToken } from '../../src/data/token-store';
@@ -298,27 +298,38 @@ describe('counting when DynamoDB fails the syncs (fault proxy)', () => {
     }
   }, 30_000);
 
-  it('counts a sync once that was stored but answered too late, and sent again', async () => {
+  it('counts a sync once that was stored but answered too late, or answered 500, and sent again', async () => {
     const proxy = await proxyTheApi();
     try {
       const token = await api.provision(fixture('late', {}));
       expect((await get(token)).status).toBe(200);
       await settled();
-      proxy.resetStats();
-      // Every sync from here on is stored at once and answered after 1.5 s: after it was given up (1 s) and its
-      // counts sent again.
-      proxy.setModes({ delayAnswerMs: 1500, operations: ['UpdateItem'] });
-      for (let i = 0; i < 3; i++) expect((await get(token)).status).toBe(200);
-      await until(() => (proxy.stats.faults.delayAnswer ?? 0) >= 2, "the token's and the business's syncs");
-      proxy.setModes({});
-      await settled();
-      const sent = proxy.stats.requests.UpdateItem ?? 0;
-      const counted = {
+      const counted = async () => ({
         token: (await stored(keys.tokenRate('late', hashToken(token)))).total,
         business: (await stored(keys.businessRate('late'))).total,
+      });
+      // Until the token's and the business's sync hit `fault` (each stored): then DynamoDB answers again.
+      const syncsFailing = async (modes: FaultModes, fault: string, requests: number) => {
+        proxy.resetStats();
+        proxy.setModes({ ...modes, operations: ['UpdateItem'] });
+        for (let i = 0; i < requests; i++) expect((await get(token)).status).toBe(200);
+        await until(() => (proxy.stats.faults[fault] ?? 0) >= 2, `the token's and the business's syncs: ${fault}`);
+        proxy.setModes({});
+        await settled();
+        // Each sent again (the stored sync's answer never reached the instance), yet counted once.
+        return { sent: (proxy.stats.requests.UpdateItem ?? 0) >= 4, counted: await counted() };
       };
-      // The token's and the business's sync stored and sent again: each request counted once.
-      expect({ counted, resent: sent >= 4 }).toEqual({ counted: { token: 4, business: 4 }, resent: true });
+      // Stored at once, answered after 1.5 s: after the sync was given up (1 s).
+      expect(await syncsFailing({ delayAnswerMs: 1500 }, 'delayAnswer', 3)).toEqual({
+        sent: true,
+        counted: { token: 4, business: 4 },
+      });
+      // Stored, answered 500 InternalServerError: the SDK tries again at once (refused: stored), and so does the
+      // next sync.
+      expect(await syncsFailing({ applyThenFail: 1 }, 'applyThenFail', 2)).toEqual({
+        sent: true,
+        counted: { token: 6, business: 6 },
+      });
     } finally {
       await proxy.restore();
     }
