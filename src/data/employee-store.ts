@@ -38,7 +38,7 @@ import {
   kindLaneStatesOf,
   type FeedLaneState,
 } from './feed-store';
-import { laneOfTicket } from '../domain/change-feed';
+import { laneOf, laneOfTicket } from '../domain/change-feed';
 import { batchGet, type Item } from './table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
@@ -184,6 +184,51 @@ export async function readForEmployeeCreates(
   };
 }
 
+/** What a chunk of job creates reads (a bulk import): config, the jobs' employees and supervisors, their feed lanes. */
+export interface JobChunkContext {
+  readonly config: BusinessConfig;
+  /** The employees asked for that exist, by id. */
+  readonly employees: ReadonlyMap<string, Item>;
+  /** The supervisors asked for that exist. */
+  readonly supervisors: ReadonlySet<string>;
+  /** The change-feed lane of each employee asked for (a job's entries go to its employee's lane). */
+  readonly feeds: ReadonlyMap<number, FeedLaneState>;
+}
+
+/**
+ * Everything a chunk of job creates needs, in one BatchGetItem (parts of
+ * 100 keys at once): config, the jobs' employees, their supervisors, and
+ * the feed lane counter of each employee (one per lane).
+ */
+export async function readForEmployeeJobCreates(
+  businessId: string,
+  wanted: { employeeIds: readonly string[]; supervisorIds: readonly string[] },
+): Promise<JobChunkContext> {
+  const employeeIds = [...new Set(wanted.employeeIds)];
+  const supervisorIds = [...new Set(wanted.supervisorIds)];
+  const lanes = [...new Set(employeeIds.map((id) => laneOf('employee', id)))];
+  const items = await batchGet([
+    business.configKey(businessId),
+    ...employeeIds.map((id) => employeeEntity.key(businessId, id)),
+    ...supervisorIds.map((id) => employeeEntity.key(businessId, id)),
+    ...lanes.map((lane) => feedLaneCounterKey(businessId, lane)),
+  ]);
+  const at = (i: number): Item | undefined => items[i];
+  const employees = new Map<string, Item>();
+  employeeIds.forEach((id, i) => {
+    const item = at(1 + i);
+    if (item) employees.set(id, item);
+  });
+  const supervisors = new Set(supervisorIds.filter((_, i) => at(1 + employeeIds.length + i) !== undefined));
+  const first = 1 + employeeIds.length + supervisorIds.length;
+  return {
+    config: requireConfig(configOf(at(0)), businessId),
+    employees,
+    supervisors,
+    feeds: new Map(lanes.map((lane, i) => [lane, feedLaneStateAt(lane, at(first + i))])),
+  };
+}
+
 /** A single record with the business config: one BatchGetItem. */
 export async function readRecordWithConfig(
   businessId: string,
@@ -225,6 +270,20 @@ export async function readListPage(
 // ---------------------------------------------------------------------------
 // Writes (transaction items)
 // ---------------------------------------------------------------------------
+
+/** Creates at consecutive reserved positions from `first` on in a list without statuses: placeInList's items. */
+const placeCreated = (
+  businessId: string,
+  list: string,
+  first: number,
+  created: readonly { readonly createdAt: string }[],
+): TxWrite[] =>
+  placeInList(
+    businessId,
+    list,
+    first,
+    created.map((c) => ({ code: 0, createdAtMs: Date.parse(c.createdAt) })),
+  );
 
 /** The condition failure of an employee_number unique item: the value is taken. */
 export type TakenError = () => Error | 'retry';
@@ -280,12 +339,7 @@ export function createEmployeesWrites(
   taken: TakenError,
 ): TxWrite[] {
   if (!employees.length) return [];
-  const writes: TxWrite[] = placeInList(
-    businessId,
-    employeeEntity.list,
-    first,
-    employees.map((e) => ({ code: 0, createdAtMs: Date.parse(e.createdAt) })),
-  );
+  const writes = placeCreated(businessId, employeeEntity.list, first, employees);
   employees.forEach((employee, i) => {
     writes.push({
       item: {
@@ -348,36 +402,59 @@ export interface StoredJobSpan {
   readonly department_id: string | null;
 }
 
+/** A new job as its create writes it: its employee, fields, span (its `seq` among the employee's jobs). */
+export interface NewEmployeeJob {
+  readonly id: string;
+  readonly employeeId: string;
+  readonly createdAt: string;
+  readonly fields: Record<string, unknown>;
+  readonly span: StoredJobSpan;
+}
+
+/** An employee that new jobs are added to: as read (`jobCount`, `version`), and its updated_at after them. */
+export interface JobsEmployee {
+  readonly id: string;
+  readonly jobCount: number;
+  readonly version: number;
+  readonly updatedAt: string;
+}
+
 /**
- * Creating a job: its count at its reserved business list position (summary
- * and map, no condition), its position among the employee's jobs (job_count,
- * conditioned), the job summary on the employee (which moves the employee's
- * updated_at and version), the job record, and a check that the supervisor
- * still exists.
+ * Creating jobs (one, or a bulk import's chunk) in one transaction at the
+ * business list positions reserved for them from `first` on, in the order
+ * given: counted in the list's summary and maps (no condition); each job's
+ * record; per employee one Update adding its jobs' summaries (from which the
+ * derived job dates are computed), job_count and version by their number and
+ * the employee's updated_at, conditioned on the job_count and version read;
+ * and a check that each supervisor still exists (none for an employee the
+ * transaction updates: its Update's condition checks that, and a transaction
+ * may not name an item twice).
  */
 export function createEmployeeJobWrites(
   businessId: string,
-  position: number,
-  employee: { id: string; jobCount: number; version: number; updatedAt: string },
-  job: { id: string; createdAt: string; fields: Record<string, unknown>; span: StoredJobSpan },
-  supervisor: { id: string; missing: () => Error } | undefined,
+  first: number,
+  employees: readonly JobsEmployee[],
+  jobs: readonly NewEmployeeJob[],
+  supervisors: readonly { readonly id: string; readonly missing: () => Error }[],
 ): TxWrite[] {
-  const writes: TxWrite[] = [
-    ...placeInList(businessId, employeeJob.list, position, [{ code: 0, createdAtMs: Date.parse(job.createdAt) }]),
-    {
+  if (!jobs.length) return [];
+  const writes = placeCreated(businessId, employeeJob.list, first, jobs);
+  for (const employee of employees) {
+    const own = jobs.filter((job) => job.employeeId === employee.id);
+    writes.push({
       item: {
         Update: {
           Key: employeeEntity.key(businessId, employee.id),
           ...updateOf(
             {
               set: [
-                [['job_summary', job.id], job.span],
-                ['job_count', employee.jobCount + 1],
+                ...own.map((job): [string[], StoredJobSpan] => [['job_summary', job.id], job.span]),
+                ['job_count', employee.jobCount + own.length],
                 ['updated_at', employee.updatedAt],
               ],
-              add: { version: 1 },
+              add: { version: own.length },
             },
-            // The version too: the change feed records the employee as read plus this job, so nothing else may have moved it.
+            // The version too: the change feed records the employee as read plus these jobs, so nothing else may have moved it.
             {
               expression: `${IF_PRESENT} AND job_count = :count AND version = :v`,
               values: { ':count': employee.jobCount, ':v': employee.version },
@@ -386,26 +463,27 @@ export function createEmployeeJobWrites(
         },
       },
       onConditionFailed: () => 'retry',
-    },
-    {
+    });
+  }
+  jobs.forEach((job, i) =>
+    writes.push({
       item: {
         Put: {
-          Item: employeeJob.newItem(businessId, employee.id, job, { position, seq: job.span.seq }),
+          Item: employeeJob.newItem(businessId, job.employeeId, job, { position: first + i, seq: job.span.seq }),
           ConditionExpression: IF_ABSENT,
         },
       },
       onConditionFailed: () => 'retry',
       confirms: exists,
-    },
-  ];
-  if (supervisor) {
+    }),
+  );
+  const updated = new Set(employees.map((e) => e.id));
+  const checked = new Set<string>();
+  for (const supervisor of supervisors) {
+    if (updated.has(supervisor.id) || checked.has(supervisor.id)) continue;
+    checked.add(supervisor.id);
     writes.push({
-      item: {
-        ConditionCheck: {
-          Key: employeeEntity.key(businessId, supervisor.id),
-          ConditionExpression: IF_PRESENT,
-        },
-      },
+      item: { ConditionCheck: { Key: employeeEntity.key(businessId, supervisor.id), ConditionExpression: IF_PRESENT } },
       onConditionFailed: () => supervisor.missing(),
     });
   }

@@ -54,8 +54,8 @@ import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import type { PageRequest } from '../domain/pagination';
 import type { ApplicationListFilter } from '../schemas/application-filters';
-import { FieldError, FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
-import type { ChunkHooks } from './employees';
+import { FieldError, type FieldErrorCollector, notFound, preconditionFailed } from '../domain/errors';
+import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { created, etagOf, ifMatchAllows, noContent, ok, type ApiResult } from '../domain/result';
 
 export type Body = Record<string, unknown>;
@@ -141,12 +141,6 @@ export async function createApplication(
   );
 }
 
-/** One body of a chunk of application creates: its schema-checked fields and what its schema check collected. */
-export interface ApplicationCreateRow {
-  readonly body: Body;
-  readonly fieldErrors: FieldErrorCollector;
-}
-
 /**
  * The most bodies of one createApplications chunk: each takes up to 5
  * transaction items (record, feed entry, a bulk import's external id, and,
@@ -159,67 +153,69 @@ export const APPLICATION_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 8) / 5);
 
 /**
  * POST /applications for a chunk of bodies (a bulk import; at most
- * APPLICATION_CHUNK unless dry): each checked exactly as its single POST;
- * the ones that pass are created in one transaction at positions and times
- * reserved for all of them in one UpdateItem, with ids of one feed lane
- * (`lane`), so the lane's counter steps once. One BatchGetItem (config, lane
- * counter), the reservation, one transaction; a re-run (the lane moved under
- * a concurrent writer) keeps the reservation. Dry: the checks only, nothing
- * reserved or written. Each body's outcome, in order: its record's id (dry:
- * of the record it would be), or its FieldError.
+ * APPLICATION_CHUNK unless dry; src/services/create-chunk.ts): each checked
+ * exactly as its single POST; the ones that pass are created in one
+ * transaction at positions and times reserved for all of them in one
+ * UpdateItem, with ids of one feed lane (`lane`), so the lane's counter steps
+ * once. One BatchGetItem (config, lane counter), the reservation, one
+ * transaction; a re-run (the lane moved under a concurrent writer) keeps the
+ * reservation. Dry: the checks only, nothing reserved or written. Each body's
+ * outcome, in order: its record's id (dry: of the record it would be), or its
+ * FieldError.
  */
 export async function createApplications(
   businessId: string,
-  rows: readonly ApplicationCreateRow[],
+  rows: readonly CreateRow[],
   hooks: ChunkHooks,
   lane: number,
-): Promise<(string | FieldError)[]> {
+): Promise<ChunkOutcome[]> {
   if (!hooks.dryRun && rows.length > APPLICATION_CHUNK)
     throw new Error(`createApplications: ${rows.length} bodies in one transaction`);
   const ids = idsInLane('application', lane, rows.length, randomUUID);
-  let held: { readonly reserved: Reservation; readonly count: number } | undefined;
-  return withRetries(async () => {
-    const { config, feed } = await readForCreateChunk(businessId, lane);
-    const checked = rows.map((row): ApplicationFields | FieldError => {
-      const errors = row.fieldErrors.copy();
-      try {
-        const fields = fieldsForCreate(row.body, inputContext(config, errors));
-        errors.throwIfAny();
-        return fields;
-      } catch (error) {
-        if (error instanceof FieldError) return error;
-        throw error;
-      }
-    });
-    const outcomes = checked.map((c, i) => (c instanceof FieldError ? c : (ids[i] ?? '')));
-    if (hooks.dryRun) return outcomes;
-    const passing = checked.flatMap((c, i) => (c instanceof FieldError ? [] : [{ fields: c, id: ids[i] ?? '' }]));
-    // A re-run whose checks came out otherwise (the config changed meanwhile) reserves again: the rest is a hole.
-    if (passing.length && held?.count !== passing.length)
-      held = { reserved: await reserveForChunk(businessId, passing.length), count: passing.length };
-    const apps = passing.map(({ fields, id }, i): ApplicationRecord => {
-      const at = reservedTime(held!.reserved, i);
-      return { id, ...fields, created_at: at, updated_at: at, version: 1 };
-    });
-    const now = Date.now();
-    const writes = [
-      ...(held && apps.length ? createChunkWrites(businessId, config, apps, held.reserved, feed, now) : []),
-      ...feedAppendWrites(
-        businessId,
-        feed,
-        apps.map((app) => ({
-          type: 'application.created' as const,
-          id: app.id,
-          occurred_at: app.created_at,
-          data: renderApplication(config, app),
-        })),
-        now,
-      ),
-      ...(hooks.extraWrites?.(outcomes) ?? []),
-    ];
-    if (writes.length) await transactWrite(writes);
-    return outcomes;
-  }, CREATE_ATTEMPTS);
+  type Passed = { fields: ApplicationFields; id: string };
+  const done = await createChunk<Awaited<ReturnType<typeof readForCreateChunk>>, Passed>({
+    hooks,
+    attempts: CREATE_ATTEMPTS,
+    read: () => readForCreateChunk(businessId, lane),
+    check: ({ config }) => {
+      const passed: Passed[] = [];
+      const outcomes = rows.map((row, i): ChunkOutcome => {
+        const errors = row.fieldErrors.copy();
+        try {
+          const fields = fieldsForCreate(row.body, inputContext(config, errors));
+          errors.throwIfAny();
+          passed.push({ fields, id: ids[i] ?? '' });
+          return ids[i] ?? '';
+        } catch (error) {
+          if (error instanceof FieldError) return error;
+          throw error;
+        }
+      });
+      return { outcomes, passed };
+    },
+    reserve: (count) => reserveForChunk(businessId, count),
+    writes: ({ config, feed }, passed, reserved, now) => {
+      const apps = passed.map(({ fields, id }, i): ApplicationRecord => {
+        const at = reservedTime(reserved, i);
+        return { id, ...fields, created_at: at, updated_at: at, version: 1 };
+      });
+      return [
+        ...createChunkWrites(businessId, config, apps, reserved, feed, now),
+        ...feedAppendWrites(
+          businessId,
+          feed,
+          apps.map((app) => ({
+            type: 'application.created' as const,
+            id: app.id,
+            occurred_at: app.created_at,
+            data: renderApplication(config, app),
+          })),
+          now,
+        ),
+      ];
+    },
+  });
+  return done.outcomes;
 }
 
 /** GET /applications/{id}: one BatchGetItem (record + config). */

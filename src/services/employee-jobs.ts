@@ -3,22 +3,29 @@ import { API_PREFIX } from '../domain/api-paths';
 import { changedFields } from '../domain/audit';
 import {
   createEmployeeJobWrites,
+  readForEmployeeJobCreates,
   readForEmployeeWrite,
   readListPage,
   readRecordWithConfig,
+  reserveListPositions,
+  type JobChunkContext,
+  type JobsEmployee,
+  type NewEmployeeJob,
   type StoredJobSpan,
 } from '../data/employee-store';
-import { feedAppendWrites } from '../data/feed-store';
-import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
+import { feedAppendWrites, type FeedLaneState, type NewFeedEntry } from '../data/feed-store';
+import { reservedTime, type Reservation } from '../data/list-sequence';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import type { WriteHooks } from '../data/transact-write';
+import { MAX_TRANSACTION_ITEMS } from '../data/transact-write';
+import { laneOf } from '../domain/change-feed';
+import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { todayIn } from '../domain/job-dates';
 import { employeeView } from './employees';
 import type { Item } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import type { PageRequest } from '../domain/pagination';
-import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { FieldError, HttpError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { EMPLOYEE_JOB_WRITABLE_FIELDS } from '../schemas/employees';
 
@@ -89,6 +96,115 @@ export function employeeJobView(item: Item, config: BusinessConfig): Record<stri
 // Use cases
 // ---------------------------------------------------------------------------
 
+/** What a new job changes: its 201, the employee after it, both feed entries (the job's, then the employee's). */
+interface JobCreated {
+  readonly result: ApiResult;
+  readonly job: NewEmployeeJob;
+  /** The employee as the job leaves it (the next job of the same employee in a chunk starts from it). */
+  readonly employeeAfter: Item;
+  readonly entries: readonly NewFeedEntry[];
+}
+
+/**
+ * A new job `id` of `employee` (as stored, or as the jobs before it in the
+ * same transaction leave it) created at `createdAt`: its span on the employee
+ * (the next seq of its own list), the employee's job summary, job_count,
+ * version and updated_at after it (never backwards), and both changes for the
+ * feed, in commit order.
+ */
+function jobCreated(
+  config: BusinessConfig,
+  employee: Item,
+  id: string,
+  createdAt: string,
+  fields: Record<string, unknown>,
+): JobCreated {
+  const employeeId = String(employee.id);
+  const jobCount = Number(employee.job_count ?? 0);
+  const employeeUpdatedAt = new Date(
+    Math.max(Date.parse(createdAt), Date.parse(String(employee.updated_at)) + 1 || 0),
+  ).toISOString();
+  const span: StoredJobSpan = {
+    seq: jobCount + 1,
+    from: fields.from as string,
+    to: (fields.to as string | null) ?? null,
+    supervisor_id: (fields.supervisor_id as string | null) ?? null,
+    location_id: (fields.location_id as string | null) ?? null,
+    department_id: (fields.department_id as string | null) ?? null,
+  };
+  const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt };
+  const result = created(employeeJobView(item, config), employeeJobLocation(id), { ETag: etagOf(id, 1) });
+  const employeeAfter: Item = {
+    ...employee,
+    job_summary: { ...((employee.job_summary as Record<string, unknown> | undefined) ?? {}), [id]: span },
+    job_count: jobCount + 1,
+    version: Number(employee.version ?? 1) + 1,
+    updated_at: employeeUpdatedAt,
+  };
+  const today = todayIn(config.timezone);
+  const employeeAfterView = employeeView(employeeAfter, config, today);
+  return {
+    result,
+    job: { id, employeeId, createdAt, fields, span },
+    employeeAfter,
+    entries: [
+      { type: 'employee_job.created', id, occurred_at: createdAt, data: result.body },
+      {
+        type: 'employee.updated',
+        id: employeeId,
+        occurred_at: employeeUpdatedAt,
+        data: employeeAfterView,
+        changed_fields: changedFields(employeeView(employee, config, today), employeeAfterView),
+      },
+    ],
+  };
+}
+
+/** An employee as read, with its updated_at as the jobs a transaction adds leave it (`after`). */
+const jobsEmployee = (before: Item, after: Item): JobsEmployee => ({
+  id: String(before.id),
+  jobCount: Number(before.job_count ?? 0),
+  version: Number(before.version ?? 1),
+  updatedAt: String(after.updated_at),
+});
+
+/** A body's employee_id and supervisor_id to look up: those its schema check passed (a supervisor other than the employee). */
+function jobRefsOf(body: Body, fieldErrors: FieldErrorCollector): { employeeId?: string; supervisorId?: string } {
+  const employeeId =
+    typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
+  const supervisorId =
+    typeof body.supervisor_id === 'string' && !fieldErrors.has('supervisor_id') && body.supervisor_id !== employeeId
+      ? body.supervisor_id
+      : undefined;
+  return { employeeId, supervisorId };
+}
+
+/**
+ * The checks of POST /employee_jobs against what was read: the job's fields,
+ * or the request's FieldError with everything `fieldErrors` collected; a
+ * well-formed body whose employee_id names no employee of this business: 404.
+ */
+function checkedNewJob(
+  body: Body,
+  fieldErrors: FieldErrorCollector,
+  config: BusinessConfig,
+  employeeId: string | undefined,
+  found: { readonly employee: Item | undefined; readonly supervisorExists: boolean },
+): { fields: Record<string, unknown>; employee: Item } {
+  const fields = jobFields(
+    body,
+    config,
+    { employeeId, supervisorExists: found.supervisorExists },
+    (f, m) => fieldErrors.add(f, m),
+    (f) => fieldErrors.has(f),
+  );
+  fieldErrors.throwIfAny();
+  if (!employeeId || !found.employee) throw notFound('employee', String(body.employee_id));
+  return { fields, employee: found.employee };
+}
+
+const supervisorMissing = (): FieldError => new FieldError(422, { supervisor_id: [MESSAGES.missingReference] });
+
 /**
  * POST /employee_jobs: one BatchGetItem (config, employee, supervisor,
  * idempotency record, feed lane) with the reservation of its business list
@@ -105,18 +221,11 @@ export async function createEmployeeJob(
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
   target: RequestTarget,
-  hooks?: WriteHooks,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
-  const employeeId =
-    typeof body.employee_id === 'string' && !fieldErrors.has('employee_id') ? body.employee_id : undefined;
-  const supervisorId =
-    typeof body.supervisor_id === 'string' && !fieldErrors.has('supervisor_id') && body.supervisor_id !== employeeId
-      ? body.supervisor_id
-      : undefined;
+  const { employeeId, supervisorId } = jobRefsOf(body, fieldErrors);
   const id = randomUUID();
-  // Validating (a bulk import's validate mode) writes nothing, a reservation neither: the job is never sent.
-  let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
+  let held: Reservation | undefined;
   return idempotentCreate(
     idem,
     // A re-run (the employee moved, the lane moved) keeps the position reserved by the first run.
@@ -134,73 +243,128 @@ export async function createEmployeeJob(
     },
     (ctx) => {
       const { config } = ctx;
-      const fields = jobFields(
-        body,
-        config,
-        { employeeId, supervisorExists: ctx.supervisor !== undefined },
-        (f, m) => fieldErrors.add(f, m),
-        (f) => fieldErrors.has(f),
-      );
-      fieldErrors.throwIfAny();
-      if (!employeeId || !ctx.employee) throw notFound('employee', String(body.employee_id));
-
+      const { fields, employee } = checkedNewJob(body, fieldErrors, config, employeeId, {
+        employee: ctx.employee,
+        supervisorExists: ctx.supervisor !== undefined,
+      });
       const reserved = ctx.reserved as Reservation;
-      const createdAt = reservedTime(reserved);
-      const jobCount = Number(ctx.employee.job_count ?? 0);
-      const employeeVersion = Number(ctx.employee.version ?? 1);
-      // The job's creation moves the employee's updated_at, never backwards.
-      const employeeUpdatedAt = new Date(
-        Math.max(Date.parse(createdAt), Date.parse(String(ctx.employee.updated_at)) + 1 || 0),
-      ).toISOString();
-      const span: StoredJobSpan = {
-        seq: jobCount + 1,
-        from: fields.from as string,
-        to: (fields.to as string | null) ?? null,
-        supervisor_id: (fields.supervisor_id as string | null) ?? null,
-        location_id: (fields.location_id as string | null) ?? null,
-        department_id: (fields.department_id as string | null) ?? null,
-      };
+      const made = jobCreated(config, employee, id, reservedTime(reserved), fields);
       const writes = createEmployeeJobWrites(
         businessId,
         reserved.position,
-        { id: employeeId, jobCount, version: employeeVersion, updatedAt: employeeUpdatedAt },
-        { id, createdAt, fields, span },
-        supervisorId
-          ? {
-              id: supervisorId,
-              missing: () => new FieldError(422, { supervisor_id: [MESSAGES.missingReference] }),
-            }
-          : undefined,
+        [jobsEmployee(employee, made.employeeAfter)],
+        [made.job],
+        supervisorId ? [{ id: supervisorId, missing: supervisorMissing }] : [],
       );
-      const item: Item = { ...fields, id, created_at: createdAt, updated_at: createdAt };
-      const result = created(employeeJobView(item, config), employeeJobLocation(id), { ETag: etagOf(id, 1) });
-      // The employee changes too (job summary, derived fields, updated_at): both changes, in commit order.
-      const employeeAfter: Item = {
-        ...ctx.employee,
-        job_summary: { ...((ctx.employee.job_summary as Record<string, unknown> | undefined) ?? {}), [id]: span },
-        job_count: jobCount + 1,
-        version: employeeVersion + 1,
-        updated_at: employeeUpdatedAt,
-      };
-      const today = todayIn(config.timezone);
-      const employeeAfterView = employeeView(employeeAfter, config, today);
-      writes.push(
-        ...feedAppendWrites(businessId, ctx.feed, [
-          { type: 'employee_job.created', id, occurred_at: createdAt, data: result.body },
-          {
-            type: 'employee.updated',
-            id: employeeId,
-            occurred_at: employeeUpdatedAt,
-            data: employeeAfterView,
-            changed_fields: changedFields(employeeView(ctx.employee, config, today), employeeAfterView),
-          },
-        ]),
-      );
-      return { result, writes };
+      writes.push(...feedAppendWrites(businessId, ctx.feed, made.entries));
+      return { result: made.result, writes };
     },
     JOB_WRITE_ATTEMPTS,
-    hooks,
   );
+}
+
+/**
+ * The most bodies of one createEmployeeJobs chunk: each takes up to 8
+ * transaction items (job record, its employee's Update, its supervisor's
+ * check, its place in the business list's map, its two feed entries, its
+ * employee's feed lane counter, and a bulk import's external id), the chunk
+ * 2 more (the list's summary, the import's result item), within DynamoDB's
+ * 100. Bodies of one employee share its Update and lane, but the limit counts
+ * each body's own.
+ */
+export const EMPLOYEE_JOB_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 2) / 8);
+
+/**
+ * POST /employee_jobs for a chunk of bodies (a bulk import; at most
+ * EMPLOYEE_JOB_CHUNK unless dry; src/services/create-chunk.ts): each checked
+ * exactly as its single POST, in order, against one BatchGetItem (config,
+ * the bodies' employees and supervisors, their employees' feed lanes); the
+ * k that pass are created in one transaction at k business list positions
+ * reserved in one UpdateItem. Bodies of one employee follow each other as
+ * single creates would (its job list 1..job_count, derived job dates,
+ * updated_at, version, one `employee.updated` entry per job), each employee
+ * updated once, conditioned on what was read: a concurrent job create for it
+ * makes the chunk re-run from the read (keeping its reservation). Each body's
+ * outcome, in order: the job's id (dry: of the job it would be), its
+ * FieldError, or the 404 of an employee_id that names no employee.
+ */
+export async function createEmployeeJobs(
+  businessId: string,
+  rows: readonly CreateRow[],
+  hooks: ChunkHooks,
+): Promise<ChunkOutcome[]> {
+  if (!hooks.dryRun && rows.length > EMPLOYEE_JOB_CHUNK)
+    throw new Error(`createEmployeeJobs: ${rows.length} bodies in one transaction`);
+  const ids = rows.map(() => randomUUID());
+  const refs = rows.map((row) => jobRefsOf(row.body, row.fieldErrors));
+  type Passed = { readonly id: string; readonly fields: Record<string, unknown>; readonly employeeId: string };
+  const done = await createChunk<JobChunkContext, Passed>({
+    hooks,
+    attempts: JOB_WRITE_ATTEMPTS,
+    read: () =>
+      readForEmployeeJobCreates(businessId, {
+        employeeIds: refs.flatMap((r) => (r.employeeId === undefined ? [] : [r.employeeId])),
+        supervisorIds: refs.flatMap((r) => (r.supervisorId === undefined ? [] : [r.supervisorId])),
+      }),
+    check: (ctx) => {
+      const passed: Passed[] = [];
+      const outcomes = rows.map((row, i): ChunkOutcome => {
+        const { employeeId, supervisorId } = refs[i] ?? {};
+        try {
+          const { fields } = checkedNewJob(row.body, row.fieldErrors.copy(), ctx.config, employeeId, {
+            employee: employeeId === undefined ? undefined : ctx.employees.get(employeeId),
+            supervisorExists: supervisorId !== undefined && ctx.supervisors.has(supervisorId),
+          });
+          passed.push({ id: ids[i] ?? '', fields, employeeId: employeeId ?? '' });
+          return ids[i] ?? '';
+        } catch (error) {
+          if (error instanceof FieldError || error instanceof HttpError) return error;
+          throw error;
+        }
+      });
+      return { outcomes, passed };
+    },
+    reserve: (count) => reserveListPositions(businessId, 'employee_job', count),
+    writes: (ctx, passed, reserved, now) => {
+      // Each employee as the jobs before this one leave it; each lane's entries in commit order.
+      const current = new Map(ctx.employees);
+      const made = passed.map((p, i) => {
+        const job = jobCreated(
+          ctx.config,
+          current.get(p.employeeId) as Item,
+          p.id,
+          reservedTime(reserved, i),
+          p.fields,
+        );
+        current.set(p.employeeId, job.employeeAfter);
+        return job;
+      });
+      const employees = [...new Set(passed.map((p) => p.employeeId))].map((id) =>
+        jobsEmployee(ctx.employees.get(id) as Item, current.get(id) as Item),
+      );
+      const byLane = new Map<number, NewFeedEntry[]>();
+      for (const job of made) {
+        const lane = laneOf('employee', job.job.employeeId);
+        byLane.set(lane, [...(byLane.get(lane) ?? []), ...job.entries]);
+      }
+      return [
+        ...createEmployeeJobWrites(
+          businessId,
+          reserved.position,
+          employees,
+          made.map((m) => m.job),
+          passed.flatMap((p) => {
+            const supervisor = p.fields.supervisor_id;
+            return typeof supervisor === 'string' ? [{ id: supervisor, missing: supervisorMissing }] : [];
+          }),
+        ),
+        ...[...byLane].flatMap(([lane, entries]) =>
+          feedAppendWrites(businessId, ctx.feeds.get(lane) as FeedLaneState, entries, now),
+        ),
+      ];
+    },
+  });
+  return done.outcomes;
 }
 
 /** GET /employee_jobs/{id}: config and record in one BatchGetItem. */

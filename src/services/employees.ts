@@ -18,8 +18,9 @@ import { idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
 import type { Item } from '../data/table-io';
-import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type TxWrite, type WriteHooks } from '../data/transact-write';
+import { MAX_TRANSACTION_ITEMS, commitWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
+import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import { normalizeIban } from '../domain/formats';
@@ -249,19 +250,6 @@ function newEmployeeResult(
   return { result, entry: { type: 'employee.created', id, occurred_at: createdAt, data: result.body } };
 }
 
-/** One body of a chunk of employee creates: its schema-checked fields and what its schema check collected. */
-export interface EmployeeCreateRow {
-  readonly body: Body;
-  readonly fieldErrors: FieldErrorCollector;
-}
-
-/** What a bulk import adds to a chunk of creates: dry (checks only), and items for its transaction. */
-export interface ChunkHooks {
-  readonly dryRun?: boolean;
-  /** More items for the chunk's transaction, given each body's outcome: its record's id, or its FieldError. */
-  readonly extraWrites?: (outcomes: readonly (string | FieldError)[]) => TxWrite[];
-}
-
 /**
  * Where a chunk starts: the feed lane its new employees take, and the state
  * its first attempt may use instead of reading it (what an earlier chunk left
@@ -275,25 +263,24 @@ export interface ChunkStart {
 
 /**
  * POST /employees for a chunk of bodies (a bulk import; at most
- * EMPLOYEE_CHUNK unless dry): each checked exactly as its single POST, in
- * order (an employee_number an earlier body of the chunk takes is taken for
- * the later ones); the k that pass are created in one transaction at k list
- * positions reserved in one UpdateItem (no condition, nothing a concurrent
- * create can refuse) with ids of one feed lane, so the lane's counter steps
- * once (docs/decisions/012). One BatchGetItem (none with `start.known`), one
- * reservation, one transaction; a concurrent writer that moved the lane or
- * took a number makes it re-run from the read (keeping its reservation if it
- * still has room). Each body's
- * outcome, in order (its record's id, dry: of the record it would be; or its
- * FieldError), and the state the next chunk may start from (the owners of
- * this chunk's employee_numbers only).
+ * EMPLOYEE_CHUNK unless dry; src/services/create-chunk.ts): each checked
+ * exactly as its single POST, in order (an employee_number an earlier body of
+ * the chunk takes is taken for the later ones); the k that pass are created in
+ * one transaction at k list positions reserved in one UpdateItem (no
+ * condition, nothing a concurrent create can refuse) with ids of one feed
+ * lane, so the lane's counter steps once (docs/decisions/012). One
+ * BatchGetItem (none with `start.known`), one reservation, one transaction; a
+ * concurrent writer that moved the lane or took a number makes it re-run from
+ * the read. Each body's outcome, in order (its record's id, dry: of the record
+ * it would be; or its FieldError), and the state the next chunk may start
+ * from (the owners of this chunk's employee_numbers only).
  */
 export async function createEmployees(
   businessId: string,
-  rows: readonly EmployeeCreateRow[],
+  rows: readonly CreateRow[],
   hooks: ChunkHooks,
   start: ChunkStart,
-): Promise<{ outcomes: (string | FieldError)[]; after: EmployeeChunkContext }> {
+): Promise<{ outcomes: ChunkOutcome[]; after: EmployeeChunkContext }> {
   if (!hooks.dryRun && rows.length > EMPLOYEE_CHUNK)
     throw new Error(`createEmployees: ${rows.length} bodies in one transaction`);
   const ids = idsInLane('employee', start.lane, rows.length, randomUUID);
@@ -301,58 +288,63 @@ export async function createEmployees(
     row.fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(row.body.employee_number),
   );
   let known = start.known;
-  let held: { readonly reserved: Reservation; readonly count: number } | undefined;
-  return withRetries(async () => {
-    const ctx =
-      known ??
-      (await readForEmployeeCreates(businessId, {
-        lane: start.lane,
-        employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
-      }));
-    known = undefined;
-    const taken = new Map(ctx.numberOwners);
-    const passed: { id: string; fields: Record<string, unknown>; employeeNumber: string | null }[] = [];
-    const outcomes = rows.map((row, i): string | FieldError => {
-      const number = numbers[i];
-      const id = ids[i] ?? '';
-      try {
-        const fields = checkedNewEmployee(row.body, row.fieldErrors.copy(), ctx.config, number ? taken.has(number) : false);
-        if (number) taken.set(number, id);
-        passed.push({ id, fields, employeeNumber: number ?? null });
-        return id;
-      } catch (error) {
-        if (error instanceof FieldError) return error;
-        throw error;
-      }
-    });
-    // The numbers of this chunk only: what the next chunk's read may not show yet, and no more.
-    const numberOwners = new Map(numbers.flatMap((n) => (n && taken.has(n) ? [[n, taken.get(n) ?? '']] : [])));
-    if (hooks.dryRun) return { outcomes, after: { ...ctx, numberOwners } };
-    // The chunk's k positions and created_at values in one write; a re-run with as many or fewer keeps them
-    // (the positions it no longer uses are holes).
-    if (passed.length > (held?.count ?? 0))
-      held = { reserved: await reserveListPositions(businessId, 'employee', passed.length), count: passed.length };
-    const reserved = held?.reserved;
-    const employees: NewEmployee[] = reserved
-      ? passed.map((p, i) => ({ ...p, createdAt: reservedTime(reserved, i) }))
-      : [];
-    const entries = employees.map((e) => newEmployeeResult(e.fields, e.id, e.createdAt, ctx.config).entry);
-    const now = Date.now();
-    const writes = [
-      ...createEmployeesWrites(businessId, reserved?.position ?? 0, employees, () => 'retry'),
-      ...feedAppendWrites(businessId, ctx.feed, entries, now),
-      ...(hooks.extraWrites?.(outcomes) ?? []),
-    ];
-    if (writes.length) await transactWrite(writes);
-    return {
-      outcomes,
-      after: {
-        config: ctx.config,
-        feed: feedLaneStateAfter(ctx.feed, entries, now),
-        numberOwners,
-      },
-    };
-  }, EMPLOYEE_WRITE_ATTEMPTS);
+  type Passed = { id: string; fields: Record<string, unknown>; employeeNumber: string | null };
+  const entriesOf = (ctx: EmployeeChunkContext, employees: readonly NewEmployee[]): NewFeedEntry[] =>
+    employees.map((e) => newEmployeeResult(e.fields, e.id, e.createdAt, ctx.config).entry);
+  let made: NewEmployee[] = [];
+  const done = await createChunk<EmployeeChunkContext, Passed>({
+    hooks,
+    attempts: EMPLOYEE_WRITE_ATTEMPTS,
+    read: async () => {
+      const ctx =
+        known ??
+        (await readForEmployeeCreates(businessId, {
+          lane: start.lane,
+          employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
+        }));
+      known = undefined;
+      made = [];
+      return ctx;
+    },
+    check: (ctx) => {
+      const taken = new Map(ctx.numberOwners);
+      const passed: Passed[] = [];
+      const outcomes = rows.map((row, i): ChunkOutcome => {
+        const number = numbers[i];
+        const id = ids[i] ?? '';
+        try {
+          const fields = checkedNewEmployee(row.body, row.fieldErrors.copy(), ctx.config, number ? taken.has(number) : false);
+          if (number) taken.set(number, id);
+          passed.push({ id, fields, employeeNumber: number ?? null });
+          return id;
+        } catch (error) {
+          if (error instanceof FieldError) return error;
+          throw error;
+        }
+      });
+      return { outcomes, passed };
+    },
+    reserve: (count) => reserveListPositions(businessId, 'employee', count),
+    writes: (ctx, passed, reserved, now) => {
+      made = passed.map((p, i) => ({ ...p, createdAt: reservedTime(reserved, i) }));
+      return [
+        ...createEmployeesWrites(businessId, reserved.position, made, () => 'retry'),
+        ...feedAppendWrites(businessId, ctx.feed, entriesOf(ctx, made), now),
+      ];
+    },
+  });
+  const ctx = done.read;
+  // The numbers of this chunk only: what the next chunk's read may not show yet, and no more.
+  const numberOwners = new Map<string, string>();
+  done.outcomes.forEach((outcome, i) => {
+    const number = numbers[i];
+    if (number && typeof outcome === 'string') numberOwners.set(number, outcome);
+    else if (number && ctx.numberOwners.has(number)) numberOwners.set(number, ctx.numberOwners.get(number) ?? '');
+  });
+  return {
+    outcomes: done.outcomes,
+    after: { config: ctx.config, feed: feedLaneStateAfter(ctx.feed, entriesOf(ctx, made), done.now), numberOwners },
+  };
 }
 
 /**

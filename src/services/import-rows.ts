@@ -3,12 +3,13 @@
  * type for one business in, one result line per row out, in row order.
  *
  * Each row is checked as its single request: the same generated validator
- * (src/schemas/validation.ts), then the same service checks. New employees
- * and new applications of a window go through createEmployees or
- * createApplications (the checks of their POST, one transaction for the
- * chunk); every other row through the service function of its request
- * (updateEmployee, createEmployeeJob, createApplication for an erased
- * application's external id, updateApplication) with its rules, messages,
+ * (src/schemas/validation.ts), then the same service checks. New employees,
+ * employee jobs and applications of a window go through createEmployees,
+ * createEmployeeJobs or createApplications (the checks of their POST, one
+ * transaction for the chunk: src/services/create-chunk.ts); every other row
+ * through the service function of its request (updateEmployee,
+ * createEmployee or createApplication for an erased record's external id,
+ * updateApplication) with its rules, messages,
  * uniqueness checks and transaction. The import only adds items to those
  * transactions (src/data/transact-write.ts WriteHooks, the chunks' ChunkHooks): the
  * external_id it keeps for a new record, and the rows' result item when
@@ -29,6 +30,7 @@ import type { CustomFieldDefinition } from '../domain/custom-fields';
 import type { WriteOrigin } from '../domain/audit';
 import { API_PREFIX } from '../domain/api-paths';
 import { FieldError, FieldErrorCollector, HttpError, MESSAGES, type FieldMessages } from '../domain/errors';
+import type { ChunkHooks, ChunkOutcome, CreateRow } from './create-chunk';
 import type { ApiResult } from '../domain/result';
 import { runWithOrigin } from '../data/write-origin';
 import { runWithDeadline } from '../data/deadline';
@@ -59,18 +61,15 @@ import {
   normalizeEmployeeNumber,
   updateEmployee,
   type Body,
-  type ChunkHooks,
   type ChunkStart,
-  type EmployeeCreateRow,
 } from './employees';
 import { readForEmployeeCreates, type EmployeeChunkContext } from '../data/employee-store';
-import { createEmployeeJob } from './employee-jobs';
+import { EMPLOYEE_JOB_CHUNK, createEmployeeJobs } from './employee-jobs';
 import {
   APPLICATION_CHUNK,
   createApplication,
   createApplications,
   updateApplication,
-  type ApplicationCreateRow,
 } from './applications';
 
 /**
@@ -98,10 +97,14 @@ type Update = (
   hooks: WriteHooks,
 ) => Promise<ApiResult>;
 
-/** Each type's single requests: validators and service functions (an employee job has no update). */
+/**
+ * Each type's single requests: validators and service functions. A new record goes in its window's chunk; a
+ * record created again for an external id whose record is gone takes its create alone (an employee job has no
+ * update, and its known external id is skipped).
+ */
 const PATHS: Record<
   ImportType,
-  { create: BodyValidator<Body>; createWith: Create; update?: BodyValidator<Body>; updateWith?: Update; path: string }
+  { create: BodyValidator<Body>; createWith?: Create; update?: BodyValidator<Body>; updateWith?: Update; path: string }
 > = {
   employees: {
     create: bodyValidator<Body>(validateEmployeeCreate, { ignore: EMPLOYEE_READ_ONLY }),
@@ -112,7 +115,6 @@ const PATHS: Record<
   },
   employee_jobs: {
     create: bodyValidator<Body>(validateEmployeeJobCreate, { ignore: EMPLOYEE_JOB_READ_ONLY }),
-    createWith: createEmployeeJob,
     path: `${API_PREFIX}/employee_jobs`,
   },
   applications: {
@@ -183,14 +185,19 @@ export interface ApplyRowsOptions {
   readonly translate?: (fields: FieldMessages) => FieldMessages;
 }
 
+/** The most new records of a type in one transaction. */
+const CHUNK: Record<ImportType, number> = {
+  employees: EMPLOYEE_CHUNK,
+  employee_jobs: EMPLOYEE_JOB_CHUNK,
+  applications: APPLICATION_CHUNK,
+};
+
 /**
  * Rows read and applied together: one read of their external ids (with what
- * new employees need), their new records in one transaction (EMPLOYEE_CHUNK,
- * APPLICATION_CHUNK).
+ * new employees need), their new records in one transaction (CHUNK).
  * Validating sends no transaction: larger windows, fewer reads.
  */
-const windowOf = (type: ImportType, mode: ImportMode): number =>
-  (type === 'applications' ? APPLICATION_CHUNK : EMPLOYEE_CHUNK) * (mode === 'validate' ? 4 : 1);
+const windowOf = (type: ImportType, mode: ImportMode): number => CHUNK[type] * (mode === 'validate' ? 4 : 1);
 
 /**
  * Applies (or validates) rows of one type for one business in row order and
@@ -200,15 +207,16 @@ const windowOf = (type: ImportType, mode: ImportMode): number =>
  * the rows before have their results stored.
  *
  * Rows go in windows (windowOf): one BatchGetItem of their external ids
- * (for employees with the config, list counter, feed lane and
- * employee_numbers their creates need), sent while the window before is
- * being applied; new employees and applications (no external id kept yet)
- * are created in one transaction per run of them (createEmployees: one list
- * counter step, starting from the state the chunk before left;
- * createApplications: one reservation of positions; both: one feed lane
- * step, each record with its feed entry and external id, and the run's
- * result item); every other row takes its single request's path alone, in
- * row order. Results of
+ * (for employees with the config, feed lane and employee_numbers their
+ * creates need), sent while the window before is being applied; new records
+ * (no external id kept yet) are created in one transaction per run of them
+ * (src/services/create-chunk.ts: one reservation of positions; createEmployees
+ * starting from the state the chunk before left, one feed lane step;
+ * createApplications one feed lane step; createEmployeeJobs reading its
+ * employees, supervisors and their lanes after the chunk before committed,
+ * one step per lane; each record with its feed entry, and the run's result
+ * item, the external ids kept right after it); every other row takes its
+ * single request's path alone, in row order. Results of
  * rows that write nothing are stored per run of consecutive rows with one
  * BatchWriteItem per window. A window ends early at a row whose external id
  * an earlier row of the window names (it updates what that row creates).
@@ -366,10 +374,12 @@ async function readWindow(window: readonly ParsedRow[], options: ApplyRowsOption
   return { records, employees };
 }
 
-/** A row of a run waiting for its chunk: a new employee, its checked body and what the check collected. */
+/** A row of a run waiting for its chunk: a new record, its checked body and what the check collected. */
 interface Pending {
   readonly line: (id: string | null, fields?: FieldMessages | null) => ResultLine;
-  readonly create?: (EmployeeCreateRow | ApplicationCreateRow) & { readonly externalId: string | undefined };
+  readonly create?: CreateRow & { readonly externalId: string | undefined };
+  /** A job's field errors when its employee is not found (its request's 404): the field that named it. */
+  readonly missing?: FieldMessages;
 }
 
 /** One window of rows: their result lines in row order, each stored (when results are kept). */
@@ -408,14 +418,17 @@ async function applyRowWindow(
       unstored.push(lines);
       return;
     }
-    const linesOf = (outcomes: readonly (string | FieldError)[]): ResultLine[] => {
+    const linesOf = (outcomes: readonly ChunkOutcome[]): ResultLine[] => {
       let i = 0;
       return pending.map((p) => {
         if (!p.create) return translate(p.line(null));
         const outcome = outcomes[i++];
-        return translate(
-          outcome instanceof FieldError ? p.line(null, outcome.fields) : p.line(mode === 'validate' ? null : outcome ?? null),
-        );
+        if (outcome instanceof FieldError) return translate(p.line(null, outcome.fields));
+        if (outcome instanceof HttpError) {
+          if (outcome.status !== 404 || !p.missing) throw outcome;
+          return translate(p.line(null, p.missing));
+        }
+        return translate(p.line(mode === 'validate' ? null : outcome ?? null));
       });
     };
     const keep = importId !== undefined && mode === 'apply';
@@ -439,6 +452,7 @@ async function applyRowWindow(
       const outcomes = await runWithOrigin(options.origin, () =>
         runWithDeadline(WRITE_BUDGET_MS, async () => {
           if (type === 'applications') return createApplications(businessId, bodies, hooks, start.lane);
+          if (type === 'employee_jobs') return createEmployeeJobs(businessId, bodies, hooks);
           const chunk = await createEmployees(
             businessId,
             bodies,
@@ -468,10 +482,7 @@ async function applyRowWindow(
   // New records join the run; any other row is applied after the rows before it (uniqueness in row order).
   const joinsRun = (row: ParsedRow): boolean => {
     const extId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
-    return (
-      (type === 'employees' || type === 'applications') &&
-      (extId === undefined || (!records.has(extId) && !(mode === 'validate' && seen.externalIds.has(extId))))
-    );
+    return extId === undefined || (!records.has(extId) && !(mode === 'validate' && seen.externalIds.has(extId)));
   };
   for (const row of window) {
     if (!joinsRun(row)) await flush();
@@ -584,8 +595,17 @@ async function applyRow(
         seen.numbers.add(number);
       }
     }
-    if ((type === 'employees' || type === 'applications') && owner === undefined)
-      return { pending: { line: lineWith('created'), create: { body: input, fieldErrors: createErrors, externalId: extId } } };
+    if (owner === undefined)
+      return {
+        pending: {
+          line: lineWith('created'),
+          create: { body: input, fieldErrors: createErrors, externalId: extId },
+          ...(type === 'employee_jobs'
+            ? { missing: { [employeeExt === undefined ? 'employee_id' : 'employee_external_id']: [MESSAGES.missingReference] } }
+            : {}),
+        },
+      };
+    if (!paths.createWith) throw new Error(`no create of an imported ${type} record alone`);
     const hooks: WriteHooks = {
       dryRun: mode === 'validate',
       extraWrites: (id) => [
@@ -606,14 +626,6 @@ async function applyRow(
   } catch (error) {
     if (error instanceof RowAlreadyApplied && error.lines[0]) return { line: error.lines[0], stored: true };
     if (error instanceof FieldError) return { line: line('failed', null, error.fields), stored: false };
-    // The job's employee_id names no employee of this business: 404 as a request, a field of the row here.
-    if (error instanceof HttpError && error.status === 404 && type === 'employee_jobs')
-      return {
-        line: line('failed', null, {
-          [employeeExt === undefined ? 'employee_id' : 'employee_external_id']: [MESSAGES.missingReference],
-        }),
-        stored: false,
-      };
     throw error;
   }
 }

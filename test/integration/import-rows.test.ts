@@ -317,3 +317,100 @@ describe('applying rows (contract §22)', () => {
     expect(kinds.filter((k) => k === 'employee_job.created imp-4')).toHaveLength(1);
   });
 });
+
+describe('employee job rows in chunks (EMPLOYEE_JOB_CHUNK rows a transaction)', () => {
+  const post = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
+  const employee = async (first: string): Promise<string> =>
+    (await post('/employees', { first_name: first, last_name: 'Jobs' })).body.id;
+  const versionOf = (etag: string | null): string =>
+    Buffer.from(String(etag).replace(/"/g, ''), 'base64url').toString().split(':')[1] ?? '';
+
+  it('each row as its POST; the employees, their job lists and feed entries end as single creates leave them', async () => {
+    const cursor = (await feedSince(undefined)).next;
+    const [x, y, s, x2, y2] = [
+      await employee('X'),
+      await employee('Y'),
+      await employee('S'),
+      await employee('X2'),
+      await employee('Y2'),
+    ];
+    // Jobs of X and Y, each supervising the other (both employees are updated in the chunk), across the chunk
+    // boundary after row 12; a bad date and an unknown employee among them.
+    type Job = Record<string, unknown> & { who: 'x' | 'y' };
+    const jobs: Job[] = [
+      { who: 'x', name: 'Cook', from: '2015-01-01', to: '2016-12-31', department_id: 'kitchen', supervisor_id: 'y' },
+      { who: 'y', name: 'Waiter', from: '2020-03-01', location_id: 'terrace', supervisor_id: 'x' },
+      { who: 'x', name: 'Chef', from: '2017-01-01', department_id: 'kitchen', supervisor_id: 's', cf_21: 14.5 },
+      { who: 'x', name: 'Bad', from: '2020-02-30' },
+      { who: 'y', name: 'Season', from: '2018-06-01', to: '2018-09-30', job_type: 'seasonal' },
+      { who: 'x', name: 'Overlap', from: '2016-06-01', to: '2017-06-30', time_type: 'part_time' },
+      { who: 'y', name: 'Host', from: '2021-01-01', to: '2021-12-31', supervisor_id: 's' },
+      { who: 'x', name: 'Head chef', from: '2031-01-01' },
+      { who: 'y', name: 'Bar', from: '2019-01-01', to: '2019-12-31' },
+      { who: 'y', name: 'Floor', from: '2022-01-01', supervisor_id: 'x', department_id: 'service' },
+      { who: 'x', name: 'Trainer', from: '2024-02-01', to: '2024-03-31' },
+      { who: 'y', name: 'Late', from: '2023-05-01', to: '2030-01-01' },
+      { who: 'x', name: 'Mentor', from: '2025-01-01', supervisor_id: 'y' },
+      { who: 'y', name: 'Lead', from: '2026-01-01', supervisor_id: 'x', location_id: 'restaurant' },
+    ];
+    const body = (job: Job, ids: Record<string, string>): Record<string, unknown> => {
+      const { who, supervisor_id, ...rest } = job;
+      return {
+        ...rest,
+        employee_id: ids[who],
+        ...(typeof supervisor_id === 'string' ? { supervisor_id: ids[supervisor_id] } : {}),
+      };
+    };
+    const rows = [
+      ...jobs.slice(0, 5).map((j) => JSON.stringify(body(j, { x, y, s }))),
+      JSON.stringify({ employee_id: 'no-such-employee', name: 'Ghost', from: '2020-01-01' }),
+      ...jobs.slice(5).map((j) => JSON.stringify(body(j, { x, y, s }))),
+    ];
+    const lines = await run('employee_jobs', `${rows.join('\n')}\n`, { format: 'jsonl', importId: 'imp-jobs' });
+    expect(lines.map((l) => l.result)).toEqual(rows.map((_, i) => (i === 3 || i === 5 ? 'failed' : 'created')));
+    expect(lines[3]?.errors).toEqual({ from: ['is invalid'] });
+    expect(lines[5]?.errors).toEqual({ employee_id: ['does not exist'] });
+
+    // The same jobs for X2 and Y2 through POST /employee_jobs, one by one.
+    for (const job of jobs.filter((j) => j.name !== 'Bad'))
+      expect((await post('/employee_jobs', body(job, { x: x2, y: y2, s }))).status).toBe(201);
+
+    const twin = (value: unknown): unknown => JSON.parse(JSON.stringify(value).split(x2).join(x).split(y2).join(y));
+    // What two records of the same history share: all but their ids, names and timestamps.
+    const bare = (record: any) =>
+      Object.fromEntries(
+        Object.entries(record).filter(
+          ([k]) => !['id', 'first_name', 'employee_id', 'created_at', 'updated_at'].includes(k),
+        ),
+      );
+    for (const [a, b] of [
+      [x, x2],
+      [y, y2],
+    ] as const) {
+      const [one, two] = [await get(`/employees/${a}`), await get(`/employees/${b}`)];
+      expect(bare(one.body)).toEqual(twin(bare(two.body)));
+      expect(versionOf(one.headers.get('etag'))).toBe(versionOf(two.headers.get('etag')));
+      const [listA, listB] = [
+        await get(`/employee_jobs?employee_id=${a}`),
+        await get(`/employee_jobs?employee_id=${b}`),
+      ];
+      expect(listA.body.total_entries).toBe(
+        jobs.filter((j) => j.name !== 'Bad' && (a === x) === (j.who === 'x')).length,
+      );
+      expect(listA.body.entries.map(bare)).toEqual(twin(listB.body.entries.map(bare)));
+    }
+
+    // One employee_job.created and one employee.updated per job, in the same order with the same changes.
+    const { entries } = await feedSince(cursor);
+    const of = (ids: string[]) =>
+      entries
+        .filter((e) => e.type.startsWith('employee_job.') || (e.type === 'employee.updated' && ids.includes(e.id)))
+        .filter((e) => ids.includes(e.type === 'employee.updated' ? e.id : e.data.employee_id))
+        .map((e) => [e.type, e.changed_fields ?? null, bare(e.data)]);
+    const imported = of([x, y]);
+    expect(imported).toHaveLength(2 * (jobs.length - 1));
+    expect(imported).toEqual(twin(of([x2, y2])));
+    const jobIds = lines.filter((l) => l.result === 'created').map((l) => l.id);
+    expect(new Set(jobIds).size).toBe(jobs.length - 1);
+  });
+});

@@ -338,6 +338,55 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
       await expectExactlyOnce(created.body.id, 'a', total);
     });
 
+    it('job rows in chunks: one applied but answered 500 and a crash, then runs under faults: each job once', async () => {
+      // Jobs of the employees of the first run above (t-0..t-4), five each, so one employee's jobs straddle chunks.
+      const jobFile = [
+        'external_id,employee_external_id,name,from',
+        ...Array.from({ length: ROWS }, (_, i) => `job-${i},t-${Math.floor(i / 5)},Job ${i},${2000 + i}-01-01`),
+      ].join('\n');
+      const jobsBefore = (await send('GET', '/employee_jobs')).body.total_entries;
+      const created = await importFile(jobFile, { type: 'employee_jobs', run: false });
+      const { id } = created.body;
+      proxy.setModes({ applyThenFail: 1, operations: ['TransactWriteItems'] });
+      try {
+        await expect(
+          inCallScope('run-import', () =>
+            runImport(BUSINESS, id, {
+              timeLeftMs: () => {
+                throw new Error('crash after the chunk');
+              },
+            }),
+          ),
+        ).rejects.toThrow('crash after the chunk');
+        proxy.setModes(AMBIGUOUS_FAULTS);
+        for (let attempt = 0; attempt < 40; attempt++) {
+          const outcome = await inCallScope('run-import', () => runImport(BUSINESS, id)).catch(() => undefined);
+          if (outcome?.outcome === 'finished') break;
+        }
+      } finally {
+        proxy.setModes({});
+      }
+      const shown = await show(id);
+      expect(shown).toMatchObject({ status: 'completed', counts: { rows: ROWS, created: ROWS, failed: 0 } });
+      const lines = await results(shown.results_url);
+      expect(new Set(lines.map((l: any) => l.id)).size).toBe(ROWS);
+      expect((await send('GET', '/employee_jobs')).body.total_entries).toBe(jobsBefore + ROWS);
+      // Each employee's own list is dense and holds its jobs once, in row order.
+      for (let n = 0; n < ROWS / 5; n++) {
+        const employee = (await send('GET', `/employee_jobs/${lines[n * 5].id}`)).body.employee_id;
+        const own = (await send('GET', `/employee_jobs?employee_id=${employee}`)).body;
+        expect(own.entries.map((j: any) => j.name)).toEqual(
+          Array.from({ length: ROWS }, (_, i) => `Job ${i}`).filter((_, i) => Math.floor(i / 5) === n),
+        );
+        expect(own.total_entries).toBe(own.entries.length);
+      }
+      // Every external id was kept: the same file again is all skipped.
+      expect((await show((await importFile(jobFile, { type: 'employee_jobs' })).body.id)).counts).toMatchObject({
+        rows: ROWS,
+        skipped: ROWS,
+      });
+    });
+
     it('a chunk committed, then the run stops before its external ids are kept: the next run keeps them', async () => {
       const total = (await send('GET', '/employees')).body.total_entries;
       const created = await importFile(file('k'), { run: false });
