@@ -126,7 +126,8 @@ async function send(subject: Subject, policy: RatePolicy, expires: boolean): Pro
     );
     item = out.Attributes ?? {};
   } catch (error) {
-    // Any other failure: its outcome is unknown, and the next sync carries its counts again (Counts.beginSync).
+    // Refused with the item: the mark there names the sync of this instance that was stored. Any other failure:
+    // the outcome is unknown, and the next sync carries these counts again (Counts.beginSync).
     const stored = (error as { name?: string; Item?: Record<string, AttributeValue> }).Item;
     const refused = (error as Error).name === 'ConditionalCheckFailedException' && stored ? unmarshall(stored) : {};
     const markFound = rateCounter.marksOf(refused).get(mark);

@@ -135,7 +135,7 @@ export const applies = (mark: number | undefined, sync: Sync): boolean => mark =
  */
 const MARK_GRACE_MS = 60_000;
 
-/** The marks (instance's name -> tag) any sync may remove: instances that have not synced this item for a window. */
+/** The marks (attribute -> tag) any sync may remove: of instances that have not synced the item for a window and a minute. */
 export const staleMarks = (marks: ReadonlyMap<string, number>, policy: RatePolicy, nowMs: number): string[] =>
   [...marks].filter(([, seq]) => seq + policy.windowSeconds * 1000 + MARK_GRACE_MS < nowMs).map(([name]) => name);
 
