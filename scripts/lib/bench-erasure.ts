@@ -16,6 +16,7 @@ import {
   mapAttribute,
   statusAttribute,
   statusCode,
+  shardOf,
   superblockOf,
 } from '../../src/domain/list-map';
 import { keys } from '../../src/data/keys';
@@ -38,7 +39,7 @@ export function eraseAtRandom(
       summary[liveAttribute(sb)] = Number(summary[liveAttribute(sb)] ?? 0) - 1;
       summary[statusAttribute(sb, code)] = Number(summary[statusAttribute(sb, code)] ?? 0) - 1;
     }
-    const map = at(keys.listMap(businessId, list, sb));
+    const map = at(keys.listMap(businessId, list, sb, shardOf(position)));
     if (map) map[mapAttribute(position)] = HOLE;
   };
   const kept = items.filter((item) => {

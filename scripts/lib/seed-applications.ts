@@ -13,6 +13,7 @@ import {
   mapValue,
   statusAttribute,
   statusCode,
+  shardOf,
   superblockOf,
 } from '../../src/domain/list-map';
 import { applicationItem, updatedCounterKey } from '../../src/data/application-store';
@@ -36,7 +37,7 @@ export function seedItems(businessId: string, config: BusinessConfig, apps: read
     for (const attr of [liveAttribute(sb), statusAttribute(sb, code)]) counter[attr] = Number(counter[attr] ?? 0) + 1;
     counter[firstCreatedAttribute(sb)] ??= Date.parse(createdAt);
     counters.set(counterKey.PK, counter);
-    const mk = keys.listMap(businessId, list, sb);
+    const mk = keys.listMap(businessId, list, sb, shardOf(position));
     const map = maps.get(mk.PK + mk.SK) ?? { ...mk };
     map[mapAttribute(position)] = mapValue(Date.parse(createdAt), code);
     maps.set(mk.PK + mk.SK, map);

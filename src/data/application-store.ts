@@ -12,14 +12,10 @@
 import type { BusinessConfig } from '../domain/business';
 import {
   HOLE,
-  liveAttribute,
   mapValue,
   positionOf,
-  statusAttribute,
   statusCode,
   straddlingSuperblocks,
-  summaryOf,
-  superblockOf,
 } from '../domain/list-map';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
@@ -34,8 +30,8 @@ import {
 } from './entities/application';
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
 import { filterOf, readEntries, recordsOf } from './list-store';
-import { readMappedPage, type ListPage } from './list-page';
-import { countInSummary, mapWritesAt, mapWritesFrom, placeAt, placeInList } from './list-counter';
+import { readMappedPage, readSummary, type ListPage } from './list-page';
+import { countInSummary, mapWritesAt, mapWritesFrom, moveInSummary, placeAt, placeInList } from './list-counter';
 import { reservePositions, type Reservation } from './list-sequence';
 import {
   feedCounterKey,
@@ -50,7 +46,6 @@ import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
 import { batchGet, batchGetEventually, type Item } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
-import { updateOf } from './update-expression';
 
 export const applicationKey = application.key;
 /** The summary of the order of writes (updated_at ascending). */
@@ -62,17 +57,6 @@ export const storedOf = application.fromItem;
 export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
-
-/** Moves the summary counts of one entry: status `from` -> `to` (undefined = not counted / not live). */
-function summaryMove(key: Key, position: number, from: number | undefined, to: number | undefined): TxWrite {
-  const sb = superblockOf(position);
-  const add: [string, number][] = [];
-  if (from === undefined && to !== undefined) add.push([liveAttribute(sb), 1]);
-  if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
-  if (from !== undefined) add.push([statusAttribute(sb, from), -1]);
-  if (to !== undefined) add.push([statusAttribute(sb, to), 1]);
-  return { item: { Update: { Key: key, ...updateOf({ add }) } } };
-}
 
 /** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
 const mapWrite = (businessId: string, list: string, position: number, value: number): TxWrite =>
@@ -94,7 +78,8 @@ function updatedListMove(
 ): TxWrite[] {
   const ms = Date.parse(updatedAt);
   const summary = countInSummary(
-    updatedCounterKey(businessId),
+    businessId,
+    application.writeOrder,
     [{ position, code, createdAtMs: ms }],
     from ? [from] : [],
   );
@@ -228,7 +213,7 @@ export function updateWrites(
   if (from !== to)
     for (const { list, at: field } of application.createdIn(after))
       writes.push(
-        summaryMove(keys.counter(businessId, list), at[field], from, to),
+        moveInSummary(businessId, list, at[field], from, to),
         mapWrite(businessId, list, at[field], mapValue(Date.parse(after.created_at), to)),
       );
   return writes;
@@ -264,7 +249,7 @@ export function deleteWrites(
     ...application
       .positionLists(app)
       .flatMap(({ list, at: field }) => [
-        summaryMove(keys.counter(businessId, list), at[field], code, undefined),
+        moveInSummary(businessId, list, at[field], code, undefined),
         mapWrite(businessId, list, at[field], HOLE),
       ]),
     ...(at.idempotencyPk ? [idempotencyTombstoneWrite(at.idempotencyPk)] : []),
@@ -408,8 +393,11 @@ async function readFilteredWriteOrder(
   list: FilteredWriteOrder,
   page: PageRequest,
 ): Promise<ApplicationPage> {
-  const [configItem, counter] = await batchGet([business.configKey(businessId), keys.counter(businessId, list.list)]);
-  const [straddling = 0] = straddlingSuperblocks(summaryOf(counter), Date.parse(list.since));
+  const [[configItem], summary] = await Promise.all([
+    batchGet([business.configKey(businessId)]),
+    readSummary(businessId, list.list),
+  ]);
+  const [straddling = 0] = straddlingSuperblocks(summary, Date.parse(list.since));
   const from = positionOf(straddling, 0);
   const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));
   const range = pagePositions(page, matches.length);

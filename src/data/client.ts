@@ -98,6 +98,17 @@ const besideScope = new AsyncLocalStorage<true>();
 export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
   besideScope.run(true, () => inCallScope(RATE_COUNTS_SCOPE, fn));
 
+/**
+ * Starts `fn` beside the request, in the request's own call scope (its grants),
+ * and never waits for it: upkeep a committed write hands on (the fold of a
+ * list's summary, src/data/list-counter.ts) that no answer depends on. Its
+ * failure is its own; a Lambda frozen after answering may finish it in a later
+ * invocation or never, which such upkeep must allow.
+ */
+export function startBesideRequest(fn: () => Promise<unknown>): void {
+  besideScope.run(true, fn).catch(() => undefined);
+}
+
 /** Whether the current call goes out beside the request's own (besideRequest): benchmarks count them apart. */
 export const isBesideRequest = (): boolean => besideScope.getStore() === true;
 

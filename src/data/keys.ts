@@ -67,8 +67,16 @@ export const keys = {
     PK: recordPartition(businessId, kind),
     SK: id,
   }),
-  /** Dense position counter of one list (see docs/pagination.md). */
+  /**
+   * Dense position counter of one list (see docs/pagination.md); for a list
+   * with maps, the base of its summary, whose shards share its partition.
+   */
   counter: (businessId: string, list: string): Key => ({ PK: `${biz(businessId)}#counter#${list}`, SK: 'C' }),
+  /** One shard of a list's summary (src/domain/list-map.ts `shardOf`), beside its base `counter`. */
+  summaryShard: (businessId: string, list: string, shard: number): Key => ({
+    PK: `${biz(businessId)}#counter#${list}`,
+    SK: `C#${String(shard).padStart(2, '0')}`,
+  }),
   unique: (businessId: string, field: string, value: string): Key => ({
     PK: `${biz(businessId)}#unique#${field}#${value}`,
     SK: 'U',
@@ -93,10 +101,14 @@ export const keys = {
     PK: `${biz(businessId)}#application#${applicationId}#attachments`,
     SK: ATTACHMENT_COUNT_SK,
   }),
-  /** Position map of one superblock of a list: status code per position, -1 for a hole (docs/pagination.md). */
-  listMap: (businessId: string, list: string, superblock: number): Key => ({
+  /**
+   * One shard of the position map of one superblock of a list: created_at and
+   * status code per position of the shard, -1 for a hole (docs/pagination.md).
+   * A superblock's shards sort together, its superblocks in order.
+   */
+  listMap: (businessId: string, list: string, superblock: number, shard: number): Key => ({
     PK: `${biz(businessId)}#map#${list}`,
-    SK: String(superblock).padStart(8, '0'),
+    SK: `${String(superblock).padStart(8, '0')}#${String(shard).padStart(2, '0')}`,
   }),
   /** One lane of the change feed (docs/change-feed.md): its entries by zero-padded sequence, and its counter. */
   feedEntry: (businessId: string, lane: number | string, seq: number | string): Key => ({
@@ -147,6 +159,9 @@ export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   if (head === 'unique') return `unique#${second ?? ''}`;
   return `record ${head ?? ''}`;
 }
+
+/** The superblock of a map shard by its sort key (keys.listMap read backwards). */
+export const superblockOfMapKey = (sk: string): number => Number(sk.split('#')[0]);
 
 /** The id of a record by its key (keys.record read backwards). */
 export const recordIdOf = (key: Key): string => key.SK;

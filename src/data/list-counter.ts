@@ -6,9 +6,25 @@
  * condition: `placeAt` (`placeInList` for consecutive positions) does both
  * for a create or a chunk of them.
  */
-import { firstCreatedAttribute, liveAttribute, mapAttribute, mapValue, statusAttribute, superblockOf } from '../domain/list-map';
-import { keys, type Key } from './keys';
-import type { TxWrite } from './transact-write';
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  firstCreatedAttribute,
+  foldOf,
+  liveAttribute,
+  MAP_SIZE,
+  mapAttribute,
+  mapValue,
+  shardOf,
+  statusAttribute,
+  summaryOf,
+  superblockOf,
+} from '../domain/list-map';
+import { db } from './client';
+import { tableName } from './config';
+import { keys } from './keys';
+import { queryPartition } from './table-io';
+import type { AfterCommit, TxWrite } from './transact-write';
 import { ifNotExists, updateOf } from './update-expression';
 
 /** An entry at its place in a list with a summary. */
@@ -18,21 +34,36 @@ export interface PlacedEntry {
 }
 
 /**
+ * The fold of a list's summary (foldSummary) once a write reaches the first
+ * position of a superblock with two before it (the fold keeps the two newest
+ * in the shards): once per MAP_SIZE entries of a dense list, as often for a
+ * sparse one (a job list) in proportion to its entries.
+ */
+const foldWhenAt = (businessId: string, list: string, positions: readonly number[]): AfterCommit | undefined =>
+  positions.some((p) => p % MAP_SIZE === 1 && p > 2 * MAP_SIZE)
+    ? { id: `fold ${businessId} ${list}`, run: () => foldSummary(businessId, list) }
+    : undefined;
+
+/**
  * Counts entries at positions reserved for them (src/data/list-sequence.ts)
  * in their list's summary, and uncounts `removed` ones (an application
- * leaving its place in the order of writes): one Update with no condition,
- * live and status counts moved per superblock, and each superblock's first
- * created_at set if it has none. Entries of one superblock commit in any
- * order, so that value is the created_at of *some* entry of it, not always
- * its first: the page locator allows for that (`straddlingSuperblocks`,
+ * leaving its place in the order of writes): one Update with no condition of
+ * the summary shard of the first entry's position (a chunk's counts all go to
+ * one shard: any shard may hold any count, the reader adds them up), live and
+ * status counts moved per superblock, and each superblock's first created_at
+ * set if the shard has none. Entries of one superblock commit in any order,
+ * so that value is the created_at of *some* entry of it, not always its
+ * first: the page locator allows for that (`straddlingSuperblocks`,
  * src/domain/list-map.ts).
  */
 export function countInSummary(
-  key: Key,
+  businessId: string,
+  list: string,
   entries: readonly (PlacedEntry & { readonly createdAtMs: number })[],
   removed: readonly PlacedEntry[] = [],
 ): TxWrite {
-  if (entries.length === 0) throw new Error('countInSummary: no entries');
+  const [head] = entries;
+  if (!head) throw new Error('countInSummary: no entries');
   const first = new Map<string, number>();
   const add = new Map<string, number>();
   const move = ({ position, code }: PlacedEntry, by: number): void => {
@@ -47,27 +78,61 @@ export function countInSummary(
   }
   for (const entry of removed) move(entry, -1);
   const set = Object.fromEntries([...first].map(([name, ms]) => [name, ifNotExists(ms)]));
-  return { item: { Update: { Key: key, ...updateOf({ set, add: [...add].filter(([, by]) => by !== 0) }) } } };
+  const key = keys.summaryShard(businessId, list, shardOf(head.position));
+  const fold = foldWhenAt(
+    businessId,
+    list,
+    entries.map((e) => e.position),
+  );
+  return {
+    item: { Update: { Key: key, ...updateOf({ set, add: [...add].filter(([, by]) => by !== 0) }) } },
+    ...(fold ? { afterCommit: fold } : {}),
+  };
 }
 
-/** Sets positions of a list's map ([position, value]): one Update per superblock they span, no condition. */
+/**
+ * Moves the summary counts of one entry at `position`: status `from` -> `to`
+ * (undefined = not counted / not live), in the shard of its position.
+ */
+export function moveInSummary(
+  businessId: string,
+  list: string,
+  position: number,
+  from: number | undefined,
+  to: number | undefined,
+): TxWrite {
+  const sb = superblockOf(position);
+  const add: [string, number][] = [];
+  if (from === undefined && to !== undefined) add.push([liveAttribute(sb), 1]);
+  if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
+  if (from !== undefined) add.push([statusAttribute(sb, from), -1]);
+  if (to !== undefined) add.push([statusAttribute(sb, to), 1]);
+  return { item: { Update: { Key: keys.summaryShard(businessId, list, shardOf(position)), ...updateOf({ add }) } } };
+}
+
+/**
+ * Sets positions of a list's map ([position, value]): one Update per map
+ * shard they fall in (superblock and `shardOf`), no condition (the positions
+ * are the writer's own, so concurrent writes to other positions commute).
+ */
 export function mapWritesAt(businessId: string, list: string, values: readonly (readonly [number, number])[]): TxWrite[] {
-  const bySuperblock = new Map<number, [string, number][]>();
+  const byShard = new Map<string, { sb: number; shard: number; pairs: [string, number][] }>();
   for (const [position, value] of values) {
     const sb = superblockOf(position);
-    bySuperblock.set(sb, [...(bySuperblock.get(sb) ?? []), [mapAttribute(position), value]]);
+    const shard = shardOf(position);
+    const id = `${sb}#${shard}`;
+    const at = byShard.get(id) ?? byShard.set(id, { sb, shard, pairs: [] }).get(id)!;
+    at.pairs.push([mapAttribute(position), value]);
   }
-  return [...bySuperblock].map(([sb, pairs]) => ({
-    item: { Update: { Key: keys.listMap(businessId, list, sb), ...updateOf({ set: pairs }) } },
+  return [...byShard.values()].map(({ sb, shard, pairs }) => ({
+    item: { Update: { Key: keys.listMap(businessId, list, sb, shard), ...updateOf({ set: pairs }) } },
   }));
 }
 
 /**
  * Sets consecutive positions of a list's map from `first` on, `values[i]` at
- * `first + i` (`mapValue` of the entry, or HOLE): one Update per superblock
- * they span, no condition (the positions are the writer's own, so concurrent
- * writes to other positions commute). At most 100 values: DynamoDB caps an
- * UpdateExpression at 4 KB.
+ * `first + i` (`mapValue` of the entry, or HOLE): mapWritesAt. At most 100
+ * values: DynamoDB caps an UpdateExpression at 4 KB.
  */
 export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
   if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
@@ -76,6 +141,54 @@ export function mapWritesFrom(businessId: string, list: string, first: number, v
     list,
     values.map((value, i) => [first + i, value] as const),
   );
+}
+
+/**
+ * Folds a list's summary: the counts of its superblocks but the last two
+ * leave the shards for the base item (src/domain/list-map.ts `foldOf`), in
+ * one transaction conditioned on each taken value, so a write that lands in
+ * between cancels it (it is tried again at the next superblock) and nothing
+ * is ever counted twice or lost. Writers only reach the last superblocks, so
+ * the shards stay small and a page's summary read costs about what one item
+ * holding every count would. A failed or skipped fold changes no total.
+ */
+export async function foldSummary(businessId: string, list: string): Promise<void> {
+  const base = keys.counter(businessId, list);
+  const items = await queryPartition(base.PK);
+  const shards = items.filter((i) => i.SK !== base.SK);
+  const fold = foldOf(shards, summaryOf(items).live.length - 2);
+  if (fold.taken.size === 0) return;
+  const baseWrite =
+    fold.add.length || fold.first.length
+      ? [
+          {
+            Update: {
+              Key: base,
+              TableName: tableName(),
+              ...updateOf({ add: fold.add, set: fold.first.map(([name, ms]) => [name, ifNotExists(ms)] as const) }),
+            },
+          },
+        ]
+      : [];
+  const shardWrites = [...fold.taken].map(([i, attributes]) => {
+    const names = Object.fromEntries(attributes.map(([name], j) => [`#c${j}`, name]));
+    const values = Object.fromEntries(attributes.map(([, value], j) => [`:c${j}`, value]));
+    const expression = attributes.map((_, j) => `#c${j} = :c${j}`).join(' AND ');
+    return {
+      Update: {
+        Key: { PK: shards[i]!.PK, SK: shards[i]!.SK },
+        TableName: tableName(),
+        ...updateOf({ remove: attributes.map(([name]) => name) }, { expression, names, values }),
+      },
+    };
+  });
+  try {
+    await db().send(
+      new TransactWriteCommand({ TransactItems: [...baseWrite, ...shardWrites], ClientRequestToken: randomUUID() }),
+    );
+  } catch {
+    // A write landed in between, or the store failed: the counts stay in the shards, where they count as well.
+  }
 }
 
 /**
@@ -92,7 +205,7 @@ export function placeAt(
 ): TxWrite[] {
   if (entries.length > 100) throw new Error(`placeAt: ${entries.length} entries in one call`);
   return [
-    countInSummary(keys.counter(businessId, list), entries),
+    countInSummary(businessId, list, entries),
     ...mapWritesAt(
       businessId,
       list,

@@ -4,16 +4,16 @@
  * locator; what differs between their lists is data (MappedList, MappedPageReading).
  */
 import type { BusinessConfig } from '../domain/business';
-import { mapOf, summaryOf } from '../domain/list-map';
+import { mapOf, SHARDS, summaryOf, type ListSummary } from '../domain/list-map';
 import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import type { PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { business } from './entities/business';
 import type { MappedList, PatternIndex } from './entities/entity';
-import { keys } from './keys';
+import { keys, superblockOfMapKey } from './keys';
 import { readEntries, recordsOf, type QueryFilter } from './list-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
-import { batchGet, type Item } from './table-io';
+import { batchGet, queryPartition, type Item } from './table-io';
 
 /** A page of a list: the exact total, the page's records in list order, the config they render with. */
 export interface ListPage {
@@ -34,12 +34,13 @@ export interface MappedPageReading {
 
 /**
  * A page of a list with position maps (applications, employees, employee
- * jobs), located by the page locator (src/domain/page-locator.ts): config,
- * summary and the maps the hint of this list names (src/data/page-hints.ts)
- * in one BatchGetItem; the maps the fresh summary names beyond those in a
- * second one (a cold instance, or a list that moved); one Query of the page's
- * index entries; one BatchGetItem of their records. 3 calls warm, 4 cold,
- * whatever the page number and N.
+ * jobs), located by the page locator (src/domain/page-locator.ts). In one
+ * round trip: the config, the summary (one Query of its base and shards) and
+ * the maps the hint of this list names (src/data/page-hints.ts; one Query per
+ * run of consecutive superblocks, of every shard of each); the maps the fresh
+ * summary names beyond those in a second one (a cold instance, or a list that
+ * moved); one Query of the page's index entries; one BatchGetItem of their
+ * records. 3 round trips warm, 4 cold, whatever the page number and N.
  */
 export async function readMappedPage(
   businessId: string,
@@ -55,18 +56,16 @@ export async function readMappedPage(
     perPage: page.perPage,
     wholeRange: list.wholeRange,
   });
-  const counterKey = keys.counter(businessId, list.list);
-  const hint = pageHintOf(counterKey.PK);
+  const hintKey = keys.counter(businessId, list.list).PK;
+  const hint = pageHintOf(hintKey);
   const guessed = hint ? mapsForPage(hint.summary, ask(hint.config)) : [];
-  const [configItem, counter, ...mapItems] = await batchGet([
-    business.configKey(businessId),
-    counterKey,
-    ...guessed.map((sb) => keys.listMap(businessId, list.list, sb)),
+  const [[configItem], summary, maps] = await Promise.all([
+    batchGet([business.configKey(businessId)]),
+    readSummary(businessId, list.list),
+    readMaps(businessId, list.list, guessed),
   ]);
   const config = requireConfig(configOf(configItem), businessId);
-  const summary = summaryOf(counter);
-  rememberPageHint(counterKey.PK, { config, summary });
-  const maps = new Map(guessed.map((sb, i) => [sb, mapOf(mapItems[i])]));
+  rememberPageHint(hintKey, { config, summary });
   let location = locatePage(summary, maps, ask(config));
   if (location.kind === 'maps') {
     const missing = mapsForPage(summary, ask(config)).filter((sb) => !maps.has(sb));
@@ -85,12 +84,37 @@ export async function readMappedPage(
   return { config, total, items: await records(list.entries.index, entries.slice(0, range.take)) };
 }
 
-/** Maps of some superblocks of a list (one BatchGetItem), by superblock. */
+/** A list's summary: one consistent Query of its base and shards, added up (src/domain/list-map.ts). */
+export async function readSummary(businessId: string, list: string): Promise<ListSummary> {
+  return summaryOf(await queryPartition(keys.counter(businessId, list).PK));
+}
+
+/**
+ * Maps of some superblocks of a list, by superblock: one consistent Query of
+ * every shard of each run of consecutive superblocks (a page names at most
+ * two runs: its own superblocks and those straddling a since-cut). A Query is
+ * billed by the bytes it reads, so the shards cost what one item would.
+ */
 async function readMaps(
   businessId: string,
   list: string,
   superblocks: readonly number[],
 ): Promise<Map<number, number[]>> {
-  const items = await batchGet(superblocks.map((sb) => keys.listMap(businessId, list, sb)));
-  return new Map(superblocks.map((sb, i) => [sb, mapOf(items[i])]));
+  const runs: [number, number][] = [];
+  for (const sb of [...superblocks].sort((a, b) => a - b)) {
+    const last = runs[runs.length - 1];
+    if (last && sb === last[1] + 1) last[1] = sb;
+    else runs.push([sb, sb]);
+  }
+  const read = await Promise.all(
+    runs.map(([from, to]) =>
+      queryPartition(keys.listMap(businessId, list, from, 0).PK, {
+        from: keys.listMap(businessId, list, from, 0).SK,
+        to: keys.listMap(businessId, list, to, SHARDS - 1).SK,
+      }),
+    ),
+  );
+  const bySuperblock = new Map<number, Item[]>(superblocks.map((sb) => [sb, []]));
+  for (const item of read.flat()) bySuperblock.get(superblockOfMapKey(String(item.SK)))?.push(item);
+  return new Map([...bySuperblock].map(([sb, items]) => [sb, mapOf(items)]));
 }

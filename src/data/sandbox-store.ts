@@ -135,8 +135,10 @@ export async function deleteLists(businessId: string, jobOpeningIds: readonly st
     application.lists.ofJob(null),
     ...jobOpeningIds.map((id) => application.lists.ofJob(id)),
   ];
-  const doomed: Key[] = names.map((name) => keys.counter(businessId, name));
-  for (const name of names) doomed.push(...(await partitionKeys(keys.listMap(businessId, name, 0).PK)));
+  const doomed: Key[] = [];
+  for (const name of names)
+    for (const pk of [keys.counter(businessId, name).PK, keys.listMap(businessId, name, 0, 0).PK])
+      doomed.push(...(await partitionKeys(pk)));
   await batchDelete(doomed);
 }
 

@@ -10,6 +10,7 @@ import { tableName } from './config';
 import { isBusinessConfigKey, type Key } from './keys';
 import { serviceUnavailable } from '../domain/errors';
 import { sleepWithin } from './deadline';
+import { TABLE } from './table-definition';
 import { currentOperation, yieldToHolders } from './operation-state';
 
 /**
@@ -138,6 +139,20 @@ export async function queryPage(
   if (!partitionFits(input)) return { items: [], last: undefined };
   const out = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey: start }));
   return { items: out.Items ?? [], last: out.LastEvaluatedKey as Key | undefined };
+}
+
+/**
+ * One consistent Query of a table partition, or of its sort keys from `from`
+ * to `to` (both included): small partitions read whole (a list's summary, the
+ * map shards of a few superblocks).
+ */
+export function queryPartition(pk: string, range?: { readonly from: string; readonly to: string }): Promise<Item[]> {
+  return query({
+    KeyConditionExpression: range ? '#pk = :p AND #sk BETWEEN :a AND :b' : '#pk = :p',
+    ExpressionAttributeNames: range ? { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey } : { '#pk': TABLE.partitionKey },
+    ExpressionAttributeValues: { ':p': pk, ...(range ? { ':a': range.from, ':b': range.to } : {}) },
+    ConsistentRead: true,
+  });
 }
 
 /** Follows LastEvaluatedKey; only for bounded fallbacks (see docs/pagination.md). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { db } from './client';
+import { db, startBesideRequest } from './client';
 import { tableName } from './config';
 import { itemKindOf, type Key } from './keys';
 import { tableKeyOf } from './entities/entity';
@@ -31,6 +31,20 @@ export interface TxWrite {
    * applied: how an answer DynamoDB lost (500, timeout, reset) is resolved.
    */
   readonly confirms?: (stored: Item | undefined) => boolean;
+  /** Upkeep to start, once, beside the request when the transaction is committed (never waited for). */
+  readonly afterCommit?: AfterCommit;
+}
+
+/** Upkeep a committed write hands on: one `run` per `id` and transaction. */
+export interface AfterCommit {
+  readonly id: string;
+  readonly run: () => Promise<void>;
+}
+
+/** Starts the upkeep of a committed transaction's writes beside the request (startBesideRequest). */
+function startAfterCommit(writes: readonly TxWrite[]): void {
+  const runs = new Map(writes.flatMap((w) => (w.afterCommit ? [[w.afterCommit.id, w.afterCommit.run] as const] : [])));
+  for (const run of runs.values()) startBesideRequest(run);
 }
 
 /**
@@ -112,6 +126,7 @@ export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
     writeStats.ambiguous += 1;
     await untilHardDeadline(() => resolveOutcome(input, writes));
   }
+  startAfterCommit(writes);
 }
 
 /** A third of what is left, at most 1.5 s: enough for a few reads and one re-send. */

@@ -7,18 +7,32 @@
  * holes. To find the k-th live entry (optionally of one status, optionally
  * created at/after a time) without reading the entries before it, each list
  * keeps
- *  - a summary in its counter item: per superblock of MAP_SIZE positions the
- *    live count, the live count per status code and a created_at (epoch ms) of
- *    one of its entries (one item whatever N), and
- *  - one map item per superblock: per position `created_ms * CODES + code`
- *    of its entry, HOLE (or nothing) where there is none.
+ *  - a summary: per superblock of MAP_SIZE positions the live count, the live
+ *    count per status code and a created_at (epoch ms) of one of its entries,
+ *    and
+ *  - a map per superblock: per position `created_ms * CODES + code` of its
+ *    entry, HOLE (or nothing) where there is none.
  * Summary -> superblock, map -> exact position, then one Query `>= position`
  * with `Limit per_page` reads exactly the page (holes are not in the index);
  * src/domain/page-locator.ts does that for every list.
+ *
+ * Concurrent creates of one business hold consecutive positions, and
+ * DynamoDB cancels a transaction that writes an item another transaction is
+ * writing: so a list's summary and each of its maps are stored as SHARDS
+ * items, an entry written to the shard of its position (`shardOf`), and the
+ * reader adds the summary shards up (`summaryOf`) and joins the map shards
+ * (`mapOf`). A summary's counts are sums, so a shard may hold a negative
+ * count (an entry counted in one shard and moved in another); the old
+ * superblocks' counts are folded from the shards into the base item now and
+ * then (`foldOf`), so the summary's size does not grow with SHARDS
+ * (docs/decisions/018).
  */
 import { locateInBlocks } from './pagination';
 
 export const MAP_SIZE = 512;
+/** Items a list's summary and each of its maps are split into (by `shardOf` of the position written). */
+export const SHARDS = 16;
+export const shardOf = (position: number): number => position % SHARDS;
 export const HOLE = -1;
 /** Status codes per business are below this (the code shares a number with the creation time). */
 export const CODES = 1024;
@@ -61,21 +75,39 @@ export interface ListSummary {
 
 const SUMMARY_ATTRIBUTE = /^([lfs])#(\d+)(?:#(\d+))?$/;
 
-/** Parses a summary item (l#<sb>, s#<sb>#<code>, f#<sb>); its superblocks are those it counts. */
-export function summaryOf(item: Record<string, unknown> | undefined): ListSummary {
-  const parsed: [kind: string, sb: number, code: number, value: number][] = [];
+/** A stored item, or several (a list's summary base and shards, a superblock's map shards). */
+export type StoredItems = Record<string, unknown> | undefined | readonly (Record<string, unknown> | undefined)[];
+const itemsOf = (items: StoredItems): Record<string, unknown>[] =>
+  (Array.isArray(items) ? items : [items]).filter((i): i is Record<string, unknown> => i !== undefined);
+
+/** A summary attribute's parts (l#<sb>, s#<sb>#<code>, f#<sb>), undefined for any other attribute. */
+function summaryAttributeOf(name: string): { kind: 'l' | 'f' | 's'; sb: number; code: number } | undefined {
+  const m = SUMMARY_ATTRIBUTE.exec(name);
+  if (!m || (m[1] === 's') !== (m[3] !== undefined)) return undefined;
+  return { kind: m[1] as 'l' | 'f' | 's', sb: Number(m[2]), code: Number(m[3] ?? 0) };
+}
+
+/**
+ * Parses a list's summary from its items (the base and the shards): counts
+ * added up, then negatives taken as 0; of the created_at values the smallest
+ * (any entry's will do). Its superblocks are those it counts.
+ */
+export function summaryOf(items: StoredItems): ListSummary {
+  const sums = new Map<string, number>();
   let superblocks = 0;
-  for (const [name, value] of Object.entries(item ?? {})) {
-    const m = SUMMARY_ATTRIBUTE.exec(name);
-    if (!m || (m[1] === 's') !== (m[3] !== undefined)) continue;
-    const sb = Number(m[2]);
-    superblocks = Math.max(superblocks, sb + 1);
-    parsed.push([m[1]!, sb, Number(m[3] ?? 0), Number(value)]);
-  }
+  for (const item of itemsOf(items))
+    for (const [name, value] of Object.entries(item)) {
+      const a = summaryAttributeOf(name);
+      if (!a) continue;
+      superblocks = Math.max(superblocks, a.sb + 1);
+      const had = sums.get(name);
+      sums.set(name, a.kind === 'f' ? Math.min(had ?? Infinity, Number(value)) : (had ?? 0) + Number(value));
+    }
   const live = new Array<number>(superblocks).fill(0);
   const byStatus = new Map<number, number[]>();
   const firstCreated = new Array<number>(superblocks).fill(Number.POSITIVE_INFINITY);
-  for (const [kind, sb, code, value] of parsed) {
+  for (const [name, value] of sums) {
+    const { kind, sb, code } = summaryAttributeOf(name)!;
     if (kind === 'f') firstCreated[sb] = value;
     else if (kind === 'l') live[sb] = Math.max(0, value);
     else {
@@ -85,6 +117,40 @@ export function summaryOf(item: Record<string, unknown> | undefined): ListSummar
     }
   }
   return { live, byStatus, firstCreated };
+}
+
+/** What folding a summary's shards into its base moves (foldOf). */
+export interface SummaryFold {
+  /** Per shard (by its index in the input), the attributes taken out of it and the values they must still have. */
+  readonly taken: ReadonlyMap<number, readonly (readonly [string, number])[]>;
+  /** Added to the base: the taken counts' sums. */
+  readonly add: readonly (readonly [string, number])[];
+  /** Set in the base where it has none: the smallest taken created_at per superblock. */
+  readonly first: readonly (readonly [string, number])[];
+}
+
+/**
+ * Which summary attributes of superblocks before `keepFrom` leave the shards
+ * for the base (added up; a created_at set in the base if it has none).
+ * Writes to those superblocks after the fold count in the shards again, so a
+ * fold is never needed for a summary to be right: the sum of base and shards
+ * is the same before and after (property-tested). Empty `taken`: nothing to do.
+ */
+export function foldOf(shards: StoredItems, keepFrom: number): SummaryFold {
+  const taken = new Map<number, [string, number][]>();
+  const add = new Map<string, number>();
+  const first = new Map<string, number>();
+  itemsOf(shards).forEach((item, i) => {
+    for (const [name, raw] of Object.entries(item)) {
+      const a = summaryAttributeOf(name);
+      if (!a || a.sb >= keepFrom) continue;
+      const value = Number(raw);
+      taken.set(i, [...(taken.get(i) ?? []), [name, value]]);
+      if (a.kind === 'f') first.set(name, Math.min(first.get(name) ?? Infinity, value));
+      else add.set(name, (add.get(name) ?? 0) + value);
+    }
+  });
+  return { taken, add: [...add].filter(([, n]) => n !== 0), first: [...first] };
 }
 
 /** Live entries (of one status code, if given) per superblock. */
@@ -105,15 +171,20 @@ export function locate(counts: readonly number[], k: number): { superblock: numb
 export const countBefore = (counts: readonly number[], superblock: number): number =>
   totalOf(counts.slice(0, superblock));
 
-/** A map item as values per offset (HOLE where erased or not yet handed out). */
-export function mapOf(item: Record<string, unknown> | undefined): number[] {
+/**
+ * A superblock's map from its shard items (a position is only ever written to
+ * the shard of its position) as values per offset (HOLE where erased or not
+ * yet handed out).
+ */
+export function mapOf(items: StoredItems): number[] {
   const codes = new Array<number>(MAP_SIZE).fill(HOLE);
-  for (const [name, value] of Object.entries(item ?? {})) {
-    const m = /^p([0-9a-z]+)$/.exec(name);
-    if (!m) continue;
-    const offset = parseInt(m[1] ?? '', 36);
-    if (offset >= 0 && offset < MAP_SIZE) codes[offset] = Number(value);
-  }
+  for (const item of itemsOf(items))
+    for (const [name, value] of Object.entries(item)) {
+      const m = /^p([0-9a-z]+)$/.exec(name);
+      if (!m) continue;
+      const offset = parseInt(m[1] ?? '', 36);
+      if (offset >= 0 && offset < MAP_SIZE) codes[offset] = Number(value);
+    }
   return codes;
 }
 

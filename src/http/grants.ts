@@ -71,15 +71,16 @@ const REFERENCE_PAGE: TableGrant = {
  * CDK stack. A new route does not compile without its row here.
  */
 export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.name, TableGrant>> = {
-  // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put
-  'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put;
+  // now and then the fold of its list's summary beside the request (Query, then a transaction of Updates)
+  'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
   'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: indexesOf(employee.patterns.byPosition) },
   'get-employee': READ_ONE,
   // a changed employee_number releases (Delete) the old unique item and claims (Put) the new one
   'update-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
-  // + ConditionCheck that the supervisor exists
+  // + ConditionCheck that the supervisor exists; the fold of a summary as a create's (Query)
   'create-employee-job': {
-    actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem'],
+    actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'ConditionCheckItem', 'Query'],
     indexes: [],
   },
   // business list, or one employee's jobs
@@ -95,16 +96,17 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-employee-fields': REFERENCE_PAGE,
   'list-employee-job-fields': REFERENCE_PAGE,
   'list-application-fields': REFERENCE_PAGE,
-  // record/idempotency Put, summary and position map Updates, the reservation UpdateItem beside the read
-  'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
-  // every filter's access path (docs/pagination.md); counters and position maps are a BatchGetItem
+  // record/idempotency Put, summary and position map Updates, the reservation UpdateItem beside the read; now and
+  // then the fold of a list's summary beside the request (Query, then a transaction of Updates)
+  'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
+  // every filter's access path (docs/pagination.md); summaries and position maps are Queries of the table
   'list-applications': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
     indexes: indexesOf(...Object.values(application.patterns)),
   },
   'get-application': READ_ONE,
-  // record Put (version condition), counter and position map Updates
-  'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // record Put (version condition), summary and position map Updates; the fold of a summary as a create's (Query)
+  'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
   // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
   'list-changes': READ_ONE,
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,

@@ -6,7 +6,7 @@
  * business erased at random) stay exact and cost what page 1 costs.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { updatedCounterKey } from '../../src/data/application-store';
+import { readSummary } from '../../src/data/list-page';
 import { application } from '../../src/data/entities/application';
 import { configOf } from '../../src/data/business-store';
 import { inCallScope } from '../../src/data/call-scope';
@@ -15,7 +15,7 @@ import { tableName } from '../../src/data/config';
 import { keys } from '../../src/data/keys';
 import { batchPut, getItem } from '../../src/data/table-io';
 import { MAX_REDACTIONS_IN_TRANSACTION } from '../../src/domain/feed-refs';
-import { countsOf, MAP_SIZE, summaryOf, totalOf } from '../../src/domain/list-map';
+import { countsOf, MAP_SIZE, totalOf } from '../../src/domain/list-map';
 import { deleteApplication } from '../../src/services/applications';
 import { setEnvForFile } from '../support/env';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
@@ -59,8 +59,8 @@ const request = (method: string, path: string, body?: unknown, headers?: Record<
   });
 
 /** Live counts per status in a list's summary, and its total. */
-async function summaryTotals(key: { PK: string; SK: string }): Promise<Record<string, number>> {
-  const summary = summaryOf(await getItem(key));
+async function summaryTotals(list: string): Promise<Record<string, number>> {
+  const summary = await readSummary(BUSINESS, list);
   const out: Record<string, number> = { total: totalOf(countsOf(summary)) };
   STATUSES.forEach((s, code) => (out[s] = totalOf(countsOf(summary, code))));
   return out;
@@ -235,9 +235,9 @@ describe('redaction of earlier feed entries', () => {
 describe('a DELETE racing PUTs', () => {
   it('ends erased, never resurrected, with every count exact', async () => {
     const lists = [
-      keys.counter(BUSINESS, application.lists.business),
-      keys.counter(BUSINESS, application.lists.ofJob('cook')),
-      updatedCounterKey(BUSINESS),
+      application.lists.business,
+      application.lists.ofJob('cook'),
+      application.writeOrder,
     ];
     for (let round = 0; round < 6; round++) {
       const created = await request('POST', '/applications', {
@@ -318,7 +318,7 @@ describe('pages over holes: an eighth of 1,200 applications erased at random', (
     // its shared maps and retry (races have tests of their own above); the holes are the same either way.
     for (const id of erase)
       expect((await inCallScope('delete-application', () => deleteApplication(bid, id))).status).toBe(204);
-    const summary = summaryOf(await getItem(keys.counter(bid, application.lists.business)));
+    const summary = await readSummary(bid, application.lists.business);
     expect(summary.live).toHaveLength(Math.ceil(N / MAP_SIZE));
     summary.live.forEach((live, sb) => expect(live).toBeLessThan(Math.min(MAP_SIZE, N - sb * MAP_SIZE)));
     const gone = new Set(erase);

@@ -72,17 +72,17 @@ describe('a warm token saves its lookup on every route', () => {
     }
   });
 
-  it('a list page with a cached token: 3 calls, in 2 round trips for a dense list, 3 for a list with holes', async () => {
-    for (const [path, roundTrips] of [
+  it('a list page with a cached token: 2 round trips for a dense list, 3 for a list with holes', async () => {
+    for (const [path, calls, roundTrips] of [
       // Counter and the key-only Query side by side, then the records.
-      ['/locations?page=2&per_page=1', 2],
-      // Config, summary and the maps the page hint names; the key-only Query; the records.
-      ['/employees?page=2&per_page=1', 3],
+      ['/locations?page=2&per_page=1', 3, 2],
+      // Config, the summary's Query and the Query of the maps the page hint names; the key-only Query; the records.
+      ['/employees?page=2&per_page=1', 5, 3],
     ] as const) {
       await get(path);
       const counted = await countCalls(() => get(path));
       expect(counted.result.status).toBe(200);
-      expect({ path, calls: counted.calls, roundTrips: counted.roundTrips }).toEqual({ path, calls: 3, roundTrips });
+      expect({ path, calls: counted.calls, roundTrips: counted.roundTrips }).toEqual({ path, calls, roundTrips });
     }
   });
 });

@@ -5,7 +5,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
 import { db, dynamoStats } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
-import { batchGet, getItem, keyId } from '../../src/data/table-io';
+import { batchGet, getItem, keyId, queryPartition } from '../../src/data/table-io';
 import { transactWrite, type TxWrite } from '../../src/data/transact-write';
 import { withRetries } from '../../src/data/with-retries';
 import { heldKeys, releaseTurns, takeTurns } from '../../scripts/lib/process-turns';
@@ -15,10 +15,11 @@ import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { EMPLOYEE_LANES, laneOf } from '../../src/domain/change-feed';
-import { countInSummary, mapWritesFrom } from '../../src/data/list-counter';
+import { countInSummary, foldSummary, mapWritesFrom, placeInList } from '../../src/data/list-counter';
+import { readSummary } from '../../src/data/list-page';
 import { reservePositions } from '../../src/data/list-sequence';
-import { keys } from '../../src/data/keys';
-import { HOLE, MAP_SIZE, mapOf, mapValue, summaryOf } from '../../src/domain/list-map';
+import { keys, superblockOfMapKey } from '../../src/data/keys';
+import { HOLE, MAP_SIZE, mapOf, mapValue, shardOf, summaryOf } from '../../src/domain/list-map';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -113,6 +114,42 @@ describe('a refused transaction', () => {
   });
 });
 
+describe('summaries in shards', () => {
+  it('a write reaching a new superblock hands on a fold: old counts move to the base, every total stays', async () => {
+    const list = 'fold-list';
+    const now = Date.parse('2026-03-01T00:00:00.000Z');
+    const last = 2 * MAP_SIZE + 1;
+    const folds: string[] = [];
+    for (let first = 1; first <= last; first += 100) {
+      const entries = Array.from({ length: Math.min(100, last - first + 1) }, (_, i) => ({
+        code: (first + i) % 3,
+        createdAtMs: now + first + i,
+      }));
+      const writes = placeInList('foldco', list, first, entries);
+      folds.push(...writes.flatMap((w) => (w.afterCommit ? [`${first}`] : [])));
+      await transactWrite(writes.map(({ afterCommit: _, ...w }) => w));
+    }
+    // Only the chunk holding the first position of superblock 2 (1,025) folds; superblock 1's first (513) has
+    // nothing older than the two newest superblocks to fold.
+    expect(folds).toEqual(['1001']);
+    const before = await readSummary('foldco', list);
+    expect(before.live).toEqual([MAP_SIZE, MAP_SIZE, 1]);
+    await foldSummary('foldco', list);
+    const items = await queryPartition(keys.counter('foldco', list).PK);
+    const base = items.find((i) => i.SK === keys.counter('foldco', list).SK)!;
+    expect([base['l#0'], base['s#0#0'], base['s#0#1'], base['s#0#2']]).toEqual([MAP_SIZE, 170, 171, 171]);
+    expect(base['f#0']).toBe(now + 1);
+    // Superblocks 1 and 2 stay in the shards, where the next writes go.
+    const inShards = items.filter((i) => i !== base).flatMap((i) => Object.keys(i).filter((n) => /^[lfs]#/.test(n)));
+    expect(inShards.filter((n) => n.split('#')[1] === '0')).toEqual([]);
+    expect(inShards.filter((n) => n.startsWith('l#'))).not.toEqual([]);
+    expect(await readSummary('foldco', list)).toEqual(before);
+    // A second fold has nothing to move.
+    await foldSummary('foldco', list);
+    expect(await queryPartition(keys.counter('foldco', list).PK)).toEqual(items);
+  });
+});
+
 describe('a chunk of entries (bulk import)', () => {
   it('reserves consecutive positions and times in one write, counted per superblock, whatever else reserves', async () => {
     const list = 'chunk-list';
@@ -137,7 +174,7 @@ describe('a chunk of entries (bulk import)', () => {
       createdAtMs: reserved.ms + i,
     }));
     await transactWrite([
-      countInSummary(keys.counter('chunkco', list), entries),
+      countInSummary('chunkco', list, entries),
       ...mapWritesFrom(
         'chunkco',
         list,
@@ -146,12 +183,14 @@ describe('a chunk of entries (bulk import)', () => {
       ),
     ]);
     expect(writeStats.transactions).toBe(1);
-    const [counter, map0, map1] = await batchGet([
-      keys.counter('chunkco', list),
-      keys.listMap('chunkco', list, 0),
-      keys.listMap('chunkco', list, 1),
-    ]);
-    const summary = summaryOf(counter);
+    // The chunk's counts go to one summary shard; its map entries to the shard of each position.
+    const counters = await queryPartition(keys.counter('chunkco', list).PK);
+    expect(counters.map((c) => c.SK)).toEqual([keys.summaryShard('chunkco', list, shardOf(reserved.position)).SK]);
+    const summary = summaryOf(counters);
+    const mapItems = await queryPartition(keys.listMap('chunkco', list, 0, 0).PK);
+    expect(mapItems).toHaveLength(10);
+    const map0 = mapItems.filter((m) => superblockOfMapKey(String(m.SK)) === 0);
+    const map1 = mapItems.filter((m) => superblockOfMapKey(String(m.SK)) === 1);
     // Superblock 0 got the chunk's first 3 entries, superblock 1 the rest; the positions before are holes.
     expect(summary.live).toEqual([3, 7]);
     expect(summary.firstCreated).toEqual([now + 6, now + 9]);
@@ -243,7 +282,9 @@ describe('creates of one business', () => {
     writeStats.reset();
     const n = 12;
     const created = await Promise.all([
-      ...Array.from({ length: n }, (_, i) => send('/employees', { first_name: 'Parallel', last_name: `Employee ${i}` })),
+      ...Array.from({ length: n }, (_, i) =>
+        send('/employees', { first_name: 'Parallel', last_name: `Employee ${i}` }),
+      ),
       // Jobs of different employees: nothing but the business list is shared between them.
       ...Array.from({ length: n }, (_, i) =>
         send('/employee_jobs', { employee_id: owners[i % 4], name: `Parallel ${i}`, from: '2026-01-01' }),
@@ -275,7 +316,7 @@ describe('creates of one business', () => {
 });
 
 describe('a new employee', () => {
-  it('takes the employee lanes in turn, whatever lane one employee\'s job creates keep busy', async () => {
+  it("takes the employee lanes in turn, whatever lane one employee's job creates keep busy", async () => {
     const send = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
     const busy = (await send('/employees', { first_name: 'Busy', last_name: 'Employee' })).body.id as string;
     const lanes: number[] = [];

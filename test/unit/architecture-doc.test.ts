@@ -29,10 +29,12 @@ const built: Record<string, Key> = {
   'business registry': keys.businessRegistry('<bid>'),
   record: keys.record('<bid>', '<kind>' as RecordKind, '<id>'),
   'list counter': keys.counter('<bid>', '<list>'),
+  // Shards are zero-padded; the doc names them <shard>.
+  'summary shard': { ...keys.summaryShard('<bid>', '<list>', 0), SK: 'C#<shard>' },
   'unique value': keys.unique('<bid>', '<field>', '<value>'),
   idempotency: keys.idempotency('<bid>', '<key>'),
   // The superblock number is zero-padded so maps sort numerically; the doc names it <superblock>.
-  'list map': { ...keys.listMap('<bid>', '<list>', 0), SK: '<superblock>' },
+  'list map': { ...keys.listMap('<bid>', '<list>', 0, 0), SK: '<superblock>#<shard>' },
   'webhook subscription': keys.webhookSubscription('<bid>', '<id>'),
   'webhook subscription count': keys.webhookSubscriptionCount('<bid>'),
   // Sequences are zero-padded; the doc names them <seq>.
@@ -56,9 +58,17 @@ describe('docs/architecture.md matches the key design', () => {
     expect(documented.get(item)).toEqual(key);
   });
 
-  test('the maps of one list share one partition', () => {
-    expect(keys.listMap('b', 'l', 7).PK).toBe(keys.listMap('b', 'l', 0).PK);
-    expect(keys.listMap('b', 'l', 7).SK).toBe('00000007');
+  test('the maps of one list share one partition, the shards of a superblock together and in order', () => {
+    expect(keys.listMap('b', 'l', 7, 3).PK).toBe(keys.listMap('b', 'l', 0, 0).PK);
+    expect(keys.listMap('b', 'l', 7, 3).SK).toBe('00000007#03');
+    const sks = [keys.listMap('b', 'l', 7, 15), keys.listMap('b', 'l', 8, 0), keys.listMap('b', 'l', 7, 2)].map(
+      (k) => k.SK,
+    );
+    expect(sks.sort()).toEqual(['00000007#02', '00000007#15', '00000008#00']);
+  });
+
+  test('the shards of a summary share the partition of its base', () => {
+    expect(keys.summaryShard('b', 'l', 5)).toEqual({ PK: keys.counter('b', 'l').PK, SK: 'C#05' });
   });
 
   test('the GSI table lists exactly the indexes of the table definition', () => {
