@@ -19,6 +19,8 @@ import { countInSummary, foldSummary, mapWritesFrom, placeInList } from '../../s
 import { readSummary } from '../../src/data/list-page';
 import { reservePositions } from '../../src/data/list-sequence';
 import { keys, superblockOfMapKey } from '../../src/data/keys';
+import { observedCalls } from '../../src/data/call-scope';
+import { until } from '../support/until';
 import { HOLE, MAP_SIZE, mapOf, mapValue, shardOf, summaryOf } from '../../src/domain/list-map';
 
 /**
@@ -147,6 +149,29 @@ describe('summaries in shards', () => {
     // A second fold has nothing to move.
     await foldSummary('foldco', list);
     expect(await queryPartition(keys.counter('foldco', list).PK)).toEqual(items);
+  });
+
+  it('a create reaching superblock 2 folds its lists beside the request, under its own grants', async () => {
+    const businessId = demo.business.id;
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.counter(businessId, application.sequence),
+        UpdateExpression: 'SET n = :n',
+        ExpressionAttributeValues: { ':n': 2 * MAP_SIZE },
+      }),
+    );
+    const before = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
+    const created = await api.request('POST', `${API}/applications`, {
+      token,
+      body: { accept_terms_and_conditions: true, first_name: 'Fold', last_name: 'Point', email: 'fold@example.com' },
+    });
+    expect(created.status).toBe(201);
+    // The fold's Query goes out once the create has committed (its answer does not wait for it).
+    await until(() => observedCalls.has('create-application Query -'), "the fold's Query");
+    const after = await api.request('GET', `${API}/applications?per_page=1&page=${before + 1}`, { token });
+    expect(after.body.total_entries).toBe(before + 1);
+    expect(after.body.entries.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
   });
 });
 
