@@ -7,7 +7,9 @@
  * Starts its own in-memory DynamoDB Local, imports the businesses, seeds
  * BENCH_APPLICATIONS (N, default 5,000; 4N = 20,000) applications directly
  * (the items, counters and position maps the API itself would have written),
- * then sends real HTTP requests through the deployed handlers (local server)
+ * then sends real HTTP requests through the deployed handlers (local server);
+ * employees and employee jobs (N/10 and 4N/10 of each) are created through
+ * the API and paged the same way,
  * and reads the per-request DynamoDB statistics: calls, items read, consumed
  * capacity.
  */
@@ -38,7 +40,7 @@ interface Measure {
   entries: number;
 }
 
-async function measure(base: string, token: string, query: string): Promise<Measure> {
+async function measure(base: string, token: string, query: string, list = 'applications'): Promise<Measure> {
   const times: number[] = [];
   let last: Measure | undefined;
   let coldCalls = 0;
@@ -46,7 +48,7 @@ async function measure(base: string, token: string, query: string): Promise<Meas
   for (let i = 0; i < REPEAT; i++) {
     dynamoStats.reset();
     const t0 = performance.now();
-    const res = await fetch(`${base}/services/api/v1/applications?${query}`, {
+    const res = await fetch(`${base}/services/api/v1/${list}?${query}`, {
       headers: { authorization: `Bearer ${token}` },
     });
     const body = (await res.json()) as { entries: unknown[]; total_entries: number };
@@ -96,13 +98,38 @@ interface Pages {
   readonly lastPage: number;
 }
 
-async function pagesOf(base: string, token: string, q: string): Promise<Pages> {
-  const first = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=1`);
+async function pagesOf(base: string, token: string, q: string, list = 'applications'): Promise<Pages> {
+  const first = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=1`, list);
   const lastPage = Math.max(1, Math.ceil(first.total / PER_PAGE));
   const midPage = Math.max(1, Math.ceil(lastPage / 2));
-  const mid = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${midPage}`);
-  const last = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${lastPage}`);
+  const mid = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${midPage}`, list);
+  const last = await measure(base, token, `${q}&per_page=${PER_PAGE}&page=${lastPage}`, list);
   return { first, mid, last, midPage, lastPage };
+}
+
+/**
+ * `count` employees, each with one job, created through the API (POST, 8 at a time), in a business of its own:
+ * their lists are written as a client's creates write them (reserved positions, summary and map shards).
+ */
+async function createPeople(base: string, token: string, count: number): Promise<void> {
+  const post = async (path: string, body: unknown): Promise<{ id: string }> => {
+    const res = await fetch(`${base}/services/api/v1/${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const out = (await res.json()) as { id: string };
+    if (res.status !== 201) throw new Error(`POST ${path}: ${res.status} ${JSON.stringify(out)}`);
+    return out;
+  };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < count; i = next++) {
+      const { id } = await post('employees', { first_name: 'Bench', last_name: `Person ${i}` });
+      await post('employee_jobs', { employee_id: id, name: 'Cook', from: '2026-01-01' });
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
 }
 
 /** Every page of a list, per_page 100, from page 1 to the last: what a full sync by page numbers reads. */
@@ -224,21 +251,70 @@ async function main(): Promise<void> {
     for (const [label] of filtersOf(sizes[0]!)) {
       const [small, large] = measured.map((m) => m.get(label)!);
       const cell = (p: Pages): string =>
-        `${Math.max(p.first.calls, p.mid.calls)} (${Math.max(p.first.coldCalls, p.mid.coldCalls)}), ${p.first.items} / ${p.mid.items} (${p.first.indexItems} / ${p.mid.indexItems}), ${fmt(p.first.capacity)} RU`;
+        `${Math.max(p.first.calls, p.mid.calls)} (${Math.max(p.first.coldCalls, p.mid.coldCalls)}), ${p.first.items} / ${p.mid.items} (${p.first.indexItems} / ${p.mid.indexItems}), ${fmt(p.first.capacity)} / ${fmt(p.mid.capacity)} RU`;
+      // Read units are what a page costs: a Query of a map's 16 shards reads 16 small items billed as their bytes.
       growth.push([
         label,
         `${small!.first.total} → ${large!.first.total}`,
         cell(small!),
         cell(large!),
+        ratio(
+          Math.max(large!.first.capacity, large!.mid.capacity),
+          Math.max(small!.first.capacity, small!.mid.capacity),
+        ),
         ratio(Math.max(large!.first.items, large!.mid.items), Math.max(small!.first.items, small!.mid.items)),
       ]);
     }
     console.log(
-      `\nGrowth N = ${N} → 4N = ${4 * N} (calls warm (cold), items read page 1 / middle page (of them index entries), read units of page 1; per_page ${PER_PAGE})\n`,
+      `\nGrowth N = ${N} → 4N = ${4 * N} (calls warm (cold), items read page 1 / middle page (of them index entries), read units page 1 / middle page; per_page ${PER_PAGE})\n`,
     );
     console.log(
-      table(['filter', 'total_entries', 'N: calls, items, units', '4N: calls, items, units', 'growth 4N/N'], growth),
+      table(
+        [
+          'filter',
+          'total_entries',
+          'N: calls, items, units',
+          '4N: calls, items, units',
+          'growth 4N/N (read units)',
+          '(items)',
+        ],
+        growth,
+      ),
     );
+
+    // Employees and employee jobs (lists with holes, paged by the same read as applications): N/10 and 4N/10 of each,
+    // created through the API.
+    const people: string[][] = [];
+    const peopleGrowth = new Map<string, Pages[]>();
+    for (const n of [N / 10, (4 * N) / 10]) {
+      const seeded = await seedBusiness(`${BUSINESS}-people-${n}`, 0);
+      await createPeople(base, seeded.token, n);
+      for (const list of ['employees', 'employee_jobs']) {
+        const p = await pagesOf(base, seeded.token, '', list);
+        peopleGrowth.set(list, [...(peopleGrowth.get(list) ?? []), p]);
+        people.push([
+          `GET /${list}`,
+          String(p.first.total),
+          `${p.first.calls} / ${p.mid.calls} / ${p.last.calls} (cold ${p.first.coldCalls})`,
+          `${p.first.items} / ${p.mid.items} / ${p.last.items}`,
+          `${fmt(p.first.capacity)} / ${fmt(p.mid.capacity)} / ${fmt(p.last.capacity)}`,
+        ]);
+      }
+    }
+    console.log(`
+Employees and employee jobs, created through the API: page 1 / middle / last page (per_page ${PER_PAGE})
+`);
+    console.log(table(['list', 'total_entries', 'calls', 'items read', 'read units'], people));
+    for (const [list, [small, large]] of peopleGrowth)
+      console.log(
+        `GET /${list} growth ${small!.first.total} → ${large!.first.total}: items read ${ratio(
+          Math.max(large!.first.items, large!.mid.items, large!.last.items),
+          Math.max(small!.first.items, small!.mid.items, small!.last.items),
+        )}, read units ${ratio(
+          Math.max(large!.first.capacity, large!.mid.capacity, large!.last.capacity),
+          Math.max(small!.first.capacity, small!.mid.capacity, small!.last.capacity),
+        )}, calls ${ratio(Math.max(large!.first.calls, large!.mid.calls), Math.max(small!.first.calls, small!.mid.calls))} (4N / N, worst page)`,
+      );
 
     // A full sync by page numbers over updated_at_since: items read against the number of matches.
     const syncs: string[][] = [];
@@ -280,13 +356,14 @@ async function main(): Promise<void> {
     const erasedRows: string[][] = [];
     for (const [label, q] of filtersOf(holey)) {
       const p = await pagesOf(base, holey.token, q);
-      const r = Math.max(p.mid.items, p.last.items) / p.first.items;
+      const r = Math.max(p.mid.capacity, p.last.capacity) / p.first.capacity;
       const bound = bounds[label];
       erasedRows.push([
         label,
         String(p.first.total),
         `${p.first.calls} / ${p.mid.calls} (cold ${p.first.coldCalls})`,
         `${p.first.items} / ${p.mid.items} / ${p.last.items} (${p.first.indexItems} / ${p.mid.indexItems} / ${p.last.indexItems})`,
+        `${fmt(p.first.capacity)} / ${fmt(p.mid.capacity)} / ${fmt(p.last.capacity)}`,
         r.toFixed(2),
         bound === undefined ? '-' : `${bound}× ${r <= bound ? 'ok' : 'OVER'}`,
       ]);
@@ -296,7 +373,15 @@ async function main(): Promise<void> {
     );
     console.log(
       table(
-        ['filter', 'total_entries', 'calls (first / middle)', 'items read', 'worst later / first', 'bound'],
+        [
+          'filter',
+          'total_entries',
+          'calls (first / middle)',
+          'items read',
+          'read units',
+          'worst later / first (read units)',
+          'bound',
+        ],
         erasedRows,
       ),
     );
