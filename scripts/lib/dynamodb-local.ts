@@ -8,12 +8,15 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   ListTablesCommand,
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { localEndpointConfig } from '../../src/data/client';
-import { projectionOf, TABLE, type IndexDefinition } from '../../src/data/table-definition';
+import { projectionOf, TABLE, TABLE_LAYOUT, type IndexDefinition } from '../../src/data/table-definition';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** A free TCP port on loopback. */
 export function freePort(): Promise<number> {
@@ -228,10 +231,11 @@ async function createTable(
 }
 
 /**
- * Creates the table if it is missing (local endpoints only) and returns
- * whether it did. A table whose indexes differ from the table definition (a
- * `.dynamodb/` folder kept from a checkout with another definition) is
- * refused with what to do: local data is disposable, so nothing converts it.
+ * Creates the table if it is missing (local endpoints only), with the item
+ * layout it holds (TABLE_LAYOUT), and returns whether it did. A table whose
+ * indexes or layout differ from this checkout's (a `.dynamodb/` folder kept
+ * from an older checkout) is refused with what to do: local data is
+ * disposable, so nothing converts it.
  */
 export async function ensureTable(
   endpoint: string,
@@ -248,6 +252,12 @@ export async function ensureTable(
     } catch (error) {
       if ((error as Error).name !== 'ResourceNotFoundException') throw error;
       await createTable(client, tableName, indexes);
+      await client.send(
+        new PutItemCommand({
+          TableName: tableName,
+          Item: marshall({ ...TABLE_LAYOUT.key, version: TABLE_LAYOUT.version }),
+        }),
+      );
       return true;
     }
     const wanted = (createTableInput(tableName).GlobalSecondaryIndexes ?? [])
@@ -256,6 +266,16 @@ export async function ensureTable(
     if (found.join() !== wanted.join())
       throw new Error(
         `Table ${tableName} at ${endpoint} has indexes [${found.join(', ')}], the table definition [${wanted.join(', ')}]: ` +
+          'delete the table (or the .dynamodb/ folder) and start again',
+      );
+    const { Item } = await client.send(
+      new GetItemCommand({ TableName: tableName, Key: marshall(TABLE_LAYOUT.key), ConsistentRead: true }),
+    );
+    const layout = Item ? Number(unmarshall(Item).version) : undefined;
+    if (layout !== TABLE_LAYOUT.version)
+      throw new Error(
+        `Table ${tableName} at ${endpoint} holds items of ${layout === undefined ? 'an older layout' : `layout ${layout}`}, ` +
+          `this checkout writes layout ${TABLE_LAYOUT.version} (docs/decisions/001): ` +
           'delete the table (or the .dynamodb/ folder) and start again',
       );
     return false;

@@ -156,4 +156,25 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
       client.destroy();
     }
   }, 60_000);
+
+  it('admin on a table of an older item layout (no layout item): one line saying to delete it, nothing written', async () => {
+    const client = localClient(process.env.DYNAMODB_ENDPOINT!);
+    const TableName = `older-layout-${process.pid}`;
+    // The indexes of today's definition, created by a checkout from before the layout item.
+    await client.send(new CreateTableCommand(createTableInput(TableName)));
+    try {
+      const res = await adminWith(
+        { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: TableName },
+        'import',
+        join(root, 'fixtures', 'demo.json'),
+      );
+      expect(res.code).not.toBe(0);
+      expect(res.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/holds items of an older layout, this checkout writes layout \d+ .* delete the table/),
+      ]);
+      expect((await client.send(new ScanCommand({ TableName }))).Count).toBe(0);
+    } finally {
+      client.destroy();
+    }
+  }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TABLE } from '../../src/data/table-definition';
+import { TABLE, TABLE_LAYOUT } from '../../src/data/table-definition';
 import { keys, type Key, type RecordKind } from '../../src/data/keys';
 import { ENTITIES } from '../../src/data/entities';
 
@@ -23,6 +23,7 @@ const documented = new Map(
 );
 
 const built: Record<string, Key> = {
+  'table layout': TABLE_LAYOUT.key,
   token: keys.token('<sha256>'),
   'token listing': keys.tokenListing('<bid>', '<sha256>'),
   'business config': keys.business('<bid>'),
