@@ -92,7 +92,11 @@ export function countInSummary(
 
 /**
  * Moves the summary counts of one entry at `position`: status `from` -> `to`
- * (undefined = not counted / not live), in the shard of its position.
+ * (undefined = not counted / not live), in the shard of its position. Moves
+ * reach old superblocks (a status change, an erasure, retention erasing a
+ * business's oldest applications), so an entry at the first position of a
+ * superblock folds the list as a create there does: a list with moves and no
+ * creates keeps its shards small too.
  */
 export function moveInSummary(
   businessId: string,
@@ -107,7 +111,11 @@ export function moveInSummary(
   if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
   if (from !== undefined) add.push([statusAttribute(sb, from), -1]);
   if (to !== undefined) add.push([statusAttribute(sb, to), 1]);
-  return { item: { Update: { Key: keys.summaryShard(businessId, list, shardOf(position)), ...updateOf({ add }) } } };
+  const fold = foldWhenAt(businessId, list, [position]);
+  return {
+    item: { Update: { Key: keys.summaryShard(businessId, list, shardOf(position)), ...updateOf({ add }) } },
+    ...(fold ? { afterCommit: fold } : {}),
+  };
 }
 
 /**
