@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
 import { adminWith } from '../support/admin';
 import { withoutRecords } from '../support/demo-setup';
-import { CreateTableCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, ScanCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import {
   createTableInput,
   freePort,
@@ -136,45 +136,42 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
     60_000,
   );
 
-  it('admin on a table with other indexes than the definition: one line saying to delete it, nothing written', async () => {
-    const client = localClient(process.env.DYNAMODB_ENDPOINT!);
-    const TableName = `other-definition-${process.pid}`;
-    const input = createTableInput(TableName);
-    // The same index names over other key attributes (a .dynamodb/ folder kept from another checkout).
-    const renamed = JSON.parse(JSON.stringify(input).replace(/"(\w+)(PK|SK)"/g, '"X$1$2"')) as typeof input;
-    await client.send(new CreateTableCommand({ ...renamed, KeySchema: input.KeySchema }));
-    try {
-      const res = await adminWith(
-        { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: TableName },
-        'import',
-        join(root, 'fixtures', 'demo.json'),
-      );
-      expect(res.code).not.toBe(0);
-      expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(/has indexes .* delete the table/)]);
-      expect((await client.send(new ScanCommand({ TableName }))).Count).toBe(0);
-    } finally {
-      client.destroy();
-    }
-  }, 60_000);
-
-  it('admin on a table of an older item layout (no layout item): one line saying to delete it, nothing written', async () => {
-    const client = localClient(process.env.DYNAMODB_ENDPOINT!);
-    const TableName = `older-layout-${process.pid}`;
-    // The indexes of today's definition, created by a checkout from before the layout item.
-    await client.send(new CreateTableCommand(createTableInput(TableName)));
-    try {
-      const res = await adminWith(
-        { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: TableName },
-        'import',
-        join(root, 'fixtures', 'demo.json'),
-      );
-      expect(res.code).not.toBe(0);
-      expect(res.stderr.trim().split('\n')).toEqual([
-        expect.stringMatching(/holds items of an older layout, this checkout writes layout \d+ .* delete the table/),
-      ]);
-      expect((await client.send(new ScanCommand({ TableName }))).Count).toBe(0);
-    } finally {
-      client.destroy();
-    }
-  }, 60_000);
+  // A table kept from another checkout: the admin tool says in one line to delete it, and writes nothing.
+  it.each<[string, (input: CreateTableCommandInput) => CreateTableCommandInput, RegExp]>([
+    [
+      'with other indexes than the definition',
+      // The same index names over other key attributes.
+      (input) => ({
+        ...(JSON.parse(JSON.stringify(input).replace(/"(\w+)(PK|SK)"/g, '"X$1$2"')) as CreateTableCommandInput),
+        KeySchema: input.KeySchema,
+      }),
+      /has indexes .* delete the table/,
+    ],
+    [
+      'of an older item layout (no layout item)',
+      // The indexes of today's definition, created by a checkout from before the layout item.
+      (input) => input,
+      /holds items of an older layout, this checkout writes layout \d+ .* delete the table/,
+    ],
+  ])(
+    'admin on a table %s: one line saying to delete it, nothing written',
+    async (_label, made, message) => {
+      const client = localClient(process.env.DYNAMODB_ENDPOINT!);
+      const TableName = `kept-${process.pid}-${message.source.length}`;
+      await client.send(new CreateTableCommand(made(createTableInput(TableName))));
+      try {
+        const res = await adminWith(
+          { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT!, TABLE_NAME: TableName },
+          'import',
+          join(root, 'fixtures', 'demo.json'),
+        );
+        expect(res.code).not.toBe(0);
+        expect(res.stderr.trim().split('\n')).toEqual([expect.stringMatching(message)]);
+        expect((await client.send(new ScanCommand({ TableName }))).Count).toBe(0);
+      } finally {
+        client.destroy();
+      }
+    },
+    60_000,
+  );
 });
