@@ -110,12 +110,12 @@ async function startImport(
   mode: 'apply' | 'validate',
   type: 'employees' | 'employee_jobs' = 'employees',
 ): Promise<string> {
-  const created = await createImport(
-    businessId,
-    { type, format: 'csv', mode, size: file.length },
-    undefined,
-    { tokenId: 'bench0000000', tokenName: 'bench', requestId: null, language: 'en' },
-  );
+  const created = await createImport(businessId, { type, format: 'csv', mode, size: file.length }, undefined, {
+    tokenId: 'bench0000000',
+    tokenName: 'bench',
+    requestId: null,
+    language: 'en',
+  });
   const id = (created.body as { id: string }).id;
   await s3().send(new PutObjectCommand({ Bucket: attachmentsBucket(), Key: uploadKeyOf(businessId, id), Body: file }));
   return id;
@@ -308,7 +308,9 @@ const jobCsv = (employees: string, n: number): Buffer => {
   for (let i = 0; i < n; i++) {
     const year = 2010 + (i % JOBS_PER_EMPLOYEE) * 3;
     const to = i % JOBS_PER_EMPLOYEE === JOBS_PER_EMPLOYEE - 1 ? '' : `${year + 2}-12-31`;
-    lines.push(`${employees}-job-${i},${employees}-${Math.floor(i / JOBS_PER_EMPLOYEE)},Job ${i},${year}-01-01,${to},full_time`);
+    lines.push(
+      `${employees}-job-${i},${employees}-${Math.floor(i / JOBS_PER_EMPLOYEE)},Job ${i},${year}-01-01,${to},full_time`,
+    );
   }
   return Buffer.from(`${lines.join('\n')}\n`);
 };

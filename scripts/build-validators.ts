@@ -69,7 +69,11 @@ export function pruneSchemaConstants(code: string): string {
     const end = endOfJson(out, start);
     const schema = JSON.parse(out.slice(start, end)) as unknown;
     const rest = out.slice(0, start - declaration.length) + out.slice(end);
-    const reads = [...rest.matchAll(new RegExp(`\\b${constant}((?:\\.[A-Za-z_$][\\w$]*|\\[\\d+\\]|\\["(?:[^"\\\\]|\\\\.)*"\\])+)`, 'g'))];
+    const reads = [
+      ...rest.matchAll(
+        new RegExp(`\\b${constant}((?:\\.[A-Za-z_$][\\w$]*|\\[\\d+\\]|\\["(?:[^"\\\\]|\\\\.)*"\\])+)`, 'g'),
+      ),
+    ];
     if (reads.length !== [...rest.matchAll(new RegExp(`\\b${constant}\\b`, 'g'))].length)
       throw new Error(`generated code reads ${constant} other than by property paths: cannot prune it`);
     const kept: Record<string, unknown> = {};
@@ -78,7 +82,8 @@ export function pruneSchemaConstants(code: string): string {
       let into = kept;
       for (const [i, key] of path.entries()) {
         if (i === path.length - 1) into[key] = at(schema, path);
-        else into = (into[key] ??= Array.isArray(at(schema, path.slice(0, i + 1))) ? [] : {}) as Record<string, unknown>;
+        else
+          into = (into[key] ??= Array.isArray(at(schema, path.slice(0, i + 1))) ? [] : {}) as Record<string, unknown>;
       }
     }
     for (const [, accessors] of reads) {

@@ -50,7 +50,9 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
     if (records > 0) console.log(`Importing the demo business "${businessId}": ${records} records, about a minute…`);
     const { token, people } = await provisionFromFile(DEMO_FIXTURE);
     saveToken(token);
-    console.log(`Imported the demo business "${businessId}" from ${DEMO_FIXTURE} (${describePeople(people) || 'no records'})`);
+    console.log(
+      `Imported the demo business "${businessId}" from ${DEMO_FIXTURE} (${describePeople(people) || 'no records'})`,
+    );
     return { businessId, token };
   }
   const saved = existsSync(TOKEN_FILE) ? readFileSync(TOKEN_FILE, 'utf8').trim() : '';

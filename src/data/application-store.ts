@@ -10,13 +10,7 @@
  * then the records by key (`recordsOf`, src/data/list-store.ts).
  */
 import type { BusinessConfig } from '../domain/business';
-import {
-  HOLE,
-  mapValue,
-  positionOf,
-  statusCode,
-  straddlingSuperblocks,
-} from '../domain/list-map';
+import { HOLE, mapValue, positionOf, statusCode, straddlingSuperblocks } from '../domain/list-map';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { keys, recordIdOf, type Key } from './keys';
@@ -167,7 +161,9 @@ export function createWrites(
       onConditionFailed: () => 'retry',
       confirms: exists,
     },
-    ...application.createdIn(app).flatMap(({ list }) => placeInList(businessId, list, position, [{ code, createdAtMs }])),
+    ...application
+      .createdIn(app)
+      .flatMap(({ list }) => placeInList(businessId, list, position, [{ code, createdAtMs }])),
     ...updatedListMove(businessId, updatePosition, undefined, code, app.updated_at),
   ];
 }

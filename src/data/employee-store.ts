@@ -45,7 +45,6 @@ import { carries, exists, type TxWrite } from './transact-write';
 import { IF_ABSENT, IF_PRESENT } from './entities/entity';
 import { updateOf } from './update-expression';
 
-
 const EMPLOYEE_NUMBER = employeeEntity.numberField;
 
 /** The kinds whose creates take a position in their business list. */

@@ -123,7 +123,11 @@ export function moveInSummary(
  * shard they fall in (superblock and `shardOf`), no condition (the positions
  * are the writer's own, so concurrent writes to other positions commute).
  */
-export function mapWritesAt(businessId: string, list: string, values: readonly (readonly [number, number])[]): TxWrite[] {
+export function mapWritesAt(
+  businessId: string,
+  list: string,
+  values: readonly (readonly [number, number])[],
+): TxWrite[] {
   const byShard = new Map<string, { sb: number; shard: number; pairs: [string, number][] }>();
   for (const [position, value] of values) {
     const sb = superblockOf(position);

@@ -127,4 +127,3 @@ export async function readWith(
     counters: items.slice(others.length).map(counterValue),
   };
 }
-

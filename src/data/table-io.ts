@@ -149,7 +149,9 @@ export async function queryPage(
 export function queryPartition(pk: string, range?: { readonly from: string; readonly to: string }): Promise<Item[]> {
   return query({
     KeyConditionExpression: range ? '#pk = :p AND #sk BETWEEN :a AND :b' : '#pk = :p',
-    ExpressionAttributeNames: range ? { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey } : { '#pk': TABLE.partitionKey },
+    ExpressionAttributeNames: range
+      ? { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey }
+      : { '#pk': TABLE.partitionKey },
     ExpressionAttributeValues: { ':p': pk, ...(range ? { ':a': range.from, ':b': range.to } : {}) },
     ConsistentRead: true,
   });

@@ -82,6 +82,9 @@ const ALWAYS_CHANGED = new Set(['updated_at']);
 export function changedFields(before: Record<string, unknown>, after: Record<string, unknown>): string[] {
   const names = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...names]
-    .filter((name) => !ALWAYS_CHANGED.has(name) && stableStringify(before[name] ?? null) !== stableStringify(after[name] ?? null))
+    .filter(
+      (name) =>
+        !ALWAYS_CHANGED.has(name) && stableStringify(before[name] ?? null) !== stableStringify(after[name] ?? null),
+    )
     .sort();
 }

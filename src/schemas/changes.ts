@@ -78,7 +78,10 @@ export const ChangeActor = {
       additionalProperties: false,
       required: ['type', 'import_id', 'token_id', 'token_name'],
       properties: {
-        type: { const: 'import', description: 'A bulk import (contract §22); `request_id` is that of its creating POST' },
+        type: {
+          const: 'import',
+          description: 'A bulk import (contract §22); `request_id` is that of its creating POST',
+        },
         import_id: { type: 'string' },
         token_id: { type: 'string', pattern: '^[0-9a-f]{12}$', description: 'The token that created the import' },
         token_name: { type: 'string' },

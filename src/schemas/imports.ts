@@ -28,7 +28,8 @@ export const ImportCreate = {
     },
     mode: {
       enum: [...IMPORT_MODES],
-      description: 'apply (default): write; validate: every check, nothing written, the results say what apply would do',
+      description:
+        'apply (default): write; validate: every check, nothing written, the results say what apply would do',
     },
     size: { type: 'integer', minimum: 1, maximum: MAX_IMPORT_BYTES, description: 'The file’s size in bytes' },
   },
@@ -111,11 +112,15 @@ export const ImportResultLine = {
       description:
         'created; updated (an earlier import’s external_id: the fields the row names, as PUT); unchanged (those fields held those values: nothing written); skipped (an employee job whose external_id was imported: jobs have no update); failed (`errors`)',
     },
-    id: { type: ['string', 'null'], description: 'The record; null when failed and for would-be creations when validating' },
+    id: {
+      type: ['string', 'null'],
+      description: 'The record; null when failed and for would-be creations when validating',
+    },
     errors: {
       type: ['object', 'null'],
       additionalProperties: { type: 'array', items: { type: 'string' } },
-      description: 'When failed: the field map a single request would answer (contract §3), in the language of the POST that created the import',
+      description:
+        'When failed: the field map a single request would answer (contract §3), in the language of the POST that created the import',
     },
   },
 } as const;

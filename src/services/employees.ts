@@ -313,7 +313,12 @@ export async function createEmployees(
         const number = numbers[i];
         const id = ids[i] ?? '';
         try {
-          const fields = checkedNewEmployee(row.body, row.fieldErrors.copy(), ctx.config, number ? taken.has(number) : false);
+          const fields = checkedNewEmployee(
+            row.body,
+            row.fieldErrors.copy(),
+            ctx.config,
+            number ? taken.has(number) : false,
+          );
           if (number) taken.set(number, id);
           passed.push({ id, fields, employeeNumber: number ?? null });
           return id;

@@ -65,12 +65,7 @@ import {
 } from './employees';
 import { readForEmployeeCreates, type EmployeeChunkContext } from '../data/employee-store';
 import { EMPLOYEE_JOB_CHUNK, createEmployeeJobs } from './employee-jobs';
-import {
-  APPLICATION_CHUNK,
-  createApplication,
-  createApplications,
-  updateApplication,
-} from './applications';
+import { APPLICATION_CHUNK, createApplication, createApplications, updateApplication } from './applications';
 
 /**
  * What one row's write, or one chunk's, may take (retries and the resolution of
@@ -366,7 +361,8 @@ async function readWindow(window: readonly ParsedRow[], options: ApplyRowsOption
     });
     return { records: externalOwnersOf(externalIds, read.more), employees: new Map(), chunk: read };
   }
-  const employeeIds = type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
+  const employeeIds =
+    type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
   const [records, employees] = await Promise.all([
     externalIds.length ? readExternalOwners(businessId, type, externalIds) : new Map<string, string>(),
     employeeIds.length ? readExternalOwners(businessId, 'employees', employeeIds) : new Map<string, string>(),
@@ -428,7 +424,7 @@ async function applyRowWindow(
           if (outcome.status !== 404 || !p.missing) throw outcome;
           return translate(p.line(null, p.missing));
         }
-        return translate(p.line(mode === 'validate' ? null : outcome ?? null));
+        return translate(p.line(mode === 'validate' ? null : (outcome ?? null)));
       });
     };
     const keep = importId !== undefined && mode === 'apply';
@@ -601,7 +597,11 @@ async function applyRow(
           line: lineWith('created'),
           create: { body: input, fieldErrors: createErrors, externalId: extId },
           ...(type === 'employee_jobs'
-            ? { missing: { [employeeExt === undefined ? 'employee_id' : 'employee_external_id']: [MESSAGES.missingReference] } }
+            ? {
+                missing: {
+                  [employeeExt === undefined ? 'employee_id' : 'employee_external_id']: [MESSAGES.missingReference],
+                },
+              }
             : {}),
         },
       };

@@ -234,11 +234,7 @@ describe('redaction of earlier feed entries', () => {
 
 describe('a DELETE racing PUTs', () => {
   it('ends erased, never resurrected, with every count exact', async () => {
-    const lists = [
-      application.lists.business,
-      application.lists.ofJob('cook'),
-      application.writeOrder,
-    ];
+    const lists = [application.lists.business, application.lists.ofJob('cook'), application.writeOrder];
     for (let round = 0; round < 6; round++) {
       const created = await request('POST', '/applications', {
         accept_terms_and_conditions: true,

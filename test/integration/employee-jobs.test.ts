@@ -460,7 +460,7 @@ describe('GET /employee_jobs (pagination, contract §7)', () => {
     expect(bad.body).toEqual({ employee_id: ['is invalid'], page: ['is invalid'], status: ['is not a known field'] });
   });
 
-  it('costs 3 round trips warm (4 cold) for the business list, 2 for an employee\'s own (dense) list', async () => {
+  it("costs 3 round trips warm (4 cold) for the business list, 2 for an employee's own (dense) list", async () => {
     for (const [q, cold, warm] of [
       // Token, config, summary Query (and the hinted maps' Query); the key-only Query; the records.
       ['?per_page=3', { calls: 6, roundTrips: 4 }, { calls: 6, roundTrips: 3 }],

@@ -582,7 +582,8 @@ describe('GET /employees (pagination, contract §7)', () => {
       const res = await post({ first_name: `P${i}`, last_name: 'L', cf_5: i }, token);
       ids.push(res.body.id);
       // A rejected create has reserved its position too: a hole the pages skip.
-      if (i % 2 === 0) expect((await post({ first_name: `H${i}`, last_name: 'L', language: 'xx' }, token)).status).toBe(422);
+      if (i % 2 === 0)
+        expect((await post({ first_name: `H${i}`, last_name: 'L', language: 'xx' }, token)).status).toBe(422);
     }
   });
 

@@ -74,7 +74,10 @@ describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
 
 describe('a write that loses its round to a concurrent writer', () => {
   it('re-reads what the other writer moved, not the business config, and both updates land', async () => {
-    const made = await api.request('POST', `${API}/employees`, { token, body: { first_name: 'Race', last_name: 'Two' } });
+    const made = await api.request('POST', `${API}/employees`, {
+      token,
+      body: { first_name: 'Race', last_name: 'Two' },
+    });
     const id = (made.body as { id: string }).id;
     const table = process.env.TABLE_NAME as string;
     const sk = (k: Record<string, unknown>): string => String((k.SK as { S?: string })?.S ?? k.SK);

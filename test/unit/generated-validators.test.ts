@@ -22,7 +22,8 @@ describe('src/schemas/generated', () => {
 });
 
 describe('pruneSchemaConstants', () => {
-  const code = (schema: object, body: string): string => `const schema31 = ${JSON.stringify(schema)};function v(){${body}}`;
+  const code = (schema: object, body: string): string =>
+    `const schema31 = ${JSON.stringify(schema)};function v(){${body}}`;
 
   it('keeps what the code reads, by dotted, indexed and quoted paths, and nothing else', () => {
     const schema = {

@@ -14,8 +14,10 @@ type OfEmployee = OfBusiness & { readonly employeeId: string };
 
 const EMPLOYEE_NUMBER = 'employee_number';
 
-const employeesByPosition = pattern<OfBusiness>('list-keys', 'position reserved per business (holes)', ({ businessId }) =>
-  lists.all(businessId, 'employee'),
+const employeesByPosition = pattern<OfBusiness>(
+  'list-keys',
+  'position reserved per business (holes)',
+  ({ businessId }) => lists.all(businessId, 'employee'),
 );
 /** Every employee of the business, by id, in its record partition (exports). */
 const employeesById = pattern<OfBusiness>('table', 'employee id', ({ businessId }) =>
