@@ -15,13 +15,13 @@ import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { EMPLOYEE_LANES, laneOf } from '../../src/domain/change-feed';
-import { countInSummary, foldSummary, mapWritesFrom, placeInList } from '../../src/data/list-counter';
+import { countInSummary, foldSummary, mapWritesFrom, moveInSummary, placeInList } from '../../src/data/list-counter';
 import { readSummary } from '../../src/data/list-page';
 import { reservePositions } from '../../src/data/list-sequence';
 import { keys, superblockOfMapKey } from '../../src/data/keys';
 import { observedCalls } from '../../src/data/call-scope';
 import { until } from '../support/until';
-import { HOLE, MAP_SIZE, mapOf, mapValue, shardOf, summaryOf } from '../../src/domain/list-map';
+import { countsOf, HOLE, MAP_SIZE, mapOf, mapValue, shardOf, summaryOf } from '../../src/domain/list-map';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -149,6 +149,47 @@ describe('summaries in shards', () => {
     // A second fold has nothing to move.
     await foldSummary('foldco', list);
     expect(await queryPartition(keys.counter('foldco', list).PK)).toEqual(items);
+  });
+
+  it('folds racing writes and moves in every superblock: nothing counted twice or lost', async () => {
+    const list = 'fold-race';
+    const now = Date.parse('2026-03-01T00:00:00.000Z');
+    const place = (first: number, n: number) =>
+      transactWrite(
+        placeInList(
+          'foldco',
+          list,
+          first,
+          Array.from({ length: n }, (_, i) => ({ code: 0, createdAtMs: now + first + i })),
+        ).map(({ afterCommit: _, ...w }) => w),
+      );
+    for (let first = 1; first <= 2 * MAP_SIZE; first += 100)
+      await place(first, Math.min(100, 2 * MAP_SIZE - first + 1));
+    // 40 creates in superblock 2, 40 status moves (code 0 -> 1) and 10 erasures in superblocks 0 and 1, each a
+    // transaction of its own, while folds run among them.
+    const moves = Array.from({ length: 40 }, (_, i) => 1 + i * 25);
+    const erased = Array.from({ length: 10 }, (_, i) => 2 + i * 100);
+    const folding = Array.from({ length: 6 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 15));
+      await foldSummary('foldco', list);
+    });
+    await Promise.all([
+      ...Array.from({ length: 40 }, (_, i) => place(2 * MAP_SIZE + 1 + i, 1)),
+      ...moves.map((p) => transactWrite([moveInSummary('foldco', list, p, 0, 1)])),
+      ...erased.map((p) => transactWrite([moveInSummary('foldco', list, p, 0, undefined)])),
+      ...folding,
+    ]);
+    await foldSummary('foldco', list);
+    const summary = await readSummary('foldco', list);
+    const inSb = (positions: number[], sb: number) => positions.filter((p) => Math.floor((p - 1) / MAP_SIZE) === sb);
+    expect(summary.live).toEqual([0, 1].map((sb) => MAP_SIZE - inSb(erased, sb).length).concat(40));
+    expect(countsOf(summary, 1)).toEqual([0, 1].map((sb) => inSb(moves, sb).length).concat(0));
+    expect(countsOf(summary, 0)).toEqual(
+      [0, 1].map((sb) => MAP_SIZE - inSb(moves, sb).length - inSb(erased, sb).length).concat(40),
+    );
+    // Superblock 0 is in the base now; the shards hold the two newest only.
+    const shards = (await queryPartition(keys.counter('foldco', list).PK)).filter((i) => i.SK !== 'C');
+    expect(shards.flatMap((i) => Object.keys(i).filter((n) => /^[lfs]#0(#|$)/.test(n)))).toEqual([]);
   });
 
   it('a create reaching superblock 2 folds its lists beside the request, under its own grants', async () => {
