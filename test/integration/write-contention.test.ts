@@ -12,6 +12,7 @@ import { heldKeys, releaseTurns, takeTurns } from '../../scripts/lib/process-tur
 import { writeStats } from '../../src/data/write-stats';
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';
+import { employee, employeeJob } from '../../src/data/entities/employee';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { EMPLOYEE_LANES, laneOf } from '../../src/domain/change-feed';
@@ -192,24 +193,45 @@ describe('summaries in shards', () => {
     expect(shards.flatMap((i) => Object.keys(i).filter((n) => /^[lfs]#0(#|$)/.test(n)))).toEqual([]);
   });
 
-  it('a create reaching superblock 2 folds its lists beside the request, under its own grants', async () => {
+  it('a create or update reaching superblock 2 folds its lists beside the request, under its own grants', async () => {
     const businessId = demo.business.id;
-    await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.counter(businessId, application.sequence),
-        UpdateExpression: 'SET n = :n',
-        ExpressionAttributeValues: { ':n': 2 * MAP_SIZE },
-      }),
-    );
+    // Every list's reservation item as if 1,024 positions (two superblocks) had been handed out.
+    const reserved = (sequence: string, attribute: 'n' | 'u') =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.counter(businessId, sequence),
+          UpdateExpression: 'SET #a = :n',
+          ExpressionAttributeNames: { '#a': attribute },
+          ExpressionAttributeValues: { ':n': 2 * MAP_SIZE },
+        }),
+      );
+    await Promise.all([
+      reserved(application.sequence, 'n'),
+      reserved(employee.sequence, 'n'),
+      reserved(employeeJob.sequence, 'n'),
+    ]);
     const before = (await api.request('GET', `${API}/applications?per_page=1`, { token })).body.total_entries;
-    const created = await api.request('POST', `${API}/applications`, {
-      token,
-      body: { accept_terms_and_conditions: true, first_name: 'Fold', last_name: 'Point', email: 'fold@example.com' },
+    const post = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
+    const created = await post('/applications', {
+      accept_terms_and_conditions: true,
+      first_name: 'Fold',
+      last_name: 'Point',
+      email: 'fold@example.com',
     });
-    expect(created.status).toBe(201);
-    // The fold's Query goes out once the create has committed (its answer does not wait for it).
-    await until(() => observedCalls.has('create-application Query -'), "the fold's Query");
+    const person = await post('/employees', { first_name: 'Fold', last_name: 'Point' });
+    const job = await post('/employee_jobs', { employee_id: person.body.id, name: 'Cook', from: '2026-01-01' });
+    expect([created.status, person.status, job.status]).toEqual([201, 201, 201]);
+    // An update takes the next place in the order of writes: the first of its superblock 2.
+    await reserved(application.sequence, 'u');
+    const updated = await api.request('PUT', `${API}/applications/${created.body.id}`, {
+      token,
+      body: { first_name: 'Folded' },
+    });
+    expect(updated.status).toBe(200);
+    // Each fold's Query goes out once its write has committed (the answer does not wait for it).
+    for (const route of ['create-application', 'create-employee', 'create-employee-job', 'update-application'])
+      await until(() => observedCalls.has(`${route} Query -`), `the fold's Query of ${route}`);
     const after = await api.request('GET', `${API}/applications?per_page=1&page=${before + 1}`, { token });
     expect(after.body.total_entries).toBe(before + 1);
     expect(after.body.entries.map((e: { id: string }) => e.id)).toEqual([created.body.id]);
