@@ -11,7 +11,7 @@ import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom, type DynamoProxy } from '.
 let api: TestApi;
 let token: string;
 let proxy: DynamoProxy & { restore(): Promise<void> };
-const CREATES = 40;
+const CREATES = 60;
 
 const FAULTS = AMBIGUOUS_FAULTS;
 
