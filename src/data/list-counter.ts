@@ -22,6 +22,7 @@ import {
 } from '../domain/list-map';
 import { db } from './client';
 import { tableName } from './config';
+import { tableKeyOf } from './entities/entity';
 import { keys } from './keys';
 import { queryPartition } from './table-io';
 import type { AfterCommit, TxWrite } from './transact-write';
@@ -167,7 +168,7 @@ export function mapWritesFrom(businessId: string, list: string, first: number, v
 export async function foldSummary(businessId: string, list: string): Promise<void> {
   const base = keys.counter(businessId, list);
   const items = await queryPartition(base.PK);
-  const shards = items.filter((i) => i.SK !== base.SK);
+  const shards = items.filter((i) => tableKeyOf(i).SK !== base.SK);
   const fold = foldOf(shards, summaryOf(items).live.length - 2);
   if (fold.taken.size === 0) return;
   const baseWrite =
@@ -188,7 +189,7 @@ export async function foldSummary(businessId: string, list: string): Promise<voi
     const expression = attributes.map((_, j) => `#c${j} = :c${j}`).join(' AND ');
     return {
       Update: {
-        Key: { PK: shards[i]!.PK, SK: shards[i]!.SK },
+        Key: tableKeyOf(shards[i]!),
         TableName: tableName(),
         ...updateOf({ remove: attributes.map(([name]) => name) }, { expression, names, values }),
       },
