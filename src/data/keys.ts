@@ -160,8 +160,11 @@ export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   return `record ${head ?? ''}`;
 }
 
-/** The superblock of a map shard by its sort key (keys.listMap read backwards). */
-export const superblockOfMapKey = (sk: string): number => Number(sk.split('#')[0]);
+/** The superblock and shard of a map shard by its sort key (keys.listMap read backwards). */
+export const mapShardOfKey = (sk: string): { superblock: number; shard: number } => {
+  const [superblock, shard] = sk.split('#');
+  return { superblock: Number(superblock), shard: Number(shard) };
+};
 
 /** The id of a record by its key (keys.record read backwards). */
 export const recordIdOf = (key: Key): string => key.SK;

@@ -15,6 +15,7 @@ import {
   MAP_SIZE,
   mapAttribute,
   mapValue,
+  parkedShardOf,
   shardOf,
   statusAttribute,
   summaryOf,
@@ -123,16 +124,23 @@ export function moveInSummary(
  * Sets positions of a list's map ([position, value]): one Update per map
  * shard they fall in (superblock and `shardOf`), no condition (the positions
  * are the writer's own, so concurrent writes to other positions commute).
+ * `parked`: new entries' first values, all of a superblock in the shard of
+ * the first of them (src/domain/list-map.ts `parkedShardOf`): one Update per
+ * superblock for a chunk of creates.
  */
 export function mapWritesAt(
   businessId: string,
   list: string,
   values: readonly (readonly [number, number])[],
+  parked = false,
 ): TxWrite[] {
+  const firstIn = new Map<number, number>();
+  for (const [position] of values)
+    firstIn.set(superblockOf(position), Math.min(firstIn.get(superblockOf(position)) ?? Infinity, position));
   const byShard = new Map<string, { sb: number; shard: number; pairs: [string, number][] }>();
   for (const [position, value] of values) {
     const sb = superblockOf(position);
-    const shard = shardOf(position);
+    const shard = parked ? parkedShardOf(firstIn.get(sb)!) : shardOf(position);
     const id = `${sb}#${shard}`;
     const at = byShard.get(id) ?? byShard.set(id, { sb, shard, pairs: [] }).get(id)!;
     at.pairs.push([mapAttribute(position), value]);
@@ -209,7 +217,8 @@ export async function foldSummary(businessId: string, list: string): Promise<voi
  * entries in a job list are not consecutive there): counted in the list's
  * summary and set in its maps, each created at `createdAtMs` with status
  * `code` (0 for a list without statuses). No condition: k entries add one
- * summary Update and one map Update per superblock they span. At most 100.
+ * summary Update and one map Update per superblock they span (their values
+ * parked in one shard, mapWritesAt). At most 100.
  */
 export function placeAt(
   businessId: string,
@@ -223,6 +232,7 @@ export function placeAt(
       businessId,
       list,
       entries.map((e) => [e.position, mapValue(e.createdAtMs, e.code)] as const),
+      true,
     ),
   ];
 }

@@ -4,13 +4,13 @@
  * locator; what differs between their lists is data (MappedList, MappedPageReading).
  */
 import type { BusinessConfig } from '../domain/business';
-import { mapOf, SHARDS, summaryOf, type ListSummary } from '../domain/list-map';
+import { mapOf, SHARDS, summaryOf, type ListSummary, type MapShard } from '../domain/list-map';
 import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import type { PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { business } from './entities/business';
-import type { MappedList, PatternIndex } from './entities/entity';
-import { keys, superblockOfMapKey } from './keys';
+import { tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
+import { keys, mapShardOfKey } from './keys';
 import { readEntries, recordsOf, type QueryFilter } from './list-store';
 import { pageHintOf, rememberPageHint } from './page-hints';
 import { batchGet, queryPartition, type Item } from './table-io';
@@ -114,7 +114,10 @@ async function readMaps(
       }),
     ),
   );
-  const bySuperblock = new Map<number, Item[]>(superblocks.map((sb) => [sb, []]));
-  for (const item of read.flat()) bySuperblock.get(superblockOfMapKey(String(item.SK)))?.push(item);
-  return new Map([...bySuperblock].map(([sb, items]) => [sb, mapOf(items)]));
+  const bySuperblock = new Map<number, MapShard[]>(superblocks.map((sb) => [sb, []]));
+  for (const item of read.flat()) {
+    const { superblock, shard } = mapShardOfKey(tableKeyOf(item).SK);
+    bySuperblock.get(superblock)?.push({ shard, item });
+  }
+  return new Map([...bySuperblock].map(([sb, shards]) => [sb, mapOf(shards)]));
 }

@@ -19,9 +19,10 @@
  * Concurrent creates of one business hold consecutive positions, and
  * DynamoDB cancels a transaction that writes an item another transaction is
  * writing: so a list's summary and each of its maps are stored as SHARDS
- * items, an entry written to the shard of its position (`shardOf`), and the
- * reader adds the summary shards up (`summaryOf`) and joins the map shards
- * (`mapOf`). A summary's counts are sums, so a shard may hold a negative
+ * items, an entry written to the shard of its position (`shardOf`; a chunk
+ * of creates writes its counts and its map values to the shard of its first
+ * position), and the reader adds the summary shards up (`summaryOf`) and
+ * joins the map shards (`mapOf`). A summary's counts are sums, so a shard may hold a negative
  * count (an entry counted in one shard and moved in another); the old
  * superblocks' counts are folded from the shards into the base item now and
  * then (`foldOf`), so the summary's size does not grow with SHARDS
@@ -171,19 +172,41 @@ export function locate(counts: readonly number[], k: number): { superblock: numb
 export const countBefore = (counts: readonly number[], superblock: number): number =>
   totalOf(counts.slice(0, superblock));
 
+/** One stored item of a superblock's map, and which of its SHARDS it is (from its key). */
+export interface MapShard {
+  readonly shard: number;
+  readonly item: Record<string, unknown>;
+}
+
 /**
- * A superblock's map from its shard items (a position is only ever written to
- * the shard of its position) as values per offset (HOLE where erased or not
- * yet handed out).
+ * The shard a chunk of creates (consecutive positions `first`, `first + 1`,
+ * ... of one superblock) writes all its map values to: the shard of its
+ * first position, one item instead of one per position. A position's own
+ * shard stays `shardOf` it: every later write of it (a move, a hole) goes
+ * there and wins over the parked value (`mapOf`).
  */
-export function mapOf(items: StoredItems): number[] {
+export const parkedShardOf = (first: number): number => shardOf(first);
+
+/** MAP_SIZE is a multiple of SHARDS, so an offset's own shard is the same in every superblock. */
+const ownShardOfOffset = (offset: number): number => shardOf(positionOf(0, offset));
+
+/**
+ * A superblock's map from its shard items as values per offset (HOLE where
+ * erased or not yet handed out). A value in the position's own shard wins;
+ * elsewhere it was parked there by the chunk that created it
+ * (`parkedShardOf`), and is the position's value until its own shard has one.
+ */
+export function mapOf(shards: readonly MapShard[]): number[] {
   const codes = new Array<number>(MAP_SIZE).fill(HOLE);
-  for (const item of itemsOf(items))
+  const own = new Array<boolean>(MAP_SIZE).fill(false);
+  for (const { shard, item } of shards)
     for (const [name, value] of Object.entries(item)) {
       const m = /^p([0-9a-z]+)$/.exec(name);
       if (!m) continue;
       const offset = parseInt(m[1] ?? '', 36);
-      if (offset >= 0 && offset < MAP_SIZE) codes[offset] = Number(value);
+      if (!(offset >= 0 && offset < MAP_SIZE) || own[offset]) continue;
+      codes[offset] = Number(value);
+      own[offset] = ownShardOfOffset(offset) === shard;
     }
   return codes;
 }

@@ -142,16 +142,17 @@ export async function createApplication(
 }
 
 /**
- * The most bodies of one createApplications chunk: each takes up to 7
- * transaction items (record, feed entry, a bulk import's external id, its
- * map shard in the business list, in the order of writes and in its job
- * list, and, when its job opening is alone in the chunk, that job list's
- * summary shard), the chunk 4 more (the summary shards of the business list
- * and of the order of writes, the lane counter, the import's result item),
- * within DynamoDB's 100. Consecutive positions fall in different map shards
- * (src/domain/list-map.ts `shardOf`), so a row takes one in each list.
+ * The most bodies of one createApplications chunk: each takes up to 5
+ * transaction items (record, feed entry, a bulk import's external id, and,
+ * when its job opening is alone in the chunk, that job list's summary shard
+ * and map item: a chunk parks a list's map values in one shard per
+ * superblock, src/domain/list-map.ts `parkedShardOf`, so a job list takes at
+ * most one item per row), the chunk 8 more (the summary shards of the
+ * business list and of the order of writes, their map items in at most two
+ * superblocks each, the lane counter, the import's result item), within
+ * DynamoDB's 100.
  */
-export const APPLICATION_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 4) / 7);
+export const APPLICATION_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 8) / 5);
 
 /**
  * POST /applications for a chunk of bodies (a bulk import; at most

@@ -353,14 +353,14 @@ export async function createEmployees(
 }
 
 /**
- * The most bodies of one createEmployees chunk: each takes up to 5
+ * The most bodies of one createEmployees chunk: each takes up to 4
  * transaction items (record, employee_number claim, feed entry, a bulk
- * import's external id, and its list map shard: consecutive positions fall in
- * different shards, src/domain/list-map.ts `shardOf`), the chunk 3 more (the
- * list's summary shard, lane counter, the import's result item), within
- * DynamoDB's 100.
+ * import's external id), the chunk 5 more (the list's summary shard, its map
+ * values in one shard of each of the at most two superblocks its positions
+ * span, src/domain/list-map.ts `parkedShardOf`, the lane counter, the
+ * import's result item), within DynamoDB's 100.
  */
-export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 3) / 5);
+export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 5) / 4);
 
 /**
  * PUT /employees/{id}: one BatchGetItem (config, employee, the new

@@ -16,13 +16,22 @@ import { employee, employeeJob } from '../../src/data/entities/employee';
 import { partitionOf } from '../../src/data/entities/entity';
 import { readEntries } from '../../src/data/list-store';
 import { EMPLOYEE_LANES, laneOf } from '../../src/domain/change-feed';
-import { countInSummary, foldSummary, mapWritesFrom, moveInSummary, placeInList } from '../../src/data/list-counter';
+import { foldSummary, moveInSummary, placeAt, placeInList } from '../../src/data/list-counter';
 import { readSummary } from '../../src/data/list-page';
 import { reservePositions } from '../../src/data/list-sequence';
-import { keys, superblockOfMapKey } from '../../src/data/keys';
+import { keys, mapShardOfKey } from '../../src/data/keys';
 import { observedCalls } from '../../src/data/call-scope';
 import { until } from '../support/until';
-import { countsOf, HOLE, MAP_SIZE, mapOf, mapValue, shardOf, summaryOf } from '../../src/domain/list-map';
+import {
+  countsOf,
+  HOLE,
+  MAP_SIZE,
+  mapOf,
+  mapValue,
+  shardOf,
+  summaryOf,
+  type MapShard,
+} from '../../src/domain/list-map';
 
 /**
  * Contract §11 under contention: optimistic writers that lose a race re-run
@@ -261,24 +270,24 @@ describe('a chunk of entries (bulk import)', () => {
       code: i % 3,
       createdAtMs: reserved.ms + i,
     }));
-    await transactWrite([
-      countInSummary('chunkco', list, entries),
-      ...mapWritesFrom(
-        'chunkco',
-        list,
-        reserved.position,
-        entries.map((e) => mapValue(e.createdAtMs, e.code)),
-      ),
-    ]);
+    await transactWrite(placeAt('chunkco', list, entries));
     expect(writeStats.transactions).toBe(1);
-    // The chunk's counts go to one summary shard; its map entries to the shard of each position.
+    // The chunk's counts go to one summary shard; its map values of each superblock to one shard, that of its
+    // first position there (parked: the reader takes them until a position's own shard has a value).
     const counters = await queryPartition(keys.counter('chunkco', list).PK);
     expect(counters.map((c) => c.SK)).toEqual([keys.summaryShard('chunkco', list, shardOf(reserved.position)).SK]);
     const summary = summaryOf(counters);
     const mapItems = await queryPartition(keys.listMap('chunkco', list, 0, 0).PK);
-    expect(mapItems).toHaveLength(10);
-    const map0 = mapItems.filter((m) => superblockOfMapKey(String(m.SK)) === 0);
-    const map1 = mapItems.filter((m) => superblockOfMapKey(String(m.SK)) === 1);
+    expect(mapItems.map((m) => m.SK)).toEqual([
+      keys.listMap('chunkco', list, 0, shardOf(reserved.position)).SK,
+      keys.listMap('chunkco', list, 1, shardOf(MAP_SIZE + 1)).SK,
+    ]);
+    const shardsOf = (sb: number): MapShard[] =>
+      mapItems.flatMap((item) => {
+        const at = mapShardOfKey(String(item.SK));
+        return at.superblock === sb ? [{ shard: at.shard, item }] : [];
+      });
+    const [map0, map1] = [shardsOf(0), shardsOf(1)];
     // Superblock 0 got the chunk's first 3 entries, superblock 1 the rest; the positions before are holes.
     expect(summary.live).toEqual([3, 7]);
     expect(summary.firstCreated).toEqual([now + 6, now + 9]);

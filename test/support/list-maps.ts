@@ -12,6 +12,7 @@ import {
   mapAttribute,
   mapOf,
   mapValue,
+  shardOf,
   statusAttribute,
   summaryOf,
   superblockOf,
@@ -28,14 +29,15 @@ export function stored(
   firstCommitted: (sb: number, positions: number) => number = (sb, positions) => (sb * 7919 + codes.length) % positions,
 ) {
   const counter: Record<string, unknown> = {};
-  const maps = new Map<number, Record<string, unknown>>();
+  // Per superblock, its map's shard items by shard (each position in its own shard).
+  const maps = new Map<number, Map<number, Record<string, unknown>>>();
   codes.forEach((code, i) => {
     const position = i + 1;
     const sb = superblockOf(position);
-    const map = maps.get(sb) ?? {};
+    const shards = maps.get(sb) ?? maps.set(sb, new Map()).get(sb)!;
+    const map = shards.get(shardOf(position)) ?? shards.set(shardOf(position), {}).get(shardOf(position))!;
     // created_at (ms) = position * 1000: creation order is position order
     map[mapAttribute(position)] = code === HOLE ? HOLE : mapValue(position * 1000, code);
-    maps.set(sb, map);
     counter[liveAttribute(sb)] ??= 0;
     if (code === HOLE) return;
     counter[liveAttribute(sb)] = Number(counter[liveAttribute(sb)]) + 1;
@@ -48,7 +50,16 @@ export function stored(
   }
   // Each map item parsed once (mapOf), as a page read parses each map it fetches once.
   const parsed = new Map<number, number[]>();
-  const map = (sb: number): number[] => parsed.get(sb) ?? parsed.set(sb, mapOf(maps.get(sb))).get(sb)!;
+  const map = (sb: number): number[] =>
+    parsed.get(sb) ??
+    parsed
+      .set(
+        sb,
+        mapOf(
+          [...(maps.get(sb) ?? new Map<number, Record<string, unknown>>())].map(([shard, item]) => ({ shard, item })),
+        ),
+      )
+      .get(sb)!;
   return { summary: summaryOf(counter), map };
 }
 

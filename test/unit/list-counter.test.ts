@@ -5,14 +5,25 @@ import { MAP_SIZE, SHARDS } from '../../src/domain/list-map';
 const keyOf = (w: { item: { Update?: { Key?: unknown } } }): unknown => w.item.Update?.Key;
 
 describe('list writes in shards (src/data/list-counter.ts)', () => {
-  it('a chunk counts in one summary shard and sets each position in the map shard of its position', () => {
+  it('a chunk counts in one summary shard and parks its map values in one shard per superblock', () => {
     const entries = Array.from({ length: SHARDS + 2 }, (_, i) => ({ code: 0, createdAtMs: 1_000 + i }));
     const [summary, ...maps] = placeInList('b', 'l', 5, entries);
     expect(keyOf(summary!)).toEqual(keys.summaryShard('b', 'l', 5 % SHARDS));
-    // Positions 5..22 span 16 shards of superblock 0: 16 map items, two of them with two positions.
-    expect(maps.map(keyOf)).toEqual(
-      Array.from({ length: SHARDS }, (_, i) => keys.listMap('b', 'l', 0, (5 + i) % SHARDS)),
-    );
+    // Positions 5..22, all in superblock 0: one map item, the shard of position 5, holding the 18 values.
+    expect(maps.map(keyOf)).toEqual([keys.listMap('b', 'l', 0, 5 % SHARDS)]);
+    expect(Object.keys(maps[0]!.item.Update?.ExpressionAttributeValues ?? {})).toHaveLength(SHARDS + 2);
+    // Across a superblock's end: one item in each, the shard of the chunk's first position there.
+    const across = placeInList('b', 'l', MAP_SIZE - 1, entries).slice(1);
+    expect(across.map(keyOf)).toEqual([
+      keys.listMap('b', 'l', 0, (MAP_SIZE - 1) % SHARDS),
+      keys.listMap('b', 'l', 1, (MAP_SIZE + 1) % SHARDS),
+    ]);
+  });
+
+  it('a single create, a move and a hole write the shard of their own position', () => {
+    const [, map] = placeInList('b', 'l', 37, [{ code: 0, createdAtMs: 1 }]);
+    expect(keyOf(map!)).toEqual(keys.listMap('b', 'l', 0, 37 % SHARDS));
+    expect(keyOf(moveInSummary('b', 'l', 37, 0, 1))).toEqual(keys.summaryShard('b', 'l', 37 % SHARDS));
   });
 
   it('a write or a move at the first position of superblock 2 or later hands on a fold of its list, no other', () => {

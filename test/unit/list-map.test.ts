@@ -14,6 +14,7 @@ import {
   foldOf,
   liveAttribute,
   mapOf,
+  parkedShardOf,
   mapValue,
   SHARDS,
   shardOf,
@@ -94,20 +95,24 @@ describe('a summary and maps stored in shards', () => {
         const shards = Array.from({ length: SHARDS }, (): Record<string, unknown> => ({ SK: 'shard' }));
         const maps = new Map<string, Record<string, unknown>>();
         const final = [...codes];
-        const setMap = (position: number, value: number): void => {
-          const id = `${superblockOf(position)}#${shardOf(position)}`;
+        const setMap = (position: number, value: number, shard = shardOf(position)): void => {
+          const id = `${superblockOf(position)}#${shard}`;
           const map = maps.get(id) ?? maps.set(id, {}).get(id)!;
           map[mapAttribute(position)] = value;
         };
+        // Creates come one by one or in chunks (a new chunk at about one position in four): a chunk parks its
+        // values of each superblock in the shard of its first position there.
+        let chunkFirst = 0;
         codes.forEach((code, i) => {
-          if (code === HOLE) return;
           const position = i + 1;
+          if (pick() < SHARDS / 4 || superblockOf(chunkFirst) !== superblockOf(position)) chunkFirst = position;
+          if (code === HOLE) return;
           const sb = superblockOf(position);
           const shard = shards[pick()]!;
           add(shard, liveAttribute(sb), 1);
           add(shard, statusAttribute(sb, code), 1);
           shard[firstCreatedAttribute(sb)] ??= position * 1000;
-          setMap(position, mapValue(position * 1000, code));
+          setMap(position, mapValue(position * 1000, code), parkedShardOf(chunkFirst));
         });
         for (const [n, to] of moves) {
           const live = final.flatMap((c, i) => (c === HOLE ? [] : [i]));
@@ -132,7 +137,11 @@ describe('a summary and maps stored in shards', () => {
           );
         expect(counts(summary)).toEqual(counts(expected.summary));
         const joined = Array.from({ length: superblocks }, (_, sb) =>
-          mapOf([...maps].filter(([id]) => id.startsWith(`${sb}#`)).map(([, m]) => m)),
+          mapOf(
+            [...maps]
+              .filter(([id]) => id.startsWith(`${sb}#`))
+              .map(([id, item]) => ({ shard: Number(id.split('#')[1]), item })),
+          ),
         );
         expect(joined).toEqual(Array.from({ length: superblocks }, (_, sb) => expected.map(sb)));
 
