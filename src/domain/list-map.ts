@@ -26,7 +26,7 @@
  * count (an entry counted in one shard and moved in another); the old
  * superblocks' counts are folded from the shards into the base item now and
  * then (`foldOf`), so the summary's size does not grow with SHARDS
- * (docs/decisions/018).
+ * (docs/decisions/019).
  */
 import { locateInBlocks } from './pagination';
 
