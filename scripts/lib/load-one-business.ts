@@ -167,6 +167,8 @@ export interface PhaseResult {
   readonly phase: 'spread' | 'one business';
   readonly creates: number;
   readonly perSecond: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
   readonly p99Ms: number;
   readonly transactionsPerCreate: number;
   readonly errors: number;
@@ -276,6 +278,8 @@ export async function runOneBusiness(
           phase,
           creates: latencies.length,
           perSecond: latencies.length / seconds,
+          p50Ms: pct(latencies, 0.5),
+          p90Ms: pct(latencies, 0.9),
           p99Ms: pct(latencies, 0.99),
           transactionsPerCreate: transactions / Math.max(1, latencies.length),
           errors,
@@ -300,7 +304,7 @@ export async function runOneBusiness(
 export function oneBusinessReport(results: readonly PhaseResult[]): { lines: string[]; problems: string[] } {
   const lines = results.map(
     (r) =>
-      `one-business  ${r.kind} ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p99 ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors; refused items per create ${JSON.stringify(r.refusedPerCreate)}`,
+      `one-business  ${r.kind} ${r.phase.padEnd(12)} ${r.creates} creates, ${r.perSecond.toFixed(1)}/s, p50 / p90 / p99 ${r.p50Ms.toFixed(0)} / ${r.p90Ms.toFixed(0)} / ${r.p99Ms.toFixed(0)} ms, ${r.transactionsPerCreate.toFixed(2)} transactions per create, ${r.errors} errors; refused items per create ${JSON.stringify(r.refusedPerCreate)}`,
   );
   const of = (phase: PhaseResult['phase']) => results.filter((r) => r.phase === phase);
   const mean = (rs: PhaseResult[], f: (r: PhaseResult) => number) => rs.reduce((a, r) => a + f(r), 0) / rs.length;
