@@ -32,8 +32,7 @@ import {
   feedLaneCounterKey,
   feedLaneStateAt,
   feedLaneStateOf,
-  kindCounterKeys,
-  kindLaneStatesOf,
+  readKindLanes,
   type FeedLaneState,
 } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
@@ -106,18 +105,13 @@ export async function readCreateState(
   idempotencyKey: Key | undefined,
   held: Reservation | undefined,
 ): Promise<CreateState> {
-  const [[config, ...rest], reserved] = await Promise.all([
-    batchGet([
-      business.configKey(businessId),
-      ...(idempotencyKey ? [idempotencyKey] : []),
-      ...kindCounterKeys(businessId, 'application'),
-    ]),
+  const [[config, idem], feeds, reserved] = await Promise.all([
+    batchGet([business.configKey(businessId), ...(idempotencyKey ? [idempotencyKey] : [])]),
+    readKindLanes(businessId, 'application'),
     held ?? reservePositions(sequenceKey(businessId), 1, 1),
   ]);
-  const idem = idempotencyKey ? rest[0] : undefined;
-  const feeds = rest.slice(idempotencyKey ? 1 : 0);
   return {
-    feeds: kindLaneStatesOf('application', feeds),
+    feeds,
     config: requireConfig(configOf(config), businessId),
     reserved,
     idempotency: idem,

@@ -34,8 +34,7 @@ import {
   feedLaneCounterKey,
   feedLaneStateAt,
   feedLaneStateOf,
-  kindCounterKeys,
-  kindLaneStatesOf,
+  readKindLanes,
   type FeedLaneState,
 } from './feed-store';
 import { laneOf, laneOfTicket } from '../domain/change-feed';
@@ -117,12 +116,11 @@ export async function readForEmployeeWrite(
   if (wanted.supervisorId !== undefined) slots.supervisor = employeeEntity.key(businessId, wanted.supervisorId);
   if (wanted.idempotencyKey) slots.idempotency = wanted.idempotencyKey;
   const names = Object.keys(slots);
-  const feedKeys =
-    feedRecordId === undefined
-      ? kindCounterKeys(businessId, 'employee')
-      : [feedCounterKey(businessId, 'employee', feedRecordId)];
-  const [items, reserved] = await Promise.all([
+  // A new employee's lane is picked by the position reserved beside this read: it reads every employee lane.
+  const feedKeys = feedRecordId === undefined ? [] : [feedCounterKey(businessId, 'employee', feedRecordId)];
+  const [items, lanes, reserved] = await Promise.all([
     batchGet([...Object.values(slots), ...feedKeys]),
+    feedRecordId === undefined ? readKindLanes(businessId, 'employee') : [],
     reserve ? (reserve.held ?? reserveListPositions(businessId, reserve.kind, 1)) : undefined,
   ]);
   const got = (name: string): Item | undefined => items[names.indexOf(name)];
@@ -136,9 +134,7 @@ export async function readForEmployeeWrite(
     reserved,
     feed:
       feedRecordId === undefined
-        ? (kindLaneStatesOf('employee', feeds).find(
-            (f) => f.lane === laneOfTicket('employee', (reserved as Reservation).position),
-          ) as FeedLaneState)
+        ? (lanes.find((f) => f.lane === laneOfTicket('employee', (reserved as Reservation).position)) as FeedLaneState)
         : feedLaneStateOf('employee', feedRecordId, feeds[0]),
   };
 }

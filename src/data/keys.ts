@@ -31,9 +31,10 @@ const recordPartition = (businessId: string, kind: RecordKind): string => `${biz
 /** The registry partition: no `B#` prefix, it belongs to no tenant. */
 export const BUSINESS_REGISTRY = 'BUSINESSES';
 
-/** Feed sequences are zero-padded so they sort numerically; the counter shares the lane's partition. */
+/** Feed sequences are zero-padded so they sort numerically. */
 export const FEED_SEQ_DIGITS = 12;
-export const FEED_COUNTER_SK = 'SEQ';
+/** Lane numbers in the sort keys of the lane counters, zero-padded so a kind's lanes are one key range. */
+const FEED_LANE_DIGITS = 3;
 
 const BUSINESS_CONFIG_SK = 'CONFIG';
 /** Sorts before every attachment id (`att_...`). */
@@ -110,7 +111,7 @@ export const keys = {
     PK: `${biz(businessId)}#map#${list}`,
     SK: `${String(superblock).padStart(8, '0')}#${String(shard).padStart(2, '0')}`,
   }),
-  /** One lane of the change feed (docs/change-feed.md): its entries by zero-padded sequence, and its counter. */
+  /** One lane of the change feed (docs/change-feed.md): its entries by zero-padded sequence. */
   feedEntry: (businessId: string, lane: number | string, seq: number | string): Key => ({
     PK: `${biz(businessId)}#feed#${lane}`,
     SK: typeof seq === 'number' ? String(seq).padStart(FEED_SEQ_DIGITS, '0') : seq,
@@ -126,9 +127,13 @@ export const keys = {
     PK: `${biz(businessId)}#import#${importId}`,
     SK: typeof row === 'number' ? String(row).padStart(IMPORT_ROW_DIGITS, '0') : row,
   }),
-  feedCounter: (businessId: string, lane: number | string): Key => ({
-    PK: `${biz(businessId)}#feed#${lane}`,
-    SK: FEED_COUNTER_SK,
+  /**
+   * The counter of a lane of the change feed: every lane's counter of a business in one partition, by lane, so
+   * that a create reads its kind's lanes and a feed page all of them with one Query (billed by the bytes read).
+   */
+  feedCounter: (businessId: string, lane: number): Key => ({
+    PK: `${biz(businessId)}#feedlanes`,
+    SK: String(lane).padStart(FEED_LANE_DIGITS, '0'),
   }),
   /**
    * Rate counts of a business and of its tokens (src/data/rate-counts.ts). Their own `RATE#` prefix: the
@@ -153,7 +158,8 @@ export function itemKindOf(key: { PK: unknown; SK: unknown }): string {
   if (rest === '') return String(key.SK).toLowerCase();
   const [head, second] = rest.split('#');
   if (head === 'counter') return `counter#${rest.slice('counter#'.length)}`;
-  if (head === 'feed') return String(key.SK) === FEED_COUNTER_SK ? 'feed counter' : 'feed entry';
+  if (head === 'feed') return 'feed entry';
+  if (head === 'feedlanes') return 'feed counter';
   if (head === 'map') return `map#${second ?? ''}`;
   if (head === 'idem') return 'idempotency';
   if (head === 'unique') return `unique#${second ?? ''}`;

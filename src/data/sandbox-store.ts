@@ -87,7 +87,7 @@ export async function restartFeed(businessId: string, now = Date.now()): Promise
 export async function deleteFeedEntries(businessId: string, gaps: readonly number[]): Promise<number> {
   let deleted = 0;
   for (const [lane, gap] of gaps.entries()) {
-    const pk = feedLane.counterKey(businessId, lane).PK;
+    const pk = feedLane.entryKey(businessId, lane, 0).PK;
     const entries = await partitionKeys(pk, String(gap).padStart(FEED_SEQ_DIGITS, '0'));
     await batchDelete(entries);
     deleted += entries.length;

@@ -40,8 +40,8 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
  * every lane counter, and every create reads every lane counter of its kind,
  * in one BatchGetItem of at most 100 keys, so LANE_COUNT stays well below 100.
  */
-export const APPLICATION_LANES = 16;
-export const EMPLOYEE_LANES = 16;
+export const APPLICATION_LANES = 32;
+export const EMPLOYEE_LANES = 32;
 export const LANE_COUNT = APPLICATION_LANES + EMPLOYEE_LANES;
 
 /** Whose lane a change goes to: an employee job's changes go to its employee's lane. */

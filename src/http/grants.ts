@@ -108,7 +108,8 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // record Put (version condition), summary and position map Updates; the fold of a summary as a create's (Query)
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
   // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
-  'list-changes': READ_ONE,
+  // token GetItem, the lane counters' Query, the page's entries by key (BatchGetItem)
+  'list-changes': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,
   // the feed's application.deleted entry Put and lane counter Update
   // + its attachments (src/services/attachments.ts eraseAttachments): their partition's Query, one transaction
@@ -127,16 +128,19 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-attachment': READ_ONE,
   // record + feed lane BatchGet, one transaction: record Delete, count Update, feed entry Put and lane Update
   'delete-attachment': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
-  // the change feed's end (lane counters BatchGet), then subscription + idempotency Put and count Update in one
+  // the change feed's end (the lane counters' Query), then subscription + idempotency Put and count Update in one
   // transaction; at the cap, the idempotency record (GetItem) for a replay
-  'create-webhook-subscription': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  'create-webhook-subscription': {
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    indexes: [],
+  },
   // the business's subscription partition
   'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
   'get-webhook-subscription': REFERENCE_ONE,
   // the subscription, then one transaction: its Delete, the count and its create's idempotency record Updates
   'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
-  // lane counters (the feed cursor) and the idempotency record BatchGet, then the job Put (the worker: WORKER_GRANTS)
-  'create-export': { actions: ['GetItem', 'BatchGetItem', 'PutItem'], indexes: [] },
+  // the lane counters' Query (the feed cursor) beside the idempotency record's BatchGet, then the job Put (the worker: WORKER_GRANTS)
+  'create-export': { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem'], indexes: [] },
   // the job BatchGet (a job whose worker died gets a new worker run)
   'get-export': READ_ONE,
   // the count and the idempotency record, then the import in progress with its feed lane counters (BatchGetItem), then

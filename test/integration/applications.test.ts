@@ -439,9 +439,10 @@ describe('round trips (authentication included)', () => {
       post({ ...APPLICANT, job_id: 'cook-2026' }, demoToken, { 'idempotency-key': `rt-${Date.now()}` }),
     );
     expect(made.result.status).toBe(201);
-    // The token, then the read with the reservation of positions beside it, then the transaction.
+    // The token, then the read (BatchGetItem, the lanes' Query) with the reservation of positions beside it, then
+    // the transaction.
     expect(made.roundTrips).toBe(3);
-    expect(made.calls).toBe(4);
+    expect(made.calls).toBe(5);
     const shown = await countCalls(() => get(made.result.body.id));
     expect(shown.calls).toBe(2);
     const updated = await countCalls(() => put(made.result.body.id, { application_status_id: 'hired' }));

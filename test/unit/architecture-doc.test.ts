@@ -40,7 +40,8 @@ const built: Record<string, Key> = {
   'webhook subscription count': keys.webhookSubscriptionCount('<bid>'),
   // Sequences are zero-padded; the doc names them <seq>.
   'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
-  'feed counter': keys.feedCounter('<bid>', '<lane>'),
+  // Lanes are zero-padded; the doc names them <lane>.
+  'feed counter': { ...keys.feedCounter('<bid>', 0), SK: '<lane>' },
   'business rate counter': keys.businessRate('<bid>'),
   'token rate counter': keys.tokenRate('<bid>', '<sha256>'),
   'export job': keys.exportJob('<bid>', '<id>'),

@@ -1,7 +1,8 @@
 /**
  * Change-feed lanes (src/data/feed-store.ts, docs/change-feed.md): one table
  * partition per business and lane holding its entries by zero-padded
- * sequence and its counter; read by key, never through an index.
+ * sequence, and one partition per business holding every lane's counter by
+ * lane; read by key or key range, never through an index.
  *
  *   entry    type, id, occurred_at, data (the record's JSON as its GET answered, deflated; null for a
  *            delete or once redacted), expires_at (TTL), by (actor, src/domain/audit.ts), rid (request
@@ -12,7 +13,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeActor, encodeActor, type WriteOrigin } from '../../domain/audit';
 import { ENTRY_TTL_SECONDS, type ChangeType, type LaneCounter, type StoredEntry } from '../../domain/change-feed';
 import { keys, type Key } from '../keys';
-import { pattern } from './entity';
+import { pattern, tableKeyOf } from './entity';
 
 /** A change to append: what a client will read, minus the cursor. */
 export interface NewFeedEntry {
@@ -27,8 +28,8 @@ export interface NewFeedEntry {
 
 const entries = pattern<{ readonly businessId: string; readonly lane: number | string }>(
   'table',
-  'sequence (zero-padded); counter at SEQ',
-  ({ businessId, lane }) => keys.feedCounter(businessId, lane).PK,
+  'sequence (zero-padded)',
+  ({ businessId, lane }) => keys.feedEntry(businessId, lane, 0).PK,
 );
 
 /** The counter's attribute: the last sequence. */
@@ -39,7 +40,9 @@ export const feedLane = {
   entity: 'feed lane',
   entryKey: (businessId: string, lane: number | string, seq: number | string): Key =>
     keys.feedEntry(businessId, lane, seq),
-  counterKey: (businessId: string, lane: number | string): Key => keys.feedCounter(businessId, lane),
+  counterKey: (businessId: string, lane: number): Key => keys.feedCounter(businessId, lane),
+  /** The lane of a counter item (its sort key, keys.feedCounter read backwards). */
+  laneOfCounter: (item: Readonly<Record<string, unknown>>): number => Number(tableKeyOf(item).SK),
   patterns: { entries },
   counterAttributes: COUNTER,
   /** The attribute redaction nulls (the entry keeps its key, type, id, occurred_at, audit fields and expiry). */
