@@ -34,11 +34,12 @@ export type ChangeType = (typeof CHANGE_TYPES)[number];
  * never wait for each other. Layout: lanes 0 .. APPLICATION_LANES - 1, then
  * EMPLOYEE_LANES. New applications and new employees take their kind's lanes
  * in turn (laneOfTicket), so two creates meet on a lane only when more than
- * 16 creates of the business are between their read and their commit; 16
- * keep 16 writers of one business at ~0.02 refused lanes per create
- * (docs/decisions/013-one-business-feed-lanes.md, 016). Every feed page reads
- * every lane counter, and every create reads every lane counter of its kind,
- * in one BatchGetItem of at most 100 keys, so LANE_COUNT stays well below 100.
+ * 32 creates of the business are between their read and their commit: 16
+ * writers of one business meet on none (16 lanes: ~0.01 refused lanes per
+ * create, and the local server's process turns queued the rest behind each
+ * refusal; docs/decisions/021-lane-counters-in-one-partition.md). Every feed
+ * page reads every lane counter, and every create every lane counter of its
+ * kind, with one Query of their partition, billed by the bytes read.
  */
 export const APPLICATION_LANES = 32;
 export const EMPLOYEE_LANES = 32;

@@ -71,8 +71,8 @@ const REFERENCE_PAGE: TableGrant = {
  * CDK stack. A new route does not compile without its row here.
  */
 export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.name, TableGrant>> = {
-  // token + config/counter/idempotency BatchGet + one transaction: counter Update, record/idempotency/number Put;
-  // now and then the fold of its list's summary beside the request (Query, then a transaction of Updates)
+  // token + config/idempotency BatchGet beside the employee lane counters' Query + one transaction: counter Update,
+  // record/idempotency/number Put; now and then the fold of its list's summary beside the request (Query, then a transaction of Updates)
   'create-employee': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
   'list-employees': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: indexesOf(employee.patterns.byPosition) },
   'get-employee': READ_ONE,
@@ -96,8 +96,8 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'list-employee-fields': REFERENCE_PAGE,
   'list-employee-job-fields': REFERENCE_PAGE,
   'list-application-fields': REFERENCE_PAGE,
-  // record/idempotency Put, summary and position map Updates, the reservation UpdateItem beside the read; now and
-  // then the fold of a list's summary beside the request (Query, then a transaction of Updates)
+  // record/idempotency Put, summary and position map Updates, the reservation UpdateItem and the application lane
+  // counters' Query beside the read; now and then the fold of a list's summary beside the request (Query, then a transaction of Updates)
   'create-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
   // every filter's access path (docs/pagination.md); summaries and position maps are Queries of the table
   'list-applications': {
@@ -107,7 +107,6 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-application': READ_ONE,
   // record Put (version condition), summary and position map Updates; the fold of a summary as a create's (Query)
   'update-application': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'Query'], indexes: [] },
-  // token + lane counters BatchGet + the page's entries BatchGet by key (base table, consistent; never an index)
   // token GetItem, the lane counters' Query, the page's entries by key (BatchGetItem)
   'list-changes': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },
   // record Delete (version condition), counter and position map Updates, idempotency record Delete,
@@ -172,7 +171,7 @@ export const RATE_COUNT_GRANT = { actions: ['UpdateItem'], indexes: [] } as cons
  */
 export const WORKER_GRANTS = {
   // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list-keys` index),
-  // the change feed (lane counters and entries by key: BatchGetItem)
+  // the change feed (the lane counters' Query, the entries by key: BatchGetItem)
   'dispatch-webhooks': {
     actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
     indexes: indexesOf(webhookSubscription.patterns.due),
