@@ -66,10 +66,10 @@ export type IndexName = (typeof TABLE.indexes)[number]['name'];
 
 /**
  * What the items of the table look like, as a number raised with every change of what an item holds or where
- * (the decision that changed it: 19, summaries and maps in shards). A local table records it in one item when it is
+ * (the decision that changed it: 21, every lane counter of a business in one partition). A local table records it in one item when it is
  * created, and a local table of another layout is refused (scripts/lib/dynamodb-local.ts ensureTable): nothing is
  * deployed, so nothing converts old local data (decision 001).
  */
-export const TABLE_LAYOUT = { key: { PK: 'TABLE', SK: 'layout' }, version: 19 } as const;
+export const TABLE_LAYOUT = { key: { PK: 'TABLE', SK: 'layout' }, version: 21 } as const;
 
 export const DEFAULT_TABLE_NAME = 'hr-api';
