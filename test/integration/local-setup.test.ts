@@ -3,9 +3,19 @@ import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
+import { TABLE } from '../../src/data/table-definition';
 import { adminWith } from '../support/admin';
 import { withoutRecords } from '../support/demo-setup';
-import { CreateTableCommand, ScanCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTimeToLiveCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type CreateTableCommandInput,
+} from '@aws-sdk/client-dynamodb';
 import {
   createTableInput,
   freePort,
@@ -174,4 +184,59 @@ describe('local tools against your own DynamoDB Local (contract §10)', () => {
     },
     60_000,
   );
+
+  // The launcher keeps each table's parsed schema by its bytes (scripts/lib/dynamodb-local-launcher.java): two
+  // tables whose schemas differ only in an index name (the same length), and a schema changed by UpdateTable and
+  // UpdateTimeToLive, must each be served as they are now.
+  it('DynamoDB Local serves every table by its own schema, also after the schema changed', async () => {
+    const client = localClient(unshared.endpoint);
+    const [a, b] = ['schema-a', 'schema-b'];
+    const listIndex = TABLE.indexes.find((index) => index.name === 'list-keys')!;
+    const input = (TableName: string, name: string) => createTableInput(TableName, [{ ...listIndex, name }]);
+    const query = (TableName: string, IndexName: string) =>
+      client.send(
+        new QueryCommand({
+          TableName,
+          IndexName,
+          KeyConditionExpression: 'ListPK = :p',
+          ExpressionAttributeValues: { ':p': { S: 'L' } },
+        }),
+      );
+    try {
+      for (const [TableName, IndexName] of [
+        [a, 'list-a'],
+        [b, 'list-b'],
+      ] as const) {
+        await client.send(new CreateTableCommand(input(TableName, IndexName)));
+        const item = { PK: { S: 'p' }, SK: { S: TableName }, ListPK: { S: 'L' }, ListSK: { N: '1' } };
+        await client.send(new PutItemCommand({ TableName, Item: item }));
+      }
+      expect((await query(a, 'list-a')).Items?.map((i) => i.SK?.S)).toEqual([a]);
+      expect((await query(b, 'list-b')).Items?.map((i) => i.SK?.S)).toEqual([b]);
+      await expect(query(a, 'list-b')).rejects.toThrow(/index/i);
+
+      await client.send(
+        new UpdateTableCommand({
+          TableName: a,
+          AttributeDefinitions: input(a, 'list-c').AttributeDefinitions,
+          GlobalSecondaryIndexUpdates: [{ Create: input(a, 'list-c').GlobalSecondaryIndexes![0]! }],
+        }),
+      );
+      await client.send(
+        new UpdateTimeToLiveCommand({ TableName: b, TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true } }),
+      );
+      await client.send(
+        new PutItemCommand({
+          TableName: a,
+          Item: { PK: { S: 'q' }, SK: { S: 'later' }, ListPK: { S: 'L' }, ListSK: { N: '2' } },
+        }),
+      );
+      expect((await query(a, 'list-c')).Items?.map((i) => i.SK?.S)).toEqual([a, 'later']);
+      await expect(query(b, 'list-c')).rejects.toThrow(/index/i);
+      const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: b }));
+      expect(ttl.TimeToLiveDescription?.AttributeName).toBe('ttl');
+    } finally {
+      client.destroy();
+    }
+  }, 30_000);
 });
