@@ -129,10 +129,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'delete-attachment': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
   // the change feed's end (the lane counters' Query), then subscription + idempotency Put and count Update in one
   // transaction; at the cap, the idempotency record (GetItem) for a replay
-  'create-webhook-subscription': {
-    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
-    indexes: [],
-  },
+  'create-webhook-subscription': { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], indexes: [] },
   // the business's subscription partition
   'list-webhook-subscriptions': { actions: ['GetItem', 'Query'], indexes: [] },
   'get-webhook-subscription': REFERENCE_ONE,
