@@ -230,6 +230,8 @@ function requestCost(
 const round = (usd: number): number => Math.round(usd * 1000) / 1000;
 
 async function main(): Promise<void> {
+  // Each request's calls in order: which BatchGetItem read a list page's records.
+  dynamoStats.keepLog = true;
   const allIndexes: IndexDefinition[] = TABLE.indexes.map(({ include: _include, ...keysOnly }) => keysOnly);
   const keys = await measureAll('bench-cost-keys', TABLE.indexes);
   const all = await measureAll('bench-cost-all', allIndexes);

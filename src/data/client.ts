@@ -38,7 +38,11 @@ export const dynamoStats = {
   byCommand: {} as Record<string, number>,
   /** Calls sent beside the requests' own (rate count syncs, src/data/rate-counts.ts): in none of the figures above. */
   besideCalls: 0,
-  /** Every call in order with its units (`npm run bench:cost` tells a page's records read from its Query). */
+  /**
+   * Every call in order with its units, kept only while `keepLog` is set (`npm run bench:cost` tells a page's
+   * records read from its Query): a process that serves for hours would otherwise keep an entry per call.
+   */
+  keepLog: false,
   log: [] as { command: string; read: number; write: number; indexRead: number; indexWrite: number }[],
   reset(): void {
     this.besideCalls = 0;
@@ -208,13 +212,14 @@ function createClient(): DynamoDBDocumentClient {
         addUnits(c as ConsumedCapacityShape, WRITE_COMMANDS.has(name));
       }
       const after = dynamoStats.units;
-      dynamoStats.log.push({
-        command: name,
-        read: after.read - before.read,
-        write: after.write - before.write,
-        indexRead: after.indexRead - before.indexRead,
-        indexWrite: after.indexWrite - before.indexWrite,
-      });
+      if (dynamoStats.keepLog)
+        dynamoStats.log.push({
+          command: name,
+          read: after.read - before.read,
+          write: after.write - before.write,
+          indexRead: after.indexRead - before.indexRead,
+          indexWrite: after.indexWrite - before.indexWrite,
+        });
       return result;
     },
     { step: 'initialize', name: 'roundTripStats' },

@@ -1,5 +1,6 @@
 import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
+import { dynamoStats } from '../../src/data/client';
 import { createToken, revokeToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import {
@@ -58,6 +59,13 @@ describe('a warm token saves its lookup on every route', () => {
       expect(warm.calls).toBe(cold.calls - 1);
     },
   );
+
+  it('an instance keeps no entry per DynamoDB call, so serving for hours does not grow its memory', () => {
+    // Every route above ran in this process (the last one's calls are still counted); only `npm run bench:cost`
+    // asks for the calls in order.
+    expect(dynamoStats.calls).toBeGreaterThan(0);
+    expect(dynamoStats.log).toEqual([]);
+  });
 
   it('a repeated single-record GET is one DynamoDB call', async () => {
     await get(`/employees/${ids.employee}`);
