@@ -57,13 +57,16 @@ export interface DispatchDeps {
   readonly send: (sub: StoredSubscription, entry: FeedEntry, secret: string) => Promise<DeliveryOutcome>;
 }
 
+/** Opened signing secrets by subscription, the oldest forgotten first: bounded like the other kept lookups. */
 const secrets = new Map<string, string>();
+const MAX_SECRETS = 1000;
 
 async function secretOf(sub: StoredSubscription): Promise<string> {
   const context = sealingContext(sub.businessId, sub.id);
   let secret = secrets.get(context);
   if (secret === undefined) {
     secret = await open(sub.secretSealed, context);
+    if (secrets.size >= MAX_SECRETS) secrets.delete(secrets.keys().next().value as string);
     secrets.set(context, secret);
   }
   return secret;
