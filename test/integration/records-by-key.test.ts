@@ -88,6 +88,7 @@ it('a record that changed status or moved in the order of writes since its entry
 
 it('a page reads its records eventually consistent: half a read unit per record (npm run bench:cost)', async () => {
   process.env.DYNAMODB_CAPACITY_DETAIL = 'INDEXES';
+  dynamoStats.keepLog = true;
   try {
     dynamoStats.reset();
     const res = await api.request('GET', `${API}/applications?per_page=2`, { token });
@@ -98,6 +99,7 @@ it('a page reads its records eventually consistent: half a read unit per record 
     expect(query).toBeGreaterThanOrEqual(0);
     expect(records?.read).toBe(1);
   } finally {
+    dynamoStats.keepLog = false;
     delete process.env.DYNAMODB_CAPACITY_DETAIL;
   }
 });
