@@ -241,7 +241,10 @@ describe('what counting costs', () => {
     process.env.AUTH_CACHE_SECONDS = '3600';
     try {
       // Counts due (the setup's last sync is over a second old): this read syncs them beside itself, so the
-      // next read, right after, finds them fresh whatever the machine's load made of the setup's timing.
+      // next read, right after, finds them fresh whatever the machine's load made of the setup's timing. The
+      // setup's counts are stored first: else a sync on its timer during the sleep makes the read's counts due
+      // only a moment later, when the next read may find them so.
+      await until(() => unsentRateCounts() === 0, 'the setup counts stored');
       await sleep(1100);
       await get(token, path);
       const fresh = await countCalls(() => get(token, path));
