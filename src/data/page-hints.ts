@@ -7,6 +7,7 @@
  * read in the same call, and a map the hint missed is read after it (a cold
  * instance, or a list that moved since). Bounded: the oldest lists are dropped.
  */
+import { keepAtMost } from '../domain/bounded-map';
 import type { BusinessConfig } from '../domain/business';
 import type { ListSummary } from '../domain/list-map';
 
@@ -33,10 +34,7 @@ export function pageHintOf(listKey: string, now = Date.now()): PageHint | undefi
 }
 
 export function rememberPageHint(listKey: string, hint: PageHint, now = Date.now()): void {
-  hints.delete(listKey);
-  hints.set(listKey, { hint, at: now });
-  // Map iteration follows insertion order: the first key is the least recently read list.
-  while (hints.size > MAX_LISTS) hints.delete(hints.keys().next().value!);
+  keepAtMost(hints, MAX_LISTS, listKey, { hint, at: now });
 }
 
 /** Tests: start as a cold instance. */

@@ -1,3 +1,4 @@
+import { keepAtMost } from '../domain/bounded-map';
 import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -72,12 +73,6 @@ const tokens = new Map<string, Token>();
  */
 export const unsentRateCounts = (): number =>
   [...businesses.values(), ...tokens.values()].filter((s) => s.syncing !== undefined || s.counts.unsent).length;
-
-function remember<V>(map: Map<string, V>, id: string, value: V): V {
-  if (map.size >= MAX_SUBJECTS) map.delete(map.keys().next().value as string);
-  map.set(id, value);
-  return value;
-}
 
 /**
  * One UpdateItem: this instance's unsent counts (and those of its syncs in doubt) added and its mark set, slices
@@ -183,10 +178,13 @@ export function knownRefusal(tokenHash: string, now = clock()): RateDecision | u
 export function admit(tokenHash: string, businessId: string, own: RatePolicy | undefined, now = clock()): RateDecision {
   const business =
     businesses.get(businessId) ??
-    remember(businesses, businessId, { key: rateCounter.businessKey(businessId), counts: new Counts() });
+    keepAtMost(businesses, MAX_SUBJECTS, businessId, {
+      key: rateCounter.businessKey(businessId),
+      counts: new Counts(),
+    });
   let token = tokens.get(tokenHash);
   if (!token || token.business !== business)
-    token = remember(tokens, tokenHash, {
+    token = keepAtMost(tokens, MAX_SUBJECTS, tokenHash, {
       key: rateCounter.tokenKey(businessId, tokenHash),
       counts: new Counts(),
       businessId,

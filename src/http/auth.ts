@@ -1,3 +1,4 @@
+import { keepAtMost } from '../domain/bounded-map';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { authCacheSeconds } from '../data/config';
@@ -55,8 +56,7 @@ function keptGrant(hash: string): TokenGrant | undefined {
 
 function keep(hash: string, grant: TokenGrant | undefined): void {
   if (!grant || authCacheSeconds() === 0) return;
-  if (cache.size >= MAX_CACHED_TOKENS) cache.delete(cache.keys().next().value as string);
-  cache.set(hash, { grant, fetchedAt: Date.now() });
+  keepAtMost(cache, MAX_CACHED_TOKENS, hash, { grant, fetchedAt: Date.now() });
 }
 
 /**

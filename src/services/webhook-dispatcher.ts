@@ -17,6 +17,7 @@
  * locally: one promise each, startLocalDispatcher), so no subscription's
  * delivery waits for another's. docs/webhooks.md says what bounds the lanes.
  */
+import { keepAtMost } from '../domain/bounded-map';
 import {
   afterAttempt,
   DELIVERY_TIMEOUT_MS,
@@ -66,8 +67,7 @@ async function secretOf(sub: StoredSubscription): Promise<string> {
   let secret = secrets.get(context);
   if (secret === undefined) {
     secret = await open(sub.secretSealed, context);
-    if (secrets.size >= MAX_SECRETS) secrets.delete(secrets.keys().next().value as string);
-    secrets.set(context, secret);
+    keepAtMost(secrets, MAX_SECRETS, context, secret);
   }
   return secret;
 }
