@@ -51,7 +51,6 @@ module.exports = {
       transformIgnorePatterns,
       moduleNameMapper,
       globalSetup: '<rootDir>/test/support/global-setup.ts',
-      setupFiles: ['<rootDir>/test/support/worker-endpoint.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/record-calls.ts'],
       globalTeardown: '<rootDir>/test/support/global-teardown.ts',
     },

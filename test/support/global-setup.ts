@@ -5,11 +5,10 @@ import { CALLS_DIR } from './dynamo-calls';
 import { demoSetupFile } from './demo-setup';
 
 /**
- * One in-memory DynamoDB Local per jest worker and one local S3-compatible server for the whole run; each test
- * file creates its own table and bucket in them. test/support/worker-endpoint.ts points each file at its worker's
- * DynamoDB Local.
+ * One in-memory DynamoDB Local and one local S3-compatible server for the whole run; each test file creates its
+ * own table and bucket in them (one DynamoDB Local for the three workers: docs/decisions/005, eighth pass).
  */
-export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+export default async function globalSetup(): Promise<void> {
   // The SDK warns that Node 20 support ends in 2027; Lambda runs nodejs22.x. Keep test output readable.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   // Observed DynamoDB calls of this run only (checked against the IAM grants in globalTeardown).
@@ -22,11 +21,7 @@ export default async function globalSetup(globalConfig: { maxWorkers: number }):
     (globalThis as { __S3__?: typeof s3 }).__S3__ = s3;
   }
   if (process.env.DYNAMODB_ENDPOINT) return;
-  const count = Math.max(1, Math.min(globalConfig.maxWorkers, Number(process.env.INTEGRATION_FILES) || Infinity));
-  const dynamos = await Promise.all(
-    Array.from({ length: count }, () => startDynamoLocal({ jvmOptions: TEST_JVM_OPTIONS })),
-  );
-  process.env.DYNAMODB_ENDPOINTS = dynamos.map((d) => d.endpoint).join(' ');
-  process.env.DYNAMODB_ENDPOINT = dynamos[0]!.endpoint;
-  (globalThis as { __DYNAMOS__?: typeof dynamos }).__DYNAMOS__ = dynamos;
+  const dynamo = await startDynamoLocal({ jvmOptions: TEST_JVM_OPTIONS });
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  (globalThis as { __DYNAMO__?: typeof dynamo }).__DYNAMO__ = dynamo;
 }

@@ -3,7 +3,7 @@ import type { RunningS3 } from '../../scripts/lib/s3-local';
 import { checkGrants, readObservedCalls } from './dynamo-calls';
 
 export default async function globalTeardown(): Promise<void> {
-  await Promise.all(((globalThis as { __DYNAMOS__?: RunningDynamo[] }).__DYNAMOS__ ?? []).map((d) => d.stop()));
+  await (globalThis as { __DYNAMO__?: RunningDynamo }).__DYNAMO__?.stop();
   await (globalThis as { __S3__?: RunningS3 }).__S3__?.stop();
   // Every worker has written its file by now: the IAM grants must cover every call the tests saw.
   const { undeclared, unobserved } = checkGrants(readObservedCalls());

@@ -51,13 +51,6 @@ class LongestFirst extends Sequencer {
   time(test) {
     return super.time(test) ?? known(test.path) ?? 0;
   }
-
-  sort(tests) {
-    // The global setup (test/support/global-setup.ts, after this, in this process) starts one DynamoDB Local per
-    // worker: no more than the run has integration files to use them.
-    process.env.INTEGRATION_FILES = String(tests.filter((t) => t.context.config.displayName?.name === 'integration').length);
-    return super.sort(tests);
-  }
 }
 
 module.exports = LongestFirst;
