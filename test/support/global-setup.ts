@@ -6,7 +6,7 @@ import { demoSetupFile } from './demo-setup';
 
 /**
  * One in-memory DynamoDB Local and one local S3-compatible server for the whole run; each test file creates its
- * own table and bucket in them (one DynamoDB Local for the three workers: docs/decisions/005, eighth pass).
+ * own table and bucket in them (one DynamoDB Local for the three workers: docs/decisions/005, eleventh pass).
  */
 export default async function globalSetup(): Promise<void> {
   // The SDK warns that Node 20 support ends in 2027; Lambda runs nodejs22.x. Keep test output readable.
