@@ -27,14 +27,19 @@ import sun.misc.Unsafe;
  * source (`java -cp DynamoDBLocal.jar dynamodb-local-launcher.java ARGS`) or, as
  * scripts/lib/dynamodb-local.ts does, compiled once with javac and cached.
  * Unlike ServerRunner.main it configures no telemetry, so nothing leaves the machine.
- * It also keeps the tables' parsed schemas (SchemaCache below).
+ * It also keeps the tables' parsed schemas (SchemaCache below), when it can.
  * Any surprise in the jar's internals stops the launch rather than binding wide.
  */
 class DynamoDbLocalLauncher {
   private static final String HOST = "127.0.0.1";
 
   public static void main(String[] args) throws Exception {
-    SchemaCache.install();
+    try {
+      SchemaCache.install();
+    } catch (Exception | LinkageError e) {
+      // Only speed depends on it (another jar or a JDK without sun.misc.Unsafe): serve without it.
+      System.err.println("DynamoDB Local serves without its schema cache: " + e);
+    }
     DynamoDBProxyServer proxy = ServerRunner.createServerFromCommandLineArgs(args);
     if (proxy == null) throw new IllegalStateException("DynamoDB Local did not accept the arguments");
     Field field = DynamoDBProxyServer.class.getDeclaredField("server");
@@ -85,7 +90,7 @@ class SchemaCache extends DynamoDbObjectMapper {
     Field theUnsafe = Unsafe.class.getDeclaredField("theUnsafe");
     theUnsafe.setAccessible(true);
     Unsafe unsafe = (Unsafe) theUnsafe.get(null);
-    SchemaCache mapper = new SchemaCache();
+    List<Field> mappers = new ArrayList<>();
     for (Class<?> owner : new Class<?>[] {SQLiteDBAccessJob.class, SQLiteDBAccess.class}) {
       // Initialized first, so its own static initializer cannot overwrite the replacement later.
       Class.forName(owner.getName(), true, owner.getClassLoader());
@@ -93,6 +98,11 @@ class SchemaCache extends DynamoDbObjectMapper {
       if (field.getType() != DynamoDbObjectMapper.class || !Modifier.isStatic(field.getModifiers())) {
         throw new IllegalStateException("Unexpected mapper field " + field);
       }
+      mappers.add(field);
+    }
+    // Both found before either is replaced: the jar runs with its own mappers or with this one, never half.
+    SchemaCache mapper = new SchemaCache();
+    for (Field field : mappers) {
       unsafe.putObject(unsafe.staticFieldBase(field), unsafe.staticFieldOffset(field), mapper);
     }
   }
