@@ -153,8 +153,13 @@ export const entryItem = (businessId: string, lane: number, seq: number, e: NewF
 
 /** Every lane's counter, by lane: one consistent Query of their partition (LANE_COUNT small items). */
 export async function readLaneCounters(businessId: string): Promise<LaneCounter[]> {
-  const byLane = countersByLane(await queryPartition(feedLane.counterKey(businessId, 0).PK));
+  const byLane = await readLaneCounterItems(businessId);
   return Array.from({ length: LANE_COUNT }, (_, lane) => laneCounterOf(byLane.get(lane)));
+}
+
+/** Every lane counter item of a business by lane (a lane never written has none): one consistent Query. */
+export async function readLaneCounterItems(businessId: string): Promise<Map<number, Item>> {
+  return countersByLane(await queryPartition(feedLane.counterKey(businessId, 0).PK));
 }
 
 /**

@@ -26,6 +26,7 @@ import { exportJob } from './entities/export-job';
 import { importJob } from './entities/import-job';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './keys';
+import { readLaneCounterItems } from './feed-store';
 import { batchDelete, batchGet, queryAll, type Item } from './table-io';
 import { updateOf } from './update-expression';
 
@@ -46,18 +47,21 @@ async function partitionKeys(pk: string, before?: string): Promise<Key[]> {
  * Moves every lane's counter one past its last entry, with no entry there, and
  * sets today's day mark after the gap (a reader without a cursor starts there).
  * Conditional on the counter read, so a concurrent append is never overwritten
- * (the writer re-runs after the gap; this re-reads and retries). The lanes are
- * independent: all of them at once, so a reset waits two round trips for them,
- * not two per lane. Returns each lane's gap.
+ * (the writer re-runs after the gap; this re-reads that lane and retries). All
+ * counters are read with one Query and moved side by side: two round trips for
+ * the 64 lanes, not two per lane. Returns each lane's gap.
  */
 export async function restartFeed(businessId: string, now = Date.now()): Promise<number[]> {
   const today = dayMarkOf(new Date(now).toISOString());
-  return Promise.all(Array.from({ length: LANE_COUNT }, (_, lane) => restartLane(businessId, lane, today)));
+  const read = await readLaneCounterItems(businessId);
+  return Promise.all(
+    Array.from({ length: LANE_COUNT }, (_, lane) => restartLane(businessId, lane, today, read.get(lane))),
+  );
 }
 
-async function restartLane(businessId: string, lane: number, today: string): Promise<number> {
+async function restartLane(businessId: string, lane: number, today: string, read: Item | undefined): Promise<number> {
   for (let attempt = 0; ; attempt++) {
-    const [item] = await batchGet([feedLane.counterKey(businessId, lane)]);
+    const item = attempt === 0 ? read : (await batchGet([feedLane.counterKey(businessId, lane)]))[0];
     const counter = feedLane.counterOf(item);
     const gap = counter.n + 1;
     const marks = Object.keys(counter.days).filter((m) => m !== today);
