@@ -67,8 +67,9 @@ class DynamoDbLocalLauncher {
  * DynamoDB Local reads a table's schema (a JSON blob in its metadata table) and parses it with Jackson for every
  * item it reads or writes: in a bulk import profiled with JFR that parse was 47 % of the one SQLite thread on which
  * DynamoDB Local runs every request. This mapper keeps each parsed schema by its exact bytes and hands out a copy
- * with fresh containers (callers that change a schema change their copy, and they write it back, which empties the
- * cache). It replaces the jar's two static mappers that read and write schemas; nothing else changes.
+ * with fresh containers: a caller that changes its schema (UpdateTable, UpdateTimeToLive) changes only its copy, and
+ * the schema it writes back has other bytes. It replaces the jar's two static mappers that read schemas; nothing
+ * else changes.
  */
 class SchemaCache extends DynamoDbObjectMapper {
   /** Schemas by the length of their bytes: hashing a blob of several KB cost more than comparing it. */
@@ -120,18 +121,6 @@ class SchemaCache extends DynamoDbObjectMapper {
     if (PARSED.size() >= MAX_SCHEMAS) PARSED.clear();
     PARSED.computeIfAbsent(src.length, (length) -> new CopyOnWriteArrayList<>()).add(new Parsed(src.clone(), copyOf(schema)));
     return valueType.cast(schema);
-  }
-
-  @Override
-  public byte[] writeValueAsBytes(Object value) throws com.fasterxml.jackson.core.JsonProcessingException {
-    if (value instanceof TableSchemaInfo) PARSED.clear();
-    return super.writeValueAsBytes(value);
-  }
-
-  @Override
-  public String writeValueAsString(Object value) throws com.fasterxml.jackson.core.JsonProcessingException {
-    if (value instanceof TableSchemaInfo) PARSED.clear();
-    return super.writeValueAsString(value);
   }
 
   /** Every list and map copied, lists of lists too; their elements are never changed in place. */
