@@ -1,8 +1,8 @@
-import { keepAtMost } from '../domain/bounded-map';
 import { randomBytes } from 'node:crypto';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { keepAtMost } from '../domain/bounded-map';
 import {
   Counts,
   DEFAULT_BUSINESS_RATE_LIMIT,

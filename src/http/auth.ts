@@ -1,6 +1,6 @@
-import { keepAtMost } from '../domain/bounded-map';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { keepAtMost } from '../domain/bounded-map';
 import { authCacheSeconds } from '../data/config';
 import { claimedBusinessOf, hashToken, HASH_PREFIX_LENGTH, lookupToken, type TokenGrant } from '../data/token-store';
 import { setWriteOrigin } from '../data/write-origin';
