@@ -366,9 +366,9 @@ export const readApplicationPage = (
 ): Promise<ApplicationPage> =>
   list.kind === 'mapped'
     ? readMappedPage(businessId, list, page, {
-        code: (config) => (list.statusId === undefined ? undefined : codeOf(config, list.statusId)),
+        ...(list.statusId === undefined ? {} : { code: (config) => codeOf(config, list.statusId!) }),
         rangeFilter: filterOf(application.filters, { application_status_id: list.statusId }),
-        records: pageRecords,
+        read: batchGetEventually,
       })
     : readFilteredWriteOrder(businessId, list, page);
 

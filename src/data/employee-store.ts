@@ -246,8 +246,7 @@ export async function readListPage(
   list: { kind: ListedKind } | { jobsOfEmployee: string },
   page: PageRequest,
 ): Promise<{ config: BusinessConfig; total: number; items: Item[] }> {
-  if ('kind' in list)
-    return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, { code: () => undefined });
+  if ('kind' in list) return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, {});
   const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
   const [[config, employee], items] = await Promise.all([
     batchGet([business.configKey(businessId), employeeEntity.key(businessId, list.jobsOfEmployee)]),

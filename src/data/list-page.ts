@@ -9,10 +9,10 @@ import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
 import type { PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
 import { business } from './entities/business';
-import { tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
-import { keys, mapShardOfKey } from './keys';
+import { tableKeyOf, type MappedList } from './entities/entity';
+import { keys, mapShardOfKey, type Key } from './keys';
 import { readEntries, recordsOf, type QueryFilter } from './list-store';
-import { pageHintOf, rememberPageHint } from './page-hints';
+import { cutKeyOf, pageHintOf, rememberPageHint, withCut } from './page-hints';
 import { batchGet, queryPartition, type Item } from './table-io';
 
 /** A page of a list: the exact total, the page's records in list order, the config they render with. */
@@ -24,33 +24,47 @@ export interface ListPage {
 
 /** What differs between the kinds' lists with maps when a page is read. */
 export interface MappedPageReading {
-  /** The status code the page filters by (none: every entry). */
-  readonly code: (config: BusinessConfig) => number | undefined;
+  /** The status code the page filters by, from the business's config (absent: the page does not filter by status). */
+  readonly code?: (config: BusinessConfig) => number;
   /** The status as a filter on a key range (`wholeRange` lists). */
   readonly rangeFilter?: QueryFilter;
-  /** How the page's records are read by key (default: consistent). */
-  readonly records?: (index: PatternIndex, entries: readonly Item[]) => Promise<Item[]>;
+  /** How the page's records, and beside them the config, are read by key (default: consistent). */
+  readonly read?: (keys: readonly Key[]) => Promise<(Item | undefined)[]>;
 }
+
+/** A BatchGetItem takes at most 100 keys: a page of 100 records reads the config in its first round trip. */
+const MAX_BATCH_KEYS = 100;
 
 /**
  * A page of a list with position maps (applications, employees, employee
  * jobs), located by the page locator (src/domain/page-locator.ts). In one
- * round trip: the config, the summary (one Query of its base and shards) and
- * the maps the hint of this list names (src/data/page-hints.ts; one Query per
- * run of consecutive superblocks, of every shard of each); the maps the fresh
+ * round trip: the summary (one Query of its base and shards) and the maps the
+ * hint of this list names (src/data/page-hints.ts; one Query per run of
+ * consecutive superblocks, of every shard of each); the maps the fresh
  * summary names beyond those in a second one (a cold instance, or a list that
  * moved); one Query of the page's index entries; one BatchGetItem of their
- * records. 3 round trips warm, 4 cold, whatever the page number and N.
+ * records and the business's config. 3 round trips warm, 4 cold, whatever the
+ * page number and N; 3 calls for a page without maps, one more per run of
+ * maps.
+ *
+ * The config goes out with the records because the page does not need it
+ * before them, except for the code of the status a page filters by: that
+ * comes from the hint's config, since a status keeps its code (codes index the
+ * business's append-only `application_status_ids`). The config read with the
+ * records must give the same code, else the page is read again with the
+ * config first; so is a page whose status the hint's config lacks, a cold
+ * instance's status page and a page of 100 (its BatchGetItem is full).
  */
 export async function readMappedPage(
   businessId: string,
   list: MappedList,
   page: PageRequest,
   reading: MappedPageReading,
+  configFirst = false,
 ): Promise<ListPage> {
   const sinceMs = list.since === undefined ? undefined : Date.parse(list.since);
-  const ask = (config: BusinessConfig): PageAsk => ({
-    code: reading.code(config),
+  const ask = (code: number | undefined): PageAsk => ({
+    code,
     sinceMs,
     skipped: (page.page - 1) * page.perPage,
     perPage: page.perPage,
@@ -58,30 +72,53 @@ export async function readMappedPage(
   });
   const hintKey = keys.counter(businessId, list.list).PK;
   const hint = pageHintOf(hintKey);
-  const guessed = hint ? mapsForPage(hint.summary, ask(hint.config)) : [];
-  const [[configItem], summary, maps] = await Promise.all([
-    batchGet([business.configKey(businessId)]),
+  const hintedCode = hint && reading.code ? reading.code(hint.config) : undefined;
+  const readsConfigFirst =
+    configFirst ||
+    page.perPage >= MAX_BATCH_KEYS ||
+    (reading.code !== undefined && (hintedCode === undefined || hintedCode === -1));
+  const cutKey = sinceMs === undefined ? undefined : (code: number | undefined) => cutKeyOf(sinceMs, code);
+  const hintedCut = cutKey && hint?.cuts?.get(cutKey(hintedCode));
+  const guessed = hint ? mapsForPage(hint.summary, ask(hintedCode), hintedCut) : [];
+  const [configRead, summary, maps] = await Promise.all([
+    readsConfigFirst ? batchGet([business.configKey(businessId)]) : undefined,
     readSummary(businessId, list.list),
     readMaps(businessId, list.list, guessed),
   ]);
-  const config = requireConfig(configOf(configItem), businessId);
-  rememberPageHint(hintKey, { config, summary });
-  let location = locatePage(summary, maps, ask(config));
+  const firstConfig = configRead && requireConfig(configOf(configRead[0]), businessId);
+  const code = firstConfig ? reading.code?.(firstConfig) : hintedCode;
+  let location = locatePage(summary, maps, ask(code));
   if (location.kind === 'maps') {
-    const missing = mapsForPage(summary, ask(config)).filter((sb) => !maps.has(sb));
+    const missing = mapsForPage(summary, ask(code)).filter((sb) => !maps.has(sb));
     for (const [sb, map] of await readMaps(businessId, list.list, missing)) maps.set(sb, map);
-    location = locatePage(summary, maps, ask(config));
+    location = locatePage(summary, maps, ask(code));
     // With every map mapsForPage names the locator answers (property-tested): this is a bug, never a retry.
     if (location.kind === 'maps') throw new Error(`page locator asked twice for maps of ${list.list}`);
   }
-  const { total, range } = location;
-  if (!range) return { config, total, items: [] };
-  const entries =
-    range.to === undefined
+  const { total, range, cut } = location;
+  const entries = !range
+    ? []
+    : range.to === undefined
       ? await readEntries(list.entries, { from: range.from, limit: range.take })
       : await readEntries(list.entries, { from: range.from, to: range.to }, reading.rangeFilter);
-  const records = reading.records ?? ((index, found) => recordsOf(index, found));
-  return { config, total, items: await records(list.entries.index, entries.slice(0, range.take)) };
+  const read = reading.read ?? batchGet;
+  let configItem: Item | undefined;
+  const items = await recordsOf(list.entries.index, entries.slice(0, range?.take ?? 0), async (recordKeys) => {
+    if (firstConfig) return read(recordKeys);
+    const found = await read([...recordKeys, business.configKey(businessId)]);
+    configItem = found.pop();
+    return found;
+  });
+  // No records to read, or an eventually consistent read that missed the config (a business imported a moment
+  // ago): the config on its own, consistent.
+  const config =
+    firstConfig ??
+    requireConfig(configOf(configItem ?? (await batchGet([business.configKey(businessId)]))[0]), businessId);
+  if (!firstConfig && reading.code && reading.code(config) !== code)
+    return readMappedPage(businessId, list, page, reading, true);
+  const cuts = cut === undefined || !cutKey ? hint?.cuts : withCut(hint?.cuts, cutKey(code), cut);
+  rememberPageHint(hintKey, { config, summary, ...(cuts ? { cuts } : {}) });
+  return { config, total, items };
 }
 
 /** A list's summary: one consistent Query of its base and shards, added up (src/domain/list-map.ts). */

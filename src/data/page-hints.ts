@@ -14,6 +14,24 @@ import type { ListSummary } from '../domain/list-map';
 export interface PageHint {
   readonly config: BusinessConfig;
   readonly summary: ListSummary;
+  /**
+   * Per since-cut read of this list (`cutKeyOf`), how many matches preceded the cut: where a next page of that
+   * cut lies, so its maps go out exactly (src/domain/page-locator.ts mapsForPage).
+   */
+  readonly cuts?: ReadonlyMap<string, number>;
+}
+
+/** At most this many since-cuts kept per list (a sync pages through one cut; a UI tries a few). */
+const MAX_CUTS = 16;
+
+/** The key of a since-cut among a list's kept cuts: its time and status code. */
+export const cutKeyOf = (sinceMs: number, code: number | undefined): string => `${sinceMs}:${code ?? ''}`;
+
+/** `cuts` with one more (or a changed) cut, the least recently counted dropped past MAX_CUTS. */
+export function withCut(cuts: ReadonlyMap<string, number> | undefined, key: string, before: number) {
+  const next = new Map(cuts);
+  keepAtMost(next, MAX_CUTS, key, before);
+  return next;
 }
 
 const MAX_LISTS = 500;

@@ -48,8 +48,11 @@ export interface PageRange {
 export type PageLocation =
   /** Read these superblocks' maps (one BatchGetItem), then locate again: the second call always answers. */
   | { readonly kind: 'maps'; readonly superblocks: readonly number[] }
-  /** The exact total of matches and the page's positions (none past the last page). */
-  | { readonly kind: 'page'; readonly total: number; readonly range?: PageRange };
+  /**
+   * The exact total of matches and the page's positions (none past the last page); with a since-cut, `cut` is how
+   * many matches precede it (what the next page's guess of its maps starts from: `mapsForPage`).
+   */
+  | { readonly kind: 'page'; readonly total: number; readonly range?: PageRange; readonly cut?: number };
 
 /** Superblocks holding the k-th .. (k+take-1)-th counted entries. */
 function pageSuperblocks(counts: readonly number[], k: number, take: number): number[] {
@@ -83,6 +86,16 @@ function candidateSuperblocks(
   return [...out].sort((a, b) => a - b);
 }
 
+/** Where a page's matches lie once the matches before its since-cut (`before`) are known. */
+function pagePlace(summary: ListSummary, counts: readonly number[], before: number, ask: PageAsk) {
+  const total = totalOf(counts) - before;
+  if (ask.skipped >= total) return { total, needed: [] as number[], withoutMap: true, take: 0 };
+  const take = Math.min(ask.perPage, total - ask.skipped);
+  const needed = pageSuperblocks(counts, before + ask.skipped + 1, ask.wholeRange ? take : 1);
+  const withoutMap = ask.code === undefined && needed.every((sb) => isFull(summary, sb));
+  return { total, needed, withoutMap, take };
+}
+
 /**
  * Locates a page: summary -> exact total (minus the matches before a
  * since-cut, counted in the straddling superblock's map) -> the superblocks
@@ -112,12 +125,9 @@ export function locatePage(
       countBefore(counts, straddling[0]!) +
       straddling.reduce((sum, sb) => sum + countOlderInMap(maps.get(sb)!, sinceMs!, code), 0);
   }
-  const total = totalOf(counts) - before;
-  if (skipped >= total) return { kind: 'page', total };
-  const take = Math.min(perPage, total - skipped);
-  const k = before + skipped + 1;
-  const needed = pageSuperblocks(counts, k, ask.wholeRange ? take : 1);
-  const withoutMap = code === undefined && needed.every((sb) => isFull(summary, sb));
+  const cut = straddling.length ? { cut: before } : {};
+  const { total, needed, withoutMap, take } = pagePlace(summary, counts, before, ask);
+  if (skipped >= total) return { kind: 'page', total, ...cut };
   const absent = withoutMap ? undefined : missing(needed);
   if (absent) return absent;
 
@@ -127,12 +137,44 @@ export function locatePage(
       ? positionOf(loc.superblock, loc.rank - 1)
       : positionInMap(maps.get(loc.superblock)!, loc.superblock, loc.rank, code)!;
   };
+  const k = before + skipped + 1;
   const from = at(k);
-  return { kind: 'page', total, range: ask.wholeRange ? { from, to: at(k + take - 1), take } : { from, take } };
+  return {
+    kind: 'page',
+    total,
+    range: ask.wholeRange ? { from, to: at(k + take - 1), take } : { from, take },
+    ...cut,
+  };
 }
 
-/** The maps a page needs, from the summary alone (what a page hint sends with the summary). */
-export function mapsForPage(summary: ListSummary, ask: PageAsk): readonly number[] {
-  const location = locatePage(summary, new Map(), ask);
-  return location.kind === 'maps' ? location.superblocks : [];
+/**
+ * The maps a page needs, from the summary alone (a page hint's, sent with the
+ * fresh summary). A since-cut page needs the maps of the superblocks
+ * straddling the cut and of its own first (and last) entry; where the page
+ * lies depends on how many matches precede the cut, which only those maps
+ * tell: with `cut` (what an earlier page of the same cut counted) the page's
+ * own superblocks are named exactly, without it every superblock the page
+ * may fall in. Either way a since-cut page reads at least as many maps as a
+ * page away from its cut does (the straddling ones and one, two for a whole
+ * range), padded with the superblocks after the cut: so what a page costs
+ * does not depend on where it falls from the cut (docs/pagination.md).
+ */
+export function mapsForPage(summary: ListSummary, ask: PageAsk, cut?: number): readonly number[] {
+  const straddling = ask.sinceMs === undefined || ask.code === -1 ? [] : straddlingSuperblocks(summary, ask.sinceMs);
+  if (!straddling.length) {
+    const location = locatePage(summary, new Map(), ask);
+    return location.kind === 'maps' ? location.superblocks : [];
+  }
+  const counts = countsOf(summary, ask.code);
+  const place = cut === undefined ? undefined : pagePlace(summary, counts, cut, ask);
+  const page = place
+    ? place.withoutMap
+      ? []
+      : place.needed
+    : candidateSuperblocks(counts, straddling, ask.skipped, ask.perPage);
+  const chosen = new Set([...straddling, ...page]);
+  const want = straddling.length + (ask.wholeRange ? 2 : 1);
+  for (let sb = straddling.at(-1)! + 1; chosen.size < want && sb < summary.live.length; sb++) chosen.add(sb);
+  for (let sb = straddling[0]! - 1; chosen.size < want && sb >= 0; sb--) chosen.add(sb);
+  return [...chosen].sort((a, b) => a - b);
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { HOLE, MAP_SIZE, superblockOf, type ListSummary } from '../../src/domain/list-map';
+import { HOLE, MAP_SIZE, straddlingSuperblocks, superblockOf, type ListSummary } from '../../src/domain/list-map';
 import { locatePage, mapsForPage, type PageAsk, type PageLocation } from '../../src/domain/page-locator';
 import { codesArb, stored } from '../support/list-maps';
 
@@ -104,6 +104,45 @@ describe('page locator', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('with the cut an earlier page counted, names every map a since-cut page needs: no read of its own', () => {
+    fc.assert(
+      fc.property(codesArb, askArb, fc.nat(), (codes, ask, c) => {
+        const { summary, map } = stored(codes, (sb, positions) => (c + sb * 31) % positions);
+        const all = allMaps(codes, map);
+        const located = locatePage(summary, all, ask);
+        if (located.kind !== 'page') throw new Error('every map was there');
+        expect(located.cut === undefined).toBe(ask.sinceMs === undefined || ask.code === -1 || codes.length === 0);
+        expect(locateLikeTheStore(summary, all, mapsForPage(summary, ask, located.cut), ask).reads).toBe(0);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('a since-cut page reads as many maps near its cut as away from it, whatever cut it was told', () => {
+    fc.assert(
+      fc.property(codesArb, askArb, fc.option(fc.nat({ max: 2000 }), { nil: undefined }), (codes, ask, cut) => {
+        if (ask.sinceMs === undefined || ask.code === -1) return;
+        const { summary } = stored(codes);
+        const superblocks = summary.live.length;
+        const straddling = straddlingSuperblocks(summary, ask.sinceMs).length;
+        const named = mapsForPage(summary, ask, cut);
+        expect(named.length).toBeGreaterThanOrEqual(Math.min(superblocks, straddling + (ask.wholeRange ? 2 : 1)));
+        expect(new Set(named).size).toBe(named.length);
+        expect(named.every((sb) => sb >= 0 && sb < superblocks)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+    // Status 0 every third position, 171 per superblock; 33 of them before the cut (positions 1..99).
+    const list = stored(Array.from({ length: 4 * MAP_SIZE }, (_, i) => i % 3)).summary;
+    const first = { code: 0, sinceMs: 100_000, skipped: 0, perPage: 30, wholeRange: false };
+    // Page 1 lies in the straddling superblocks 0 and 1: the next one goes with them.
+    expect(mapsForPage(list, first, 33)).toEqual([0, 1, 2]);
+    // A page far from the cut (its first match is the 534th): the straddling superblocks and its own.
+    expect(mapsForPage(list, { ...first, skipped: 500 }, 33)).toEqual([0, 1, 3]);
+    // Not knowing the cut: every superblock the page may fall in (up to 342 more matches before it), to the list's end.
+    expect(mapsForPage(list, { ...first, skipped: 500 })).toEqual([0, 1, 2, 3]);
   });
 
   it('reads a map only where the summary cannot place the page: a status, a since-cut or a hole', () => {
