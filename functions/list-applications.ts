@@ -11,6 +11,6 @@ const query = queryValidator<ApplicationListQuery>(validateApplicationQuery);
 export const handler = apiHandler({ route: 'list-applications', query }, async (req) => {
   const filter = listFilterOf(req.query);
   const page = pageRequestOf(req.query);
-  const { entries, total } = await listApplications(req.auth.businessId, filter, page);
+  const { entries, total } = await listApplications(req.auth.businessId, filter, page, req.auth.along);
   return pageResult(req, page, entries, total);
 });

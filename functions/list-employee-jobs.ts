@@ -9,6 +9,6 @@ const query = queryValidator<PageParams & { employee_id?: string }>(validateEmpl
 
 export const handler = apiHandler({ route: 'list-employee-jobs', query }, async (req) => {
   const page = pageRequestOf(req.query);
-  const { entries, total } = await listEmployeeJobs(req.auth.businessId, page, req.query.employee_id);
+  const { entries, total } = await listEmployeeJobs(req.auth.businessId, page, req.query.employee_id, req.auth.along);
   return pageResult(req, page, entries, total);
 });

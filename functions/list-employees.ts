@@ -9,6 +9,6 @@ const query = queryValidator<PageParams>(validatePageQuery);
 
 export const handler = apiHandler({ route: 'list-employees', query }, async (req) => {
   const page = pageRequestOf(req.query);
-  const { entries, total } = await listEmployees(req.auth.businessId, page);
+  const { entries, total } = await listEmployees(req.auth.businessId, page, req.auth.along);
   return pageResult(req, page, entries, total);
 });

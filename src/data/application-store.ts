@@ -37,7 +37,7 @@ import {
 } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { batchGet, batchGetEventually, type Item } from './table-io';
+import { batchGet, batchGetEventually, readWithAlong, type Item, type ReadAlong } from './table-io';
 import { carries, exists, type TxWrite } from './transact-write';
 
 export const applicationKey = application.key;
@@ -358,19 +358,29 @@ const pageRecords = (index: PatternIndex, entries: readonly Item[]): Promise<Ite
 /** A page of applications: the exact total, the page's records in list order, the config they render with. */
 export type ApplicationPage = ListPage;
 
-/** A page of the list the filters name (application.listOf): exact total, records of the page. */
+/**
+ * A page of the list the filters name (application.listOf): exact total, records of the page; `along` (a read's
+ * token) read in one of its BatchGetItems.
+ */
 export const readApplicationPage = (
   businessId: string,
   list: MappedList | FilteredWriteOrder,
   page: PageRequest,
+  along?: ReadAlong,
 ): Promise<ApplicationPage> =>
   list.kind === 'mapped'
-    ? readMappedPage(businessId, list, page, {
-        ...(list.statusId === undefined ? {} : { code: (config) => codeOf(config, list.statusId!) }),
-        rangeFilter: filterOf(application.filters, { application_status_id: list.statusId }),
-        read: batchGetEventually,
-      })
-    : readFilteredWriteOrder(businessId, list, page);
+    ? readMappedPage(
+        businessId,
+        list,
+        page,
+        {
+          ...(list.statusId === undefined ? {} : { code: (config) => codeOf(config, list.statusId!) }),
+          rangeFilter: filterOf(application.filters, { application_status_id: list.statusId }),
+          read: batchGetEventually,
+        },
+        { along },
+      )
+    : readFilteredWriteOrder(businessId, list, page, along);
 
 /**
  * updated_at_since with job_id or created_at_since: the order of writes from
@@ -382,9 +392,10 @@ async function readFilteredWriteOrder(
   businessId: string,
   list: FilteredWriteOrder,
   page: PageRequest,
+  along: ReadAlong | undefined,
 ): Promise<ApplicationPage> {
   const [[configItem], summary] = await Promise.all([
-    batchGet([business.configKey(businessId)]),
+    readWithAlong(batchGet, [business.configKey(businessId)], along),
     readSummary(businessId, list.list),
   ]);
   const [straddling = 0] = straddlingSuperblocks(summary, Date.parse(list.since));

@@ -38,7 +38,7 @@ import {
   type FeedLaneState,
 } from './feed-store';
 import { laneOf, laneOfTicket } from '../domain/change-feed';
-import { batchGet, type Item } from './table-io';
+import { batchGet, readWithAlong, type Item, type ReadAlong } from './table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
 import { IF_ABSENT, IF_PRESENT } from './entities/entity';
@@ -236,20 +236,25 @@ export async function readRecordWithConfig(
 
 /**
  * A page of the business's employees or jobs (a list with holes, located by
- * the page locator: 3 calls warm, 4 cold, src/data/list-page.ts), or of one
- * employee's jobs: that list is dense (1..job_count, the employee item counts
- * it), so the employee item and the config go out beside the page's Query and
- * its records follow (2 round trips).
+ * the page locator, src/data/list-page.ts), or of one employee's jobs: that
+ * list is dense (1..job_count, the employee item counts it), so the employee
+ * item and the config (and `along`, a read's token) go out beside the page's
+ * Query and its records follow (2 round trips).
  */
 export async function readListPage(
   businessId: string,
   list: { kind: ListedKind } | { jobsOfEmployee: string },
   page: PageRequest,
+  along?: ReadAlong,
 ): Promise<{ config: BusinessConfig; total: number; items: Item[] }> {
-  if ('kind' in list) return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, {});
+  if ('kind' in list) return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, {}, { along });
   const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
   const [[config, employee], items] = await Promise.all([
-    batchGet([business.configKey(businessId), employeeEntity.key(businessId, list.jobsOfEmployee)]),
+    readWithAlong(
+      batchGet,
+      [business.configKey(businessId), employeeEntity.key(businessId, list.jobsOfEmployee)],
+      along,
+    ),
     range
       ? readPositions(
           employeeJob.patterns.byEmployee,

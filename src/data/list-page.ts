@@ -13,7 +13,7 @@ import { tableKeyOf, type MappedList } from './entities/entity';
 import { keys, mapShardOfKey, type Key } from './keys';
 import { readEntries, recordsOf, type QueryFilter } from './list-store';
 import { cutKeyOf, pageHintOf, rememberPageHint, withCut } from './page-hints';
-import { batchGet, queryPartition, type Item } from './table-io';
+import { batchGet, queryPartition, readWithAlong, type Item, type ReadAlong } from './table-io';
 
 /** A page of a list: the exact total, the page's records in list order, the config they render with. */
 export interface ListPage {
@@ -32,8 +32,15 @@ export interface MappedPageReading {
   readonly read?: (keys: readonly Key[]) => Promise<(Item | undefined)[]>;
 }
 
-/** A BatchGetItem takes at most 100 keys: a page of 100 records reads the config in its first round trip. */
+/** A BatchGetItem takes at most 100 keys: a page whose records fill it reads the config in its first round trip. */
 const MAX_BATCH_KEYS = 100;
+
+export interface PageReadOptions {
+  /** Read the config with the summary (a page read again after its hint's status code proved wrong). */
+  readonly configFirst?: boolean;
+  /** An item to read with the page's BatchGetItem (a read's token, src/http/auth.ts). */
+  readonly along?: ReadAlong;
+}
 
 /**
  * A page of a list with position maps (applications, employees, employee
@@ -53,15 +60,19 @@ const MAX_BATCH_KEYS = 100;
  * business's append-only `application_status_ids`). The config read with the
  * records must give the same code, else the page is read again with the
  * config first; so is a page whose status the hint's config lacks, a cold
- * instance's status page and a page of 100 (its BatchGetItem is full).
+ * instance's status page and a page of 99 or 100 (its BatchGetItem is full).
+ *
+ * `along` (a read's token) goes out in the page's one BatchGetItem: with the
+ * records, or with the config where that is read first.
  */
 export async function readMappedPage(
   businessId: string,
   list: MappedList,
   page: PageRequest,
   reading: MappedPageReading,
-  configFirst = false,
+  options: PageReadOptions = {},
 ): Promise<ListPage> {
+  const { along } = options;
   const sinceMs = list.since === undefined ? undefined : Date.parse(list.since);
   const ask = (code: number | undefined): PageAsk => ({
     code,
@@ -74,14 +85,14 @@ export async function readMappedPage(
   const hint = pageHintOf(hintKey);
   const hintedCode = hint && reading.code ? reading.code(hint.config) : undefined;
   const readsConfigFirst =
-    configFirst ||
-    page.perPage >= MAX_BATCH_KEYS ||
+    options.configFirst ||
+    page.perPage + (along ? 2 : 1) > MAX_BATCH_KEYS ||
     (reading.code !== undefined && (hintedCode === undefined || hintedCode === -1));
   const cutKey = sinceMs === undefined ? undefined : (code: number | undefined) => cutKeyOf(sinceMs, code);
   const hintedCut = cutKey && hint?.cuts?.get(cutKey(hintedCode));
   const guessed = hint ? mapsForPage(hint.summary, ask(hintedCode), hintedCut) : [];
   const [configRead, summary, maps] = await Promise.all([
-    readsConfigFirst ? batchGet([business.configKey(businessId)]) : undefined,
+    readsConfigFirst ? readWithAlong(batchGet, [business.configKey(businessId)], along) : undefined,
     readSummary(businessId, list.list),
     readMaps(businessId, list.list, guessed),
   ]);
@@ -102,20 +113,23 @@ export async function readMappedPage(
       ? await readEntries(list.entries, { from: range.from, limit: range.take })
       : await readEntries(list.entries, { from: range.from, to: range.to }, reading.rangeFilter);
   const read = reading.read ?? batchGet;
+  const later = firstConfig ? undefined : along;
+  let recordsRead = false;
   let configItem: Item | undefined;
   const items = await recordsOf(list.entries.index, entries.slice(0, range?.take ?? 0), async (recordKeys) => {
+    recordsRead = true;
     if (firstConfig) return read(recordKeys);
-    const found = await read([...recordKeys, business.configKey(businessId)]);
+    const found = await readWithAlong(read, [...recordKeys, business.configKey(businessId)], later);
     configItem = found.pop();
     return found;
   });
   // No records to read, or an eventually consistent read that missed the config (a business imported a moment
   // ago): the config on its own, consistent.
-  const config =
-    firstConfig ??
-    requireConfig(configOf(configItem ?? (await batchGet([business.configKey(businessId)]))[0]), businessId);
+  if (!firstConfig && !configItem)
+    [configItem] = await readWithAlong(batchGet, [business.configKey(businessId)], recordsRead ? undefined : later);
+  const config = firstConfig ?? requireConfig(configOf(configItem), businessId);
   if (!firstConfig && reading.code && reading.code(config) !== code)
-    return readMappedPage(businessId, list, page, reading, true);
+    return readMappedPage(businessId, list, page, reading, { configFirst: true });
   const cuts = cut === undefined || !cutKey ? hint?.cuts : withCut(hint?.cuts, cutKey(code), cut);
   rememberPageHint(hintKey, { config, summary, ...(cuts ? { cuts } : {}) });
   return { config, total, items };

@@ -37,6 +37,15 @@ export async function getItem(key: Key): Promise<Item | undefined> {
 }
 
 /** One string per item key (turns, shared reads). */
+/**
+ * An item another layer needs read with this request's own reads (a read's token, src/http/auth.ts): whoever reads
+ * on its behalf adds `key` to one of its BatchGetItems and hands the item found (or none) to `took`.
+ */
+export interface ReadAlong {
+  readonly key: Key;
+  took(item: Item | undefined): void;
+}
+
 export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
 
 /**
@@ -56,6 +65,18 @@ export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)
     if (item && isBusinessConfigKey(k)) state.kept.set(keyId(k), item);
   }
   return keys.map((k) => state.kept.get(keyId(k)) ?? fresh.get(keyId(k)));
+}
+
+/** `read` of `keys` and, in the same call, of `along`'s key, whose item goes to `along.took`. */
+export async function readWithAlong(
+  read: (keys: readonly Key[]) => Promise<(Item | undefined)[]>,
+  keys: readonly Key[],
+  along: ReadAlong | undefined,
+): Promise<(Item | undefined)[]> {
+  if (!along) return read(keys);
+  const found = await read([...keys, along.key]);
+  along.took(found.pop());
+  return found;
 }
 
 /**

@@ -9,6 +9,7 @@ import { tableName } from './config';
 import { business } from './entities/business';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { token as tokenEntity, type StoredToken } from './entities/token';
+import type { Key } from './keys';
 import { getItem, queryAll, type Item } from './table-io';
 import { transactWrite } from './transact-write';
 
@@ -147,8 +148,11 @@ export async function issueToken(businessId: string, name = 'admin'): Promise<st
 export async function lookupToken(token: string): Promise<TokenGrant | undefined> {
   const claimed = claimedBusinessOf(token);
   if (claimed === undefined) return undefined;
-  return grantOfItem(await getItem(tokenEntity.key(hashToken(token))), claimed);
+  return grantOfItem(await getItem(tokenKeyOf(token)), claimed);
 }
+
+/** The key of a token's item (by its hash). */
+export const tokenKeyOf = (token: string): Key => tokenEntity.key(hashToken(token));
 
 /**
  * What the stored token item grants; undefined for none, or when the token

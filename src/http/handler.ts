@@ -64,7 +64,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
 ): LambdaHandler {
   const route = routeOf(spec.route);
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
-  if (route.auth) middlewares.push(authMiddleware(scopesOf(route), route.method === 'GET'));
+  if (route.auth) middlewares.push(authMiddleware(scopesOf(route), route.method === 'GET', route.tokenAlong === true));
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
 
   const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
@@ -74,7 +74,9 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       if (!auth?.verified) return answer(event, context);
       // The token is still being looked up (a read, src/http/auth.ts): its refusal outranks whatever the read
       // answered or threw, and nothing read leaves before the token is admitted.
-      const [outcome, verified] = await Promise.allSettled([answer(event, context), auth.verified]);
+      // A token to be read along that the handler did not take (it failed before its read) is read on its own.
+      const answered = answer(event, context).finally(() => auth.readTokenUnlessTaken?.());
+      const [outcome, verified] = await Promise.allSettled([answered, auth.verified]);
       if (verified.status === 'rejected') throw verified.reason;
       if (outcome.status === 'rejected') throw outcome.reason;
       return outcome.value;

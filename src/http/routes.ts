@@ -48,6 +48,11 @@ interface RouteFields {
   readonly orScopes?: readonly Scope[];
   /** Package files (paths under node_modules) the function reads at run time; CDK ships each next to the handler. */
   readonly bundleFiles?: readonly string[];
+  /**
+   * A read whose service takes a cold token along in its BatchGetItem (the handler passes `request.auth.along`:
+   * list pages): one call fewer than the token's own GetItem beside the read (src/http/auth.ts).
+   */
+  readonly tokenAlong?: true;
 }
 
 /**
@@ -81,6 +86,7 @@ export const ROUTES = [
     method: 'GET',
     path: p('/employees'),
     access: 'read',
+    tokenAlong: true,
     auth: true,
     scope: 'employees:read',
     tag: 'Employees',
@@ -130,6 +136,7 @@ export const ROUTES = [
     method: 'GET',
     path: p('/employee_jobs'),
     access: 'read',
+    tokenAlong: true,
     auth: true,
     scope: 'employees:read',
     tag: 'Employee jobs',
@@ -255,6 +262,7 @@ export const ROUTES = [
     method: 'GET',
     path: p('/applications'),
     access: 'read',
+    tokenAlong: true,
     auth: true,
     scope: 'applications:read',
     tag: 'Applications',

@@ -38,7 +38,7 @@ import { changedFields } from '../domain/audit';
 import { idsInLane, laneOfTicket } from '../domain/change-feed';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import type { Item } from '../data/table-io';
+import type { Item, ReadAlong } from '../data/table-io';
 import { RetryOperation } from '../data/operation-state';
 import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
@@ -368,7 +368,9 @@ export async function listApplications(
   businessId: string,
   filter: ApplicationListFilter,
   page: PageRequest,
+  along?: ReadAlong,
 ): Promise<ListPage> {
-  const { config, total, items } = await readApplicationPage(businessId, application.listOf(businessId, filter), page);
+  const list = application.listOf(businessId, filter);
+  const { config, total, items } = await readApplicationPage(businessId, list, page, along);
   return { entries: items.map((item) => view(config, item)), total };
 }

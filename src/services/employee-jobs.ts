@@ -21,7 +21,7 @@ import { laneOf } from '../domain/change-feed';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { todayIn } from '../domain/job-dates';
 import { employeeView } from './employees';
-import type { Item } from '../data/table-io';
+import type { Item, ReadAlong } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import type { PageRequest } from '../domain/pagination';
@@ -380,11 +380,17 @@ export async function showEmployeeJob(businessId: string, id: string): Promise<A
  * employee's jobs (its own dense list, same order). An employee_id that names
  * no employee of this business is a filter that matches nothing: an empty page.
  */
-export async function listEmployeeJobs(businessId: string, page: PageRequest, employeeId: string | undefined) {
+export async function listEmployeeJobs(
+  businessId: string,
+  page: PageRequest,
+  employeeId: string | undefined,
+  along?: ReadAlong,
+) {
   const { config, total, items } = await readListPage(
     businessId,
     employeeId === undefined ? { kind: 'employee_job' } : { jobsOfEmployee: employeeId },
     page,
+    along,
   );
   return { entries: items.map((item) => employeeJobView(item, config)), total };
 }

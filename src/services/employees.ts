@@ -17,7 +17,7 @@ import { dryReservation, reservedTime, type Reservation } from '../data/list-seq
 import { idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import type { Item } from '../data/table-io';
+import type { Item, ReadAlong } from '../data/table-io';
 import { MAX_TRANSACTION_ITEMS, commitWrite, type WriteHooks } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
@@ -441,8 +441,8 @@ export async function showEmployee(businessId: string, id: string): Promise<ApiR
 }
 
 /** GET /employees?page=n: a page of the business list with holes (docs/pagination.md). */
-export async function listEmployees(businessId: string, page: PageRequest) {
-  const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, page);
+export async function listEmployees(businessId: string, page: PageRequest, along?: ReadAlong) {
+  const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, page, along);
   const today = todayIn(config.timezone);
   return { entries: items.map((item) => employeeView(item, config, today)), total };
 }
