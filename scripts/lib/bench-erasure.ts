@@ -18,6 +18,7 @@ import {
   statusCode,
   shardOf,
   superblockOf,
+  versionAttribute,
 } from '../../src/domain/list-map';
 import { keys } from '../../src/data/keys';
 
@@ -38,6 +39,7 @@ export function eraseAtRandom(
     if (summary) {
       summary[liveAttribute(sb)] = Number(summary[liveAttribute(sb)] ?? 0) - 1;
       summary[statusAttribute(sb, code)] = Number(summary[statusAttribute(sb, code)] ?? 0) - 1;
+      summary[versionAttribute(sb)] = Number(summary[versionAttribute(sb)] ?? 0) + 1;
     }
     const map = at(keys.listMap(businessId, list, sb, shardOf(position)));
     if (map) map[mapAttribute(position)] = HOLE;

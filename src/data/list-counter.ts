@@ -20,6 +20,7 @@ import {
   statusAttribute,
   summaryOf,
   superblockOf,
+  versionAttribute,
 } from '../domain/list-map';
 import { db } from './client';
 import { tableName } from './config';
@@ -53,7 +54,8 @@ const foldWhenAt = (businessId: string, list: string, positions: readonly number
  * the summary shard of the first entry's position (a chunk's counts all go to
  * one shard: any shard may hold any count, the reader adds them up), live and
  * status counts moved per superblock, and each superblock's first created_at
- * set if the shard has none. Entries of one superblock commit in any order,
+ * set if the shard has none, and each superblock's version moved on (one more
+ * write changed its counts). Entries of one superblock commit in any order,
  * so that value is the created_at of *some* entry of it, not always its
  * first: the page locator allows for that (`straddlingSuperblocks`,
  * src/domain/list-map.ts).
@@ -72,6 +74,7 @@ export function countInSummary(
     const sb = superblockOf(position);
     for (const attribute of [liveAttribute(sb), statusAttribute(sb, code)])
       add.set(attribute, (add.get(attribute) ?? 0) + by);
+    add.set(versionAttribute(sb), 1);
   };
   for (const entry of entries) {
     const f = firstCreatedAttribute(superblockOf(entry.position));
@@ -94,7 +97,8 @@ export function countInSummary(
 
 /**
  * Moves the summary counts of one entry at `position`: status `from` -> `to`
- * (undefined = not counted / not live), in the shard of its position. Moves
+ * (undefined = not counted / not live), in the shard of its position, and the
+ * version of its superblock moved on. Moves
  * reach old superblocks (a status change, an erasure, retention erasing a
  * business's oldest applications), so an entry at the first position of a
  * superblock folds the list as a create there does: a list with moves and no
@@ -108,7 +112,7 @@ export function moveInSummary(
   to: number | undefined,
 ): TxWrite {
   const sb = superblockOf(position);
-  const add: [string, number][] = [];
+  const add: [string, number][] = [[versionAttribute(sb), 1]];
   if (from === undefined && to !== undefined) add.push([liveAttribute(sb), 1]);
   if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
   if (from !== undefined) add.push([statusAttribute(sb, from), -1]);

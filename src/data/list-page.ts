@@ -98,11 +98,13 @@ export async function readMappedPage(
   ]);
   const firstConfig = configRead && requireConfig(configOf(configRead[0]), businessId);
   const code = firstConfig ? reading.code?.(firstConfig) : hintedCode;
-  let location = locatePage(summary, maps, ask(code));
+  // What the straddling maps said, kept for this cut and status; used only while the fresh summary's versions hold.
+  const known = code === hintedCode ? hintedCut : undefined;
+  let location = locatePage(summary, maps, ask(code), known);
   if (location.kind === 'maps') {
-    const missing = mapsForPage(summary, ask(code)).filter((sb) => !maps.has(sb));
+    const missing = mapsForPage(summary, ask(code), known).filter((sb) => !maps.has(sb));
     for (const [sb, map] of await readMaps(businessId, list.list, missing)) maps.set(sb, map);
-    location = locatePage(summary, maps, ask(code));
+    location = locatePage(summary, maps, ask(code), known);
     // With every map mapsForPage names the locator answers (property-tested): this is a bug, never a retry.
     if (location.kind === 'maps') throw new Error(`page locator asked twice for maps of ${list.list}`);
   }

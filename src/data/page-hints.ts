@@ -1,24 +1,28 @@
 /**
  * What this process last read of a list's summary (and its business's
- * config), kept only as a hint of which position maps the next page of that
- * list will need, so they go out with the summary in the page's first
- * BatchGetItem instead of a call of their own (docs/pagination.md). A hint
- * never decides anything a client sees: the page maths runs on the summary
- * read in the same call, and a map the hint missed is read after it (a cold
- * instance, or a list that moved since). Bounded: the oldest lists are dropped.
+ * config), kept as a hint of which position maps the next page of that list
+ * will need, so they go out with the summary instead of in a round trip of
+ * their own (docs/pagination.md). A hint decides nothing a client sees
+ * unless the summary read with the page proves it current: the page maths
+ * runs on that summary, a map the hint missed is read after it (a cold
+ * instance, or a list that moved since), a status code is checked against
+ * the config read with the records, and a since-cut's count is used only
+ * while its superblocks' versions hold. Bounded: the oldest lists are dropped.
  */
 import { keepAtMost } from '../domain/bounded-map';
 import type { BusinessConfig } from '../domain/business';
 import type { ListSummary } from '../domain/list-map';
+import type { KnownCut } from '../domain/page-locator';
 
 export interface PageHint {
   readonly config: BusinessConfig;
   readonly summary: ListSummary;
   /**
-   * Per since-cut read of this list (`cutKeyOf`), how many matches preceded the cut: where a next page of that
-   * cut lies, so its maps go out exactly (src/domain/page-locator.ts mapsForPage).
+   * Per since-cut read of this list (`cutKeyOf`), what the maps straddling the cut said and at which versions of
+   * their superblocks: a next page of that cut reads only its own maps while those versions hold
+   * (src/domain/page-locator.ts KnownCut).
    */
-  readonly cuts?: ReadonlyMap<string, number>;
+  readonly cuts?: ReadonlyMap<string, KnownCut>;
 }
 
 /** At most this many since-cuts kept per list (a sync pages through one cut; a UI tries a few). */
@@ -28,9 +32,9 @@ const MAX_CUTS = 16;
 export const cutKeyOf = (sinceMs: number, code: number | undefined): string => `${sinceMs}:${code ?? ''}`;
 
 /** `cuts` with one more (or a changed) cut, the least recently counted dropped past MAX_CUTS. */
-export function withCut(cuts: ReadonlyMap<string, number> | undefined, key: string, before: number) {
+export function withCut(cuts: ReadonlyMap<string, KnownCut> | undefined, key: string, cut: KnownCut) {
   const next = new Map(cuts);
-  keepAtMost(next, MAX_CUTS, key, before);
+  keepAtMost(next, MAX_CUTS, key, cut);
   return next;
 }
 

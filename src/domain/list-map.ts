@@ -51,6 +51,8 @@ export const positionOf = (superblock: number, offset: number): number => superb
 export const liveAttribute = (superblock: number): string => `l#${superblock}`;
 export const statusAttribute = (superblock: number, code: number): string => `s#${superblock}#${code}`;
 export const firstCreatedAttribute = (superblock: number): string => `f#${superblock}`;
+/** Changes to a superblock's counts: every write that moves them adds one (`ListSummary.versions`). */
+export const versionAttribute = (superblock: number): string => `v#${superblock}`;
 /** Attribute name of a position in its map item (base 36 offset, short on purpose). */
 export const mapAttribute = (position: number): string => `p${offsetOf(position).toString(36)}`;
 
@@ -72,20 +74,26 @@ export interface ListSummary {
    * follow created_at, so these grow with the superblock.
    */
   readonly firstCreated: readonly number[];
+  /**
+   * Per superblock, how many writes have changed its counts (0 for none counted). Equal in two reads of a summary,
+   * nothing in that superblock was created, erased or moved in between: what a page counted in its map then still
+   * holds (src/domain/page-locator.ts `KnownCut`).
+   */
+  readonly versions: readonly number[];
 }
 
-const SUMMARY_ATTRIBUTE = /^([lfs])#(\d+)(?:#(\d+))?$/;
+const SUMMARY_ATTRIBUTE = /^([lfsv])#(\d+)(?:#(\d+))?$/;
 
 /** A stored item, or several (a list's summary base and shards, a superblock's map shards). */
 export type StoredItems = Record<string, unknown> | undefined | readonly (Record<string, unknown> | undefined)[];
 const itemsOf = (items: StoredItems): Record<string, unknown>[] =>
   (Array.isArray(items) ? items : [items]).filter((i): i is Record<string, unknown> => i !== undefined);
 
-/** A summary attribute's parts (l#<sb>, s#<sb>#<code>, f#<sb>), undefined for any other attribute. */
-function summaryAttributeOf(name: string): { kind: 'l' | 'f' | 's'; sb: number; code: number } | undefined {
+/** A summary attribute's parts (l#<sb>, s#<sb>#<code>, f#<sb>, v#<sb>), undefined for any other attribute. */
+function summaryAttributeOf(name: string): { kind: 'l' | 'f' | 's' | 'v'; sb: number; code: number } | undefined {
   const m = SUMMARY_ATTRIBUTE.exec(name);
   if (!m || (m[1] === 's') !== (m[3] !== undefined)) return undefined;
-  return { kind: m[1] as 'l' | 'f' | 's', sb: Number(m[2]), code: Number(m[3] ?? 0) };
+  return { kind: m[1] as 'l' | 'f' | 's' | 'v', sb: Number(m[2]), code: Number(m[3] ?? 0) };
 }
 
 /**
@@ -107,9 +115,11 @@ export function summaryOf(items: StoredItems): ListSummary {
   const live = new Array<number>(superblocks).fill(0);
   const byStatus = new Map<number, number[]>();
   const firstCreated = new Array<number>(superblocks).fill(Number.POSITIVE_INFINITY);
+  const versions = new Array<number>(superblocks).fill(0);
   for (const [name, value] of sums) {
     const { kind, sb, code } = summaryAttributeOf(name)!;
     if (kind === 'f') firstCreated[sb] = value;
+    else if (kind === 'v') versions[sb] = value;
     else if (kind === 'l') live[sb] = Math.max(0, value);
     else {
       const counts = byStatus.get(code) ?? new Array<number>(superblocks).fill(0);
@@ -117,7 +127,7 @@ export function summaryOf(items: StoredItems): ListSummary {
       byStatus.set(code, counts);
     }
   }
-  return { live, byStatus, firstCreated };
+  return { live, byStatus, firstCreated, versions };
 }
 
 /** What folding a summary's shards into its base moves (foldOf). */

@@ -49,10 +49,32 @@ export type PageLocation =
   /** Read these superblocks' maps (one BatchGetItem), then locate again: the second call always answers. */
   | { readonly kind: 'maps'; readonly superblocks: readonly number[] }
   /**
-   * The exact total of matches and the page's positions (none past the last page); with a since-cut, `cut` is how
-   * many matches precede it (what the next page's guess of its maps starts from: `mapsForPage`).
+   * The exact total of matches and the page's positions (none past the last page); with a since-cut, `cut` is what
+   * the straddling maps said (a next page of that cut may use it: `KnownCut`).
    */
-  | { readonly kind: 'page'; readonly total: number; readonly range?: PageRange; readonly cut?: number };
+  | { readonly kind: 'page'; readonly total: number; readonly range?: PageRange; readonly cut?: KnownCut };
+
+/**
+ * What the maps of the superblocks straddling a since-cut said: how many of their matches precede the cut, and
+ * those superblocks' versions when their maps were read. While a later summary shows the same superblocks
+ * straddling the cut at the same versions, nothing in them was created, erased or moved since (every such write
+ * moves the version of its superblock on, in the transaction that makes it), so the count still holds and their
+ * maps need not be read again: exact, not a guess.
+ */
+export interface KnownCut {
+  readonly straddling: readonly number[];
+  readonly versions: readonly number[];
+  readonly older: number;
+}
+
+/** `known`, if it still holds for this summary's straddling superblocks. */
+function stillHolds(summary: ListSummary, straddling: readonly number[], known: KnownCut | undefined) {
+  if (!known || known.straddling.length !== straddling.length) return undefined;
+  const same = straddling.every(
+    (sb, i) => known.straddling[i] === sb && known.versions[i] === (summary.versions[sb] ?? 0),
+  );
+  return same ? known : undefined;
+}
 
 /** Superblocks holding the k-th .. (k+take-1)-th counted entries. */
 function pageSuperblocks(counts: readonly number[], k: number, take: number): number[] {
@@ -107,6 +129,7 @@ export function locatePage(
   summary: ListSummary,
   maps: ReadonlyMap<number, readonly number[]>,
   ask: PageAsk,
+  known?: KnownCut,
 ): PageLocation {
   if (ask.code === -1) return { kind: 'page', total: 0 };
   const { code, sinceMs, skipped, perPage } = ask;
@@ -118,14 +141,16 @@ export function locatePage(
 
   const straddling = sinceMs === undefined ? [] : straddlingSuperblocks(summary, sinceMs);
   let before = 0;
+  let cut: { cut?: KnownCut } = {};
   if (straddling.length) {
-    if (straddling.some((sb) => !maps.has(sb)))
+    const holds = stillHolds(summary, straddling, known);
+    if (!holds && straddling.some((sb) => !maps.has(sb)))
       return missing(candidateSuperblocks(counts, straddling, skipped, perPage))!;
-    before =
-      countBefore(counts, straddling[0]!) +
-      straddling.reduce((sum, sb) => sum + countOlderInMap(maps.get(sb)!, sinceMs!, code), 0);
+    const older =
+      holds?.older ?? straddling.reduce((sum, sb) => sum + countOlderInMap(maps.get(sb)!, sinceMs!, code), 0);
+    before = countBefore(counts, straddling[0]!) + older;
+    cut = { cut: { straddling, versions: straddling.map((sb) => summary.versions[sb] ?? 0), older } };
   }
-  const cut = straddling.length ? { cut: before } : {};
   const { total, needed, withoutMap, take } = pagePlace(summary, counts, before, ask);
   if (skipped >= total) return { kind: 'page', total, ...cut };
   const absent = withoutMap ? undefined : missing(needed);
@@ -150,31 +175,12 @@ export function locatePage(
 /**
  * The maps a page needs, from the summary alone (a page hint's, sent with the
  * fresh summary). A since-cut page needs the maps of the superblocks
- * straddling the cut and of its own first (and last) entry; where the page
- * lies depends on how many matches precede the cut, which only those maps
- * tell: with `cut` (what an earlier page of the same cut counted) the page's
- * own superblocks are named exactly, without it every superblock the page
- * may fall in. Either way a since-cut page reads at least as many maps as a
- * page away from its cut does (the straddling ones and one, two for a whole
- * range), padded with the superblocks after the cut: so what a page costs
- * does not depend on where it falls from the cut (docs/pagination.md).
+ * straddling the cut, unless what they said (`known`) still holds, and of its
+ * own first (and last) entry, whose place depends on how many matches precede
+ * the cut: with `known` the page's own superblocks exactly, without it every
+ * superblock the page may fall in.
  */
-export function mapsForPage(summary: ListSummary, ask: PageAsk, cut?: number): readonly number[] {
-  const straddling = ask.sinceMs === undefined || ask.code === -1 ? [] : straddlingSuperblocks(summary, ask.sinceMs);
-  if (!straddling.length) {
-    const location = locatePage(summary, new Map(), ask);
-    return location.kind === 'maps' ? location.superblocks : [];
-  }
-  const counts = countsOf(summary, ask.code);
-  const place = cut === undefined ? undefined : pagePlace(summary, counts, cut, ask);
-  const page = place
-    ? place.withoutMap
-      ? []
-      : place.needed
-    : candidateSuperblocks(counts, straddling, ask.skipped, ask.perPage);
-  const chosen = new Set([...straddling, ...page]);
-  const want = straddling.length + (ask.wholeRange ? 2 : 1);
-  for (let sb = straddling.at(-1)! + 1; chosen.size < want && sb < summary.live.length; sb++) chosen.add(sb);
-  for (let sb = straddling[0]! - 1; chosen.size < want && sb >= 0; sb--) chosen.add(sb);
-  return [...chosen].sort((a, b) => a - b);
+export function mapsForPage(summary: ListSummary, ask: PageAsk, known?: KnownCut): readonly number[] {
+  const location = locatePage(summary, new Map(), ask, known);
+  return location.kind === 'maps' ? location.superblocks : [];
 }

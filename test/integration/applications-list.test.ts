@@ -482,3 +482,42 @@ describe('positions and counts under concurrency', () => {
     await checkAllPages({ application_status_id: 'b', created_at_since: at(5) }, 3);
   });
 });
+
+describe('a since-cut counted by an earlier page', () => {
+  it('is counted again once an entry before the cut is erased or changes status: totals and pages stay exact', async () => {
+    const small = {
+      business: { id: 'cutco', name: 'Cut Co', locales: ['en'], timezone: 'Europe/Vienna' },
+      application_statuses: [
+        { id: 'open', name_en: 'Open', default: true },
+        { id: 'done', name_en: 'Done' },
+      ],
+      job_openings: [{ id: 'j', name_en: 'Job' }],
+    };
+    const t = await api.provision(small);
+    const made: Model[] = [];
+    for (let i = 0; i < 12; i++) made.push(await create('j', 'open', t));
+    const since = made[6]!.created_at;
+    const page = async (query: string) => {
+      const res = await list(`${query}&created_at_since=${encodeURIComponent(since)}&per_page=2&page=2`, t);
+      expect(res.status).toBe(200);
+      return { total: res.body.total_entries as number, ids: (res.body.entries as { id: string }[]).map((e) => e.id) };
+    };
+    const expected = { total: 6, ids: [made[8]!.id, made[9]!.id] };
+    // This instance now knows how many entries precede the cut (page hints).
+    expect(await page('')).toEqual(expected);
+    expect(await page('application_status_id=open')).toEqual(expected);
+    expect(await page('')).toEqual(expected);
+
+    // Erased before the cut: the list loses an entry, the cut's count loses it too.
+    const gone = await api.request('DELETE', `${API}/applications/${made[2]!.id}`, { token: t });
+    expect(gone.status).toBe(204);
+    expect(await page('')).toEqual(expected);
+    // A status change before the cut: 'open' loses one before the cut, not after it.
+    const moved = await api.request('PUT', `${API}/applications/${made[3]!.id}`, {
+      token: t,
+      body: { application_status_id: 'done' },
+    });
+    expect(moved.status).toBe(200);
+    expect(await page('application_status_id=open')).toEqual(expected);
+  });
+});

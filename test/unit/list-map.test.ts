@@ -12,6 +12,7 @@ import {
   countOlderInMap,
   firstCreatedAttribute,
   foldOf,
+  versionAttribute,
   liveAttribute,
   mapOf,
   parkedShardOf,
@@ -95,6 +96,12 @@ describe('a summary and maps stored in shards', () => {
         const shards = Array.from({ length: SHARDS }, (): Record<string, unknown> => ({ SK: 'shard' }));
         const maps = new Map<string, Record<string, unknown>>();
         const final = [...codes];
+        // Every write moves its superblock's version on.
+        const writes = new Map<number, number>();
+        const wrote = (shard: Record<string, unknown>, sb: number): void => {
+          add(shard, versionAttribute(sb), 1);
+          writes.set(sb, (writes.get(sb) ?? 0) + 1);
+        };
         const setMap = (position: number, value: number, shard = shardOf(position)): void => {
           const id = `${superblockOf(position)}#${shard}`;
           const map = maps.get(id) ?? maps.set(id, {}).get(id)!;
@@ -111,6 +118,7 @@ describe('a summary and maps stored in shards', () => {
           const shard = shards[pick()]!;
           add(shard, liveAttribute(sb), 1);
           add(shard, statusAttribute(sb, code), 1);
+          wrote(shard, sb);
           shard[firstCreatedAttribute(sb)] ??= position * 1000;
           setMap(position, mapValue(position * 1000, code), parkedShardOf(chunkFirst));
         });
@@ -122,6 +130,7 @@ describe('a summary and maps stored in shards', () => {
           const sb = superblockOf(position);
           const shard = shards[shardOf(position)]!;
           add(shard, statusAttribute(sb, final[i]!), -1);
+          wrote(shard, sb);
           if (to === HOLE) add(shard, liveAttribute(sb), -1);
           else add(shard, statusAttribute(sb, to), 1);
           setMap(position, to === HOLE ? HOLE : mapValue(position * 1000, to));
@@ -136,6 +145,9 @@ describe('a summary and maps stored in shards', () => {
             Array.from({ length: superblocks }, (_, sb) => a[sb] ?? 0),
           );
         expect(counts(summary)).toEqual(counts(expected.summary));
+        expect(summary.versions.map((v, sb): [number, number] => [sb, v]).filter(([, v]) => v > 0)).toEqual(
+          [...writes].sort(([a], [b]) => a - b),
+        );
         const joined = Array.from({ length: superblocks }, (_, sb) =>
           mapOf(
             [...maps]
@@ -156,8 +168,9 @@ describe('a summary and maps stored in shards', () => {
         const folded = summaryOf([base, ...after]);
         expect(counts(folded)).toEqual(counts(summary));
         expect(folded.firstCreated).toEqual(summary.firstCreated);
+        expect(folded.versions).toEqual(summary.versions);
         // What stays in the shards is of the superblocks from keepFrom on only.
-        const left = after.flatMap((shard) => Object.keys(shard).filter((name) => /^[lfs]#/.test(name)));
+        const left = after.flatMap((shard) => Object.keys(shard).filter((name) => /^[lfsv]#/.test(name)));
         expect(left.filter((name) => Number(name.split('#')[1]) < keepFrom)).toEqual([]);
       }),
       { numRuns: 60 },
