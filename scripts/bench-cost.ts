@@ -7,8 +7,9 @@
  * index projecting ALL. Reads are what DynamoDB Local reports for every call,
  * indexes included (ReturnConsumedCapacity INDEXES); a list page's records
  * read is its last BatchGetItem (dynamoStats.log), less the business's config
- * it reads with them (src/data/list-page.ts; the bench's pages have 30
- * records), whose units are measured on their own. The designs differ in list
+ * and the token it reads with them (src/data/list-page.ts; the bench's pages
+ * have 30 records and read their token every time), whose units are measured
+ * on their own. The designs differ in list
  * pages only: other requests cost the same in all three. Writes are counted by
  * DynamoDB's rules from the items written (scripts/lib/write-units.ts: Local
  * reports a TransactWriteItems as one item, whatever it writes); Local's
@@ -35,6 +36,8 @@ import { API_PREFIX } from '../src/domain/api-paths';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../src/data/client';
 import { business } from '../src/data/entities/business';
+import type { Key } from '../src/data/keys';
+import { tokenKeyOf } from '../src/data/token-store';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { countTrueUnits, trueUnits } from './lib/write-units';
 
@@ -108,9 +111,9 @@ async function send(stack: BenchStack, r: Request): Promise<unknown> {
 
 /**
  * Sends `sample(i)` SAMPLES times (after one unmeasured warm-up) and averages the units and CPU; of a list page
- * (`configUnits` given: what the config read with its records costs) the records' units apart.
+ * (`besideUnits` given: what the config and the token read with its records cost) the records' units apart.
  */
-async function measure(stack: BenchStack, sample: (i: number) => Request, configUnits?: number): Promise<Measured> {
+async function measure(stack: BenchStack, sample: (i: number) => Request, besideUnits?: number): Promise<Measured> {
   await send(stack, sample(0));
   const sum = { read: 0, write: 0, localWrite: 0, recordsRead: 0, roundTrips: 0, cpuMs: 0 };
   for (let i = 1; i <= SAMPLES; i++) {
@@ -126,9 +129,9 @@ async function measure(stack: BenchStack, sample: (i: number) => Request, config
     sum.write += trueUnits.units.write + trueUnits.units.indexWrite;
     sum.localWrite += dynamoStats.units.write + dynamoStats.units.indexWrite;
     const records =
-      configUnits === undefined ? undefined : dynamoStats.log.findLast((c) => c.command === 'BatchGetItemCommand');
-    if (configUnits !== undefined && !records) throw new Error(`${sample(i).path}: no records read`);
-    sum.recordsRead += records ? records.read + records.indexRead - configUnits! : 0;
+      besideUnits === undefined ? undefined : dynamoStats.log.findLast((c) => c.command === 'BatchGetItemCommand');
+    if (besideUnits !== undefined && !records) throw new Error(`${sample(i).path}: no records read`);
+    sum.recordsRead += records ? records.read + records.indexRead - besideUnits! : 0;
   }
   const avg = (n: number): number => n / SAMPLES;
   return {
@@ -171,21 +174,19 @@ async function measureAll(tableName: string, indexes: readonly IndexDefinition[]
       method: 'GET',
       path: `/applications?per_page=30&page=${1 + (i % 2)}${query}`,
     });
-    const config = await db().send(
-      new GetCommand({
-        TableName: tableName,
-        Key: business.configKey(fixture.business.id),
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    // Read eventually consistent with the records: half the units of this consistent read.
-    const configUnits = (config.ConsumedCapacity?.CapacityUnits ?? 0) / 2;
+    const unitsOf = async (key: Key): Promise<number> => {
+      const out = await db().send(new GetCommand({ TableName: tableName, Key: key, ReturnConsumedCapacity: 'TOTAL' }));
+      // Read eventually consistent with the records: half the units of this consistent read.
+      return (out.ConsumedCapacity?.CapacityUnits ?? 0) / 2;
+    };
+    const besideUnits =
+      (await unitsOf(business.configKey(fixture.business.id))) + (await unitsOf(tokenKeyOf(stack.token)));
     const statuses = ['interview', 'hired', 'rejected', 'new'];
     const out: Record<string, Measured> = {};
-    out['list applications'] = await measure(stack, page(''), configUnits);
-    out['list applications by status'] = await measure(stack, page('&application_status_id=new'), configUnits);
-    out['list applications by job'] = await measure(stack, page('&job_id=cook-2026'), configUnits);
-    out['list applications updated since'] = await measure(stack, page(`&updated_at_since=${since}`), configUnits);
+    out['list applications'] = await measure(stack, page(''), besideUnits);
+    out['list applications by status'] = await measure(stack, page('&application_status_id=new'), besideUnits);
+    out['list applications by job'] = await measure(stack, page('&job_id=cook-2026'), besideUnits);
+    out['list applications updated since'] = await measure(stack, page(`&updated_at_since=${since}`), besideUnits);
     out['get application'] = await measure(stack, (i) => ({ method: 'GET', path: `/applications/${pick(i)}` }));
     out['change feed page'] = await measure(stack, () => ({ method: 'GET', path: '/changes?limit=100' }));
     out['get employee'] = await measure(stack, () => ({ method: 'GET', path: `/employees/${employee.id}` }));

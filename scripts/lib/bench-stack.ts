@@ -15,6 +15,8 @@ import { createLocalServer } from './server';
 
 export interface BenchStack {
   readonly businessId: string;
+  /** The business's token, which `send` uses. */
+  readonly token: string;
   /** DynamoDB Local's process id (the benchmarks that measure CPU read it from /proc). */
   readonly dynamoPid: number | undefined;
   /** Sends one request with the business's token (or `token`); the JSON body, or null when there is none (204). */
@@ -58,6 +60,7 @@ export async function startBenchStack(
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     return {
       businessId: config.id,
+      token,
       dynamoPid: dynamo.process?.pid,
       async send(method, path, body, as = token) {
         const res = await fetch(`${base}${path}`, {
