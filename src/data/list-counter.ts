@@ -6,7 +6,7 @@
  * condition: `placeAt` (`placeInList` for consecutive positions) does both
  * for a create or a chunk of them.
  */
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   firstCreatedAttribute,
@@ -29,6 +29,14 @@ import { keys } from './keys';
 import { queryPartition } from './table-io';
 import type { AfterCommit, TxWrite } from './transact-write';
 import { ifNotExists, updateOf } from './update-expression';
+
+/**
+ * What a write adds to the version of a superblock it changes (`ListSummary.versions`): a random amount, so that two
+ * reads show the same version only if no write changed the superblock between them, even across a sandbox reset,
+ * which deletes the summary and counts again from nothing. Below 2^30: 2^23 writes to one superblock stay exact in
+ * a double.
+ */
+const versionStep = (): number => randomInt(1, 2 ** 30);
 
 /** An entry at its place in a list with a summary. */
 export interface PlacedEntry {
@@ -54,8 +62,8 @@ const foldWhenAt = (businessId: string, list: string, positions: readonly number
  * the summary shard of the first entry's position (a chunk's counts all go to
  * one shard: any shard may hold any count, the reader adds them up), live and
  * status counts moved per superblock, and each superblock's first created_at
- * set if the shard has none, and each superblock's version moved on (one more
- * write changed its counts). Entries of one superblock commit in any order,
+ * set if the shard has none, and each superblock's version moved on
+ * (`versionStep`). Entries of one superblock commit in any order,
  * so that value is the created_at of *some* entry of it, not always its
  * first: the page locator allows for that (`straddlingSuperblocks`,
  * src/domain/list-map.ts).
@@ -74,7 +82,7 @@ export function countInSummary(
     const sb = superblockOf(position);
     for (const attribute of [liveAttribute(sb), statusAttribute(sb, code)])
       add.set(attribute, (add.get(attribute) ?? 0) + by);
-    add.set(versionAttribute(sb), 1);
+    add.set(versionAttribute(sb), versionStep());
   };
   for (const entry of entries) {
     const f = firstCreatedAttribute(superblockOf(entry.position));
@@ -112,7 +120,7 @@ export function moveInSummary(
   to: number | undefined,
 ): TxWrite {
   const sb = superblockOf(position);
-  const add: [string, number][] = [[versionAttribute(sb), 1]];
+  const add: [string, number][] = [[versionAttribute(sb), versionStep()]];
   if (from === undefined && to !== undefined) add.push([liveAttribute(sb), 1]);
   if (from !== undefined && to === undefined) add.push([liveAttribute(sb), -1]);
   if (from !== undefined) add.push([statusAttribute(sb, from), -1]);

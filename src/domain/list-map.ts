@@ -51,7 +51,7 @@ export const positionOf = (superblock: number, offset: number): number => superb
 export const liveAttribute = (superblock: number): string => `l#${superblock}`;
 export const statusAttribute = (superblock: number, code: number): string => `s#${superblock}#${code}`;
 export const firstCreatedAttribute = (superblock: number): string => `f#${superblock}`;
-/** Changes to a superblock's counts: every write that moves them adds one (`ListSummary.versions`). */
+/** Changes to a superblock's counts: every write that moves them adds to it (`ListSummary.versions`). */
 export const versionAttribute = (superblock: number): string => `v#${superblock}`;
 /** Attribute name of a position in its map item (base 36 offset, short on purpose). */
 export const mapAttribute = (position: number): string => `p${offsetOf(position).toString(36)}`;
@@ -75,9 +75,10 @@ export interface ListSummary {
    */
   readonly firstCreated: readonly number[];
   /**
-   * Per superblock, how many writes have changed its counts (0 for none counted). Equal in two reads of a summary,
-   * nothing in that superblock was created, erased or moved in between: what a page counted in its map then still
-   * holds (src/domain/page-locator.ts `KnownCut`).
+   * Per superblock, the sum of what the writes that changed its counts added (src/data/list-counter.ts: a random
+   * amount each; 0 for none counted). Equal in two reads of a summary, nothing in that superblock was created,
+   * erased or moved in between: what a page counted in its map then still holds (src/domain/page-locator.ts
+   * `KnownCut`).
    */
   readonly versions: readonly number[];
 }
