@@ -141,6 +141,12 @@ export async function importBusiness(
   }
 
   const oldConfig = configOf(existingConfigItem);
+  if (oldConfig) {
+    // A status's code is its index here, stored in every list's summary and maps: the statuses imported before keep
+    // theirs, in their order, and new ones are appended (one missing from the file is kept, as its record is).
+    const known = oldConfig.application_status_ids;
+    config.application_status_ids = [...known, ...config.application_status_ids.filter((id) => !known.includes(id))];
+  }
   if (!oldConfig || canonical(oldConfig) !== canonical(config)) {
     // Written last: a business becomes usable only once its reference data is in place.
     writes.push(business.configItem(config, existingConfigItem?.created_at ?? now, now));

@@ -388,6 +388,32 @@ describe('cost of a page (DynamoDB calls and round trips, authentication include
     expect((await byStatus('open')).body.total_entries).toBe(1);
   });
 
+  it('a re-import that lists the statuses in another order keeps their codes: status pages stay right', async () => {
+    const small = {
+      business: { id: 'orderco', name: 'Order Co', locales: ['en'], timezone: 'Europe/Vienna' },
+      application_statuses: [
+        { id: 'open', name_en: 'Open', default: true },
+        { id: 'done', name_en: 'Done' },
+      ],
+      job_openings: [{ id: 'j', name_en: 'Job' }],
+    };
+    const t = await api.provision(small);
+    const open = await create('j', 'open', t);
+    const done = await create('j', 'done', t);
+    const ids = async (status: string) =>
+      ((await list(`application_status_id=${status}`, t)).body.entries as { id: string }[]).map((e) => e.id);
+    await api.provision({
+      ...small,
+      application_statuses: [{ id: 'later', name_en: 'Later' }, ...small.application_statuses.reverse()],
+    });
+    expect(await ids('open')).toEqual([open.id]);
+    expect(await ids('done')).toEqual([done.id]);
+    expect(await ids('later')).toEqual([]);
+    const later = await create('j', 'later', t);
+    expect(await ids('later')).toEqual([later.id]);
+    expect(await ids('open')).toEqual([open.id]);
+  });
+
   it('items read on a late page of the unfiltered list are those of the page (no walking)', async () => {
     const page1 = await countCalls(() => list('per_page=10&page=1'));
     const late = await countCalls(() => list('per_page=10&page=14'));
