@@ -58,7 +58,7 @@ export const mapAttribute = (position: number): string => `p${offsetOf(position)
 
 /**
  * Status codes: the index of the status in the business's
- * `application_status_ids` (append-only in the fixture import). -1 for an
+ * `application_status_ids` (a re-import appends, src/data/business-store.ts). -1 for an
  * unknown status, which then matches nothing.
  */
 export const statusCode = (statusIds: readonly string[], statusId: string): number => statusIds.indexOf(statusId);
