@@ -116,6 +116,13 @@ interface Filters {
 
 const ms = (iso: string): number => Date.parse(iso);
 
+/** A business of its own (one job opening, these statuses, the first the default) for a test that re-imports it. */
+const smallBusiness = (id: string, statuses: readonly string[]) => ({
+  business: { id, name: id, locales: ['en'], timezone: 'Europe/Vienna' },
+  application_statuses: statuses.map((status, i) => ({ id: status, name_en: status, default: i === 0 })),
+  job_openings: [{ id: 'j', name_en: 'Job' }],
+});
+
 /** The expected list: filters ANDed, created_at ascending (updated_at with updated_at_since, contract §7), ties by id. */
 function expected(f: Filters): string[] {
   return model
@@ -366,20 +373,12 @@ describe('cost of a page (DynamoDB calls and round trips, authentication include
   it('a status a re-import adds is found at once by an instance whose page hint predates it', async () => {
     // The page takes its status code from the hint's config (codes never change); a status that config lacks is
     // looked up in the config read first.
-    const small = {
-      business: { id: 'hintco', name: 'Hint Co', locales: ['en'], timezone: 'Europe/Vienna' },
-      application_statuses: [{ id: 'open', name_en: 'Open', default: true }],
-      job_openings: [{ id: 'j', name_en: 'Job' }],
-    };
-    const t = await api.provision(small);
+    const t = await api.provision(smallBusiness('hintco', ['open']));
     const byStatus = (status: string) => list(`application_status_id=${status}&created_at_since=2000-01-01`, t);
     await create('j', 'open', t);
     expect((await byStatus('open')).body.total_entries).toBe(1);
     expect((await byStatus('later')).body.total_entries).toBe(0);
-    await api.provision({
-      ...small,
-      application_statuses: [...small.application_statuses, { id: 'later', name_en: 'Later' }],
-    });
+    await api.provision(smallBusiness('hintco', ['open', 'later']));
     await create('j', 'later', t);
     const found = await countCalls(() => byStatus('later'));
     expect({ status: found.result.status, total: found.result.body.total_entries }).toEqual({ status: 200, total: 1 });
@@ -389,23 +388,12 @@ describe('cost of a page (DynamoDB calls and round trips, authentication include
   });
 
   it('a re-import that lists the statuses in another order keeps their codes: status pages stay right', async () => {
-    const small = {
-      business: { id: 'orderco', name: 'Order Co', locales: ['en'], timezone: 'Europe/Vienna' },
-      application_statuses: [
-        { id: 'open', name_en: 'Open', default: true },
-        { id: 'done', name_en: 'Done' },
-      ],
-      job_openings: [{ id: 'j', name_en: 'Job' }],
-    };
-    const t = await api.provision(small);
+    const t = await api.provision(smallBusiness('orderco', ['open', 'done']));
     const open = await create('j', 'open', t);
     const done = await create('j', 'done', t);
     const ids = async (status: string) =>
       ((await list(`application_status_id=${status}`, t)).body.entries as { id: string }[]).map((e) => e.id);
-    await api.provision({
-      ...small,
-      application_statuses: [{ id: 'later', name_en: 'Later' }, ...small.application_statuses.reverse()],
-    });
+    await api.provision(smallBusiness('orderco', ['later', 'done', 'open']));
     expect(await ids('open')).toEqual([open.id]);
     expect(await ids('done')).toEqual([done.id]);
     expect(await ids('later')).toEqual([]);
@@ -511,15 +499,7 @@ describe('positions and counts under concurrency', () => {
 
 describe('a since-cut counted by an earlier page', () => {
   it('is counted again once an entry before the cut is erased or changes status: totals and pages stay exact', async () => {
-    const small = {
-      business: { id: 'cutco', name: 'Cut Co', locales: ['en'], timezone: 'Europe/Vienna' },
-      application_statuses: [
-        { id: 'open', name_en: 'Open', default: true },
-        { id: 'done', name_en: 'Done' },
-      ],
-      job_openings: [{ id: 'j', name_en: 'Job' }],
-    };
-    const t = await api.provision(small);
+    const t = await api.provision(smallBusiness('cutco', ['open', 'done']));
     const made: Model[] = [];
     for (let i = 0; i < 12; i++) made.push(await create('j', 'open', t));
     const since = made[6]!.created_at;
