@@ -36,7 +36,6 @@ export async function getItem(key: Key): Promise<Item | undefined> {
   return out.Item;
 }
 
-/** One string per item key (turns, shared reads). */
 /**
  * An item another layer needs read with this request's own reads (a read's token, src/http/auth.ts): whoever reads
  * on its behalf adds `key` to one of its BatchGetItems and hands the item found (or none) to `took`.
@@ -46,6 +45,7 @@ export interface ReadAlong {
   took(item: Item | undefined): void;
 }
 
+/** One string per item key (turns, shared reads). */
 export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
 
 /**

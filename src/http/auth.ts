@@ -126,13 +126,6 @@ async function rateFields(request: { internal: object }): Promise<void> {
 }
 
 /**
- * Bearer token -> business, and the route's scope (contract §1, §15, §18): 401
- * for no, a malformed, unknown, revoked or expired token; 429 over its rate
- * limit; 403 when the token has none of `scopes` (a route's scope, or any of
- * its alternatives: src/http/routes.ts scopesOf). Decided before anything reads the
- * body or the business's data.
- */
-/**
  * A cold token of a list page, read with the page's own BatchGetItem (`along`): the request makes one call fewer.
  * That read may be eventually consistent (application pages), so an item it does not find (a token created a
  * moment ago) is looked up again consistently; a token revoked within about a second may still pass, as a kept
@@ -164,6 +157,13 @@ function tokenReadAlong(
   };
 }
 
+/**
+ * Bearer token -> business, and the route's scope (contract §1, §15, §18): 401
+ * for no, a malformed, unknown, revoked or expired token; 429 over its rate
+ * limit; 403 when the token has none of `scopes` (a route's scope, or any of
+ * its alternatives: src/http/routes.ts scopesOf). Decided before anything reads the
+ * body or the business's data.
+ */
 export const authMiddleware = (scopes: readonly Scope[], readOnly: boolean, tokenAlong = false): MiddlewareObj => ({
   before: async (request) => {
     const event = request.event as APIGatewayProxyEventV2;
