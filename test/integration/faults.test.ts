@@ -52,6 +52,24 @@ describe('DynamoDB faults (contract §3: 503 + Retry-After)', () => {
     },
   );
 
+  it('a list page whose token goes with its records: 503 when its reads fail, never a hang; then recovers', async () => {
+    for (const path of [
+      '/applications?per_page=2',
+      '/employees?per_page=2',
+      '/applications?application_status_id=new',
+    ]) {
+      const fault = injectFault(() => awsError('ThrottlingException'));
+      const res = await api.request('GET', `${API}${path}`, { token });
+      fault.stop();
+      expect({ path, status: res.status, error: res.body.error }).toEqual({
+        path,
+        status: 503,
+        error: 'service_unavailable',
+      });
+      expect((await api.request('GET', `${API}${path}`, { token })).status).toBe(200);
+    }
+  });
+
   it('a connection failure → 503', async () => {
     const fault = injectFault(() =>
       Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
