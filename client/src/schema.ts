@@ -827,6 +827,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        } & {
+            [key: `cf_${number}`]: string | number | boolean | string[] | null;
         };
         /** @description first_name and last_name are mandatory; cf_{id} keys for the custom employee fields of the business */
         EmployeeCreate: {
@@ -991,6 +993,8 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        } & {
+            [key: `cf_${number}`]: string | number | boolean | string[] | null;
         };
         /** @description employee_id, name and from are mandatory; cf_{id} keys for the custom employee job fields of the business */
         EmployeeJobCreate: {
@@ -1045,74 +1049,26 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+        } & {
+            [key: `cf_${number}`]: string | number | boolean | string[] | null;
         };
         ChangePage: {
-            entries: {
-                /** @description Pass as `after` to continue right after this entry */
-                cursor: string;
-                /** @enum {string} */
-                type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed";
-                /** @description Id of the record the change is about */
-                id: string;
-                /**
-                 * Format: date-time
-                 * @description When the change was committed (the record’s updated_at)
-                 */
-                occurred_at: string;
-                /** @description Who made the change; kept when the record is erased */
-                actor: {
-                    /**
-                     * @description A write through the API
-                     * @constant
-                     */
-                    type: "token";
-                    /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
-                    token_id: string;
-                    /** @description The token’s name (`token create --name`) */
-                    token_name: string;
-                } | {
-                    /** @constant */
-                    type: "system";
-                    /**
-                     * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
-                     * @enum {string}
-                     */
-                    name: "retention" | "attachment_check";
-                } | {
-                    /**
-                     * @description The admin tool (`npm run admin`)
-                     * @constant
-                     */
-                    type: "admin";
-                } | {
-                    /**
-                     * @description A bulk import (contract §22); `request_id` is that of its creating POST
-                     * @constant
-                     */
-                    type: "import";
-                    import_id: string;
-                    /** @description The token that created the import */
-                    token_id: string;
-                    token_name: string;
-                };
-                /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
-                request_id: string | null;
-                /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
-                changed_fields?: string[];
-                /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
-                data: Record<string, never> | null;
-            }[];
+            entries: components["schemas"]["ChangeEntry"][];
             /** @description Always present: the position after this page (the last entry’s cursor, or `after` itself when nothing is new). Poll with it forever. */
             next_cursor: string;
         };
         WebhookSubscriptionCreate: {
-            /** @description Where deliveries are POSTed: https only (the local server also allows http://127.0.0.1, http://localhost, http://[::1]). A host that is or resolves to a private, loopback, link-local, multicast or cloud-metadata address is refused (422 `is not allowed`), and checked again at every delivery. */
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed: https only (the local server also allows http://127.0.0.1, http://localhost, http://[::1]). A host that is or resolves to a private, loopback, link-local, multicast or cloud-metadata address is refused (422 `is not allowed`), and checked again at every delivery.
+             */
             url: string;
             /** @description Change types to receive; absent or null = all */
             types?: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
         };
         WebhookSubscriptionCreated: {
             id: string;
+            /** Format: uri */
             url: string;
             /** @description null = all types */
             types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
@@ -1128,6 +1084,7 @@ export interface components {
         };
         WebhookSubscription: {
             id: string;
+            /** Format: uri */
             url: string;
             /** @description null = all types */
             types: ("employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed")[] | null;
@@ -1355,11 +1312,15 @@ export interface components {
             /** @description When completed: a presigned GET of the results file (JSON Lines, one ImportResultLine per row in row order), valid 5 minutes; kept 7 days */
             results_url: string | null;
         };
-        ChangeEntry: {
+        ChangeEntry: components["schemas"]["EmployeeChange"] | components["schemas"]["EmployeeJobChange"] | components["schemas"]["ApplicationChange"] | components["schemas"]["DeletionChange"] | components["schemas"]["AttachmentChange"] | components["schemas"]["ImportChange"];
+        EmployeeChange: {
             /** @description Pass as `after` to continue right after this entry */
             cursor: string;
-            /** @enum {string} */
-            type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "employee.created" | "employee.updated";
             /** @description Id of the record the change is about */
             id: string;
             /**
@@ -1407,8 +1368,298 @@ export interface components {
             request_id: string | null;
             /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
             changed_fields?: string[];
-            /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
-            data: Record<string, never> | null;
+            /** @description The record exactly as its GET answered right after this change */
+            data: components["schemas"]["Employee"];
+        };
+        EmployeeJobChange: {
+            /** @description Pass as `after` to continue right after this entry */
+            cursor: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "employee_job.created";
+            /** @description Id of the record the change is about */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (the record’s updated_at)
+             */
+            occurred_at: string;
+            /** @description Who made the change; kept when the record is erased */
+            actor: {
+                /**
+                 * @description A write through the API
+                 * @constant
+                 */
+                type: "token";
+                /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
+                token_id: string;
+                /** @description The token’s name (`token create --name`) */
+                token_name: string;
+            } | {
+                /** @constant */
+                type: "system";
+                /**
+                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @enum {string}
+                 */
+                name: "retention" | "attachment_check";
+            } | {
+                /**
+                 * @description The admin tool (`npm run admin`)
+                 * @constant
+                 */
+                type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
+            };
+            /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
+            request_id: string | null;
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            changed_fields?: string[];
+            /** @description The record exactly as its GET answered right after this change */
+            data: components["schemas"]["EmployeeJob"];
+        };
+        ApplicationChange: {
+            /** @description Pass as `after` to continue right after this entry */
+            cursor: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.created" | "application.updated";
+            /** @description Id of the record the change is about */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (the record’s updated_at)
+             */
+            occurred_at: string;
+            /** @description Who made the change; kept when the record is erased */
+            actor: {
+                /**
+                 * @description A write through the API
+                 * @constant
+                 */
+                type: "token";
+                /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
+                token_id: string;
+                /** @description The token’s name (`token create --name`) */
+                token_name: string;
+            } | {
+                /** @constant */
+                type: "system";
+                /**
+                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @enum {string}
+                 */
+                name: "retention" | "attachment_check";
+            } | {
+                /**
+                 * @description The admin tool (`npm run admin`)
+                 * @constant
+                 */
+                type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
+            };
+            /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
+            request_id: string | null;
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            changed_fields?: string[];
+            /** @description The record exactly as its GET answered right after this change; null once the application was erased (DELETE or retention) */
+            data: components["schemas"]["Application"] | null;
+        };
+        AttachmentChange: {
+            /** @description Pass as `after` to continue right after this entry */
+            cursor: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "attachment.available" | "attachment.rejected";
+            /** @description Id of the record the change is about */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (the record’s updated_at)
+             */
+            occurred_at: string;
+            /** @description Who made the change; kept when the record is erased */
+            actor: {
+                /**
+                 * @description A write through the API
+                 * @constant
+                 */
+                type: "token";
+                /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
+                token_id: string;
+                /** @description The token’s name (`token create --name`) */
+                token_name: string;
+            } | {
+                /** @constant */
+                type: "system";
+                /**
+                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @enum {string}
+                 */
+                name: "retention" | "attachment_check";
+            } | {
+                /**
+                 * @description The admin tool (`npm run admin`)
+                 * @constant
+                 */
+                type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
+            };
+            /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
+            request_id: string | null;
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            changed_fields?: string[];
+            /** @description The record exactly as its GET answered right after this change, without `download_url`; null once the application was erased (DELETE or retention) */
+            data: components["schemas"]["Attachment"] | null;
+        };
+        DeletionChange: {
+            /** @description Pass as `after` to continue right after this entry */
+            cursor: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "application.deleted" | "attachment.deleted";
+            /** @description Id of the record the change is about */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (the record’s updated_at)
+             */
+            occurred_at: string;
+            /** @description Who made the change; kept when the record is erased */
+            actor: {
+                /**
+                 * @description A write through the API
+                 * @constant
+                 */
+                type: "token";
+                /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
+                token_id: string;
+                /** @description The token’s name (`token create --name`) */
+                token_name: string;
+            } | {
+                /** @constant */
+                type: "system";
+                /**
+                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @enum {string}
+                 */
+                name: "retention" | "attachment_check";
+            } | {
+                /**
+                 * @description The admin tool (`npm run admin`)
+                 * @constant
+                 */
+                type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
+            };
+            /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
+            request_id: string | null;
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            changed_fields?: string[];
+            /** @description Always null: the record is gone */
+            data: null;
+        };
+        ImportChange: {
+            /** @description Pass as `after` to continue right after this entry */
+            cursor: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "import.completed" | "import.failed";
+            /** @description Id of the record the change is about */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the change was committed (the record’s updated_at)
+             */
+            occurred_at: string;
+            /** @description Who made the change; kept when the record is erased */
+            actor: {
+                /**
+                 * @description A write through the API
+                 * @constant
+                 */
+                type: "token";
+                /** @description The token’s hash prefix, as `npm run admin -- token list` shows it (never the token) */
+                token_id: string;
+                /** @description The token’s name (`token create --name`) */
+                token_name: string;
+            } | {
+                /** @constant */
+                type: "system";
+                /**
+                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @enum {string}
+                 */
+                name: "retention" | "attachment_check";
+            } | {
+                /**
+                 * @description The admin tool (`npm run admin`)
+                 * @constant
+                 */
+                type: "admin";
+            } | {
+                /**
+                 * @description A bulk import (contract §22); `request_id` is that of its creating POST
+                 * @constant
+                 */
+                type: "import";
+                import_id: string;
+                /** @description The token that created the import */
+                token_id: string;
+                token_name: string;
+            };
+            /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
+            request_id: string | null;
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            changed_fields?: string[];
+            /** @description The import as it ended */
+            data: components["schemas"]["Import"];
         };
         /** @description A page of Employee records */
         EmployeePage: {

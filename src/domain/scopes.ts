@@ -27,5 +27,5 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<Scope, string>> = {
   'applications:write': 'Create and update applications',
   'reference:read': 'Read locations, payout field definitions and custom field definitions',
   'changes:read': 'Read the change feed',
-  'webhooks:manage': 'Create, list, update and delete webhook subscriptions',
+  'webhooks:manage': 'Create, list, read and delete webhook subscriptions',
 };

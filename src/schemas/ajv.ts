@@ -25,7 +25,9 @@ export function createAjv(kind: ValidatorKind, code?: Options['code']): Ajv2020 
     coerceTypes: kind === 'query',
     ...(code ? { code } : {}),
   });
-  const formats = { email: fullFormats.email, 'date-time': fullFormats['date-time'], ...FORMATS };
+  // `uri` (a webhook's url) is an annotation for generic tools: the service's own URL check decides, so that every
+  // URL it refuses answers the same `is not allowed` (src/services/webhook-subscriptions.ts).
+  const formats = { email: fullFormats.email, 'date-time': fullFormats['date-time'], uri: true, ...FORMATS };
   for (const [name, format] of Object.entries(formats)) ajv.addFormat(name, format as never);
   ajv.addKeyword({
     keyword: NOT_BLANK,

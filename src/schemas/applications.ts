@@ -1,5 +1,5 @@
 import { applicationFilterParams } from './application-filters';
-import { datetime, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
+import { customFieldValues, datetime, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
 
 /**
  * Applications (seed-api.md "Application", "List Applications"; contract §6, §7).
@@ -133,6 +133,7 @@ export const Application = {
     created_at: datetime,
     updated_at: datetime,
   },
+  patternProperties: customFieldValues,
   propertyNames: namedOrCustomKeys([
     ...Object.keys(APPLICATION_CREATE_ONLY),
     ...APPLICATION_UPDATABLE_FIELDS,

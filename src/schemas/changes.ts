@@ -1,6 +1,6 @@
 import { datetime } from './common';
 import { SYSTEM_JOBS } from '../domain/audit';
-import { CHANGE_TYPES, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT } from '../domain/change-feed';
+import { CHANGE_TYPES, DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, type ChangeType } from '../domain/change-feed';
 
 /** The change feed (contract §13). */
 
@@ -90,31 +90,87 @@ export const ChangeActor = {
   ],
 } as const;
 
+/** A component of the OpenAPI document: the change entries name the record schemas their `data` holds. */
+const component = (name: string) => ({ $ref: `#/components/schemas/${name}` }) as const;
+const orNull = (name: string) => ({ oneOf: [component(name), { type: 'null' }] }) as const;
+
+/**
+ * One kind of change-feed entry: `data` is the record of its `types` exactly as its GET answered right after the
+ * change, so a generated client knows `data` by `type`.
+ */
+const changeOf = (types: readonly ChangeType[], data: object, dataDescription: string) =>
+  ({
+    type: 'object',
+    additionalProperties: false,
+    required: ['cursor', 'type', 'id', 'occurred_at', 'actor', 'request_id', 'data'],
+    properties: {
+      cursor: { type: 'string', description: 'Pass as `after` to continue right after this entry' },
+      type: { type: 'string', enum: types },
+      id: { type: 'string', description: 'Id of the record the change is about' },
+      occurred_at: { ...datetime, description: 'When the change was committed (the record’s updated_at)' },
+      actor: { ...ChangeActor, description: 'Who made the change; kept when the record is erased' },
+      request_id: {
+        type: ['string', 'null'],
+        description:
+          'The `X-Request-Id` answered to the request that made the change; null for system and admin writes',
+      },
+      changed_fields: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved',
+      },
+      data: { ...data, description: dataDescription },
+    },
+  }) as const;
+
+const AS_GET = 'The record exactly as its GET answered right after this change';
+const ERASED = '; null once the application was erased (DELETE or retention)';
+
+export const EmployeeChange = changeOf(['employee.created', 'employee.updated'], component('Employee'), AS_GET);
+export const EmployeeJobChange = changeOf(['employee_job.created'], component('EmployeeJob'), AS_GET);
+export const ApplicationChange = changeOf(
+  ['application.created', 'application.updated'],
+  orNull('Application'),
+  AS_GET + ERASED,
+);
+export const AttachmentChange = changeOf(
+  ['attachment.available', 'attachment.rejected'],
+  orNull('Attachment'),
+  `${AS_GET}, without \`download_url\`${ERASED}`,
+);
+export const DeletionChange = changeOf(
+  ['application.deleted', 'attachment.deleted'],
+  { type: 'null' },
+  'Always null: the record is gone',
+);
+export const ImportChange = changeOf(
+  ['import.completed', 'import.failed'],
+  component('Import'),
+  'The import as it ended',
+);
+
+/** Every change type's entry schema, by name: the discriminator's mapping (a new type must be named here). */
+const CHANGE_SCHEMA_OF: Readonly<Record<ChangeType, string>> = {
+  'employee.created': 'EmployeeChange',
+  'employee.updated': 'EmployeeChange',
+  'employee_job.created': 'EmployeeJobChange',
+  'application.created': 'ApplicationChange',
+  'application.updated': 'ApplicationChange',
+  'application.deleted': 'DeletionChange',
+  'attachment.available': 'AttachmentChange',
+  'attachment.rejected': 'AttachmentChange',
+  'attachment.deleted': 'DeletionChange',
+  'import.completed': 'ImportChange',
+  'import.failed': 'ImportChange',
+};
+
+/** A change-feed entry (contract §13): one of the kinds above, told apart by `type`. */
 export const ChangeEntry = {
-  type: 'object',
-  additionalProperties: false,
-  required: ['cursor', 'type', 'id', 'occurred_at', 'actor', 'request_id', 'data'],
-  properties: {
-    cursor: { type: 'string', description: 'Pass as `after` to continue right after this entry' },
-    type: { type: 'string', enum: [...CHANGE_TYPES] },
-    id: { type: 'string', description: 'Id of the record the change is about' },
-    occurred_at: { ...datetime, description: 'When the change was committed (the record’s updated_at)' },
-    actor: { ...ChangeActor, description: 'Who made the change; kept when the record is erased' },
-    request_id: {
-      type: ['string', 'null'],
-      description: 'The `X-Request-Id` answered to the request that made the change; null for system and admin writes',
-    },
-    changed_fields: {
-      type: 'array',
-      items: { type: 'string' },
-      description:
-        '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved',
-    },
-    data: {
-      type: ['object', 'null'],
-      description:
-        'The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted',
-    },
+  oneOf: [...new Set(Object.values(CHANGE_SCHEMA_OF))].map(component),
+  discriminator: {
+    propertyName: 'type',
+    mapping: Object.fromEntries(Object.entries(CHANGE_SCHEMA_OF).map(([type, name]) => [type, component(name).$ref])),
   },
 } as const;
 
@@ -123,7 +179,7 @@ export const ChangePage = {
   additionalProperties: false,
   required: ['entries', 'next_cursor'],
   properties: {
-    entries: { type: 'array', items: ChangeEntry, maxItems: MAX_LIMIT },
+    entries: { type: 'array', items: component('ChangeEntry'), maxItems: MAX_LIMIT },
     next_cursor: {
       type: 'string',
       description:

@@ -57,6 +57,19 @@ export const CUSTOM_FIELD_KEY = '^cf_[0-9]+$';
 export const namedOrCustomKeys = (named: readonly string[]) =>
   ({ anyOf: [{ enum: [...named] }, { pattern: CUSTOM_FIELD_KEY }] }) as const;
 
+/**
+ * The `cf_{id}` values a record shows (text, date, time, number, checkbox, the ids of a multiple select, or null),
+ * as `patternProperties` beside `propertyNames`: response types of generated clients read them, while request
+ * bodies keep `propertyNames` alone, so a misspelled field there still fails to compile.
+ */
+export const customFieldValues = {
+  [CUSTOM_FIELD_KEY]: {
+    type: ['string', 'number', 'boolean', 'array', 'null'],
+    items: { type: 'string' },
+    description: 'A custom field value (`/employee_fields`, `/employee_job_fields`, `/application_fields` define them)',
+  },
+} as const;
+
 /** The locales a business can have; `{name}_{locale}` fields exist for the business's locales only. */
 export const LOCALES = ['de', 'it', 'en'] as const;
 

@@ -1,5 +1,13 @@
 import { MAX_DECIMAL_PLACES } from '../domain/numbers';
-import { datetime, FORMAT_PATTERNS, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
+import {
+  customFieldValues,
+  datetime,
+  FORMAT_PATTERNS,
+  namedOrCustomKeys,
+  notBlank,
+  nullableDate,
+  PageQuery,
+} from './common';
 
 /**
  * Employees and employee jobs (seed-api.md "Employee", "Employee job"; contract §4, §5).
@@ -158,6 +166,7 @@ export const Employee = {
     created_at: datetime,
     updated_at: datetime,
   },
+  patternProperties: customFieldValues,
   propertyNames: namedOrCustomKeys([...EMPLOYEE_WRITABLE_FIELDS, ...EMPLOYEE_READ_ONLY]),
 } as const;
 
@@ -228,6 +237,7 @@ export const EmployeeJob = {
     created_at: datetime,
     updated_at: datetime,
   },
+  patternProperties: customFieldValues,
   propertyNames: namedOrCustomKeys([...EMPLOYEE_JOB_WRITABLE_FIELDS, ...EMPLOYEE_JOB_READ_ONLY]),
 } as const;
 

@@ -1,4 +1,14 @@
-import { ChangeEntry, ChangePage, ChangesQuery } from './changes';
+import {
+  ApplicationChange,
+  AttachmentChange,
+  ChangeEntry,
+  ChangePage,
+  ChangesQuery,
+  DeletionChange,
+  EmployeeChange,
+  EmployeeJobChange,
+  ImportChange,
+} from './changes';
 import { ErrorBody, FieldErrors, PageQuery } from './common';
 import { CustomField, Location, PayoutField } from './reference';
 import { Application, ApplicationCreate, ApplicationQuery, ApplicationUpdate } from './applications';
@@ -54,4 +64,10 @@ export const SCHEMAS: Record<string, object> = {
   ImportResultLine,
   // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
   ChangeEntry,
+  EmployeeChange,
+  EmployeeJobChange,
+  ApplicationChange,
+  AttachmentChange,
+  DeletionChange,
+  ImportChange,
 };

@@ -8,6 +8,7 @@ export const WebhookSubscriptionCreate = {
   properties: {
     url: {
       type: 'string',
+      format: 'uri',
       minLength: 1,
       maxLength: 2048,
       description:
@@ -25,7 +26,7 @@ export const WebhookSubscriptionCreate = {
 
 const subscriptionProperties = {
   id: { type: 'string' },
-  url: { type: 'string' },
+  url: { type: 'string', format: 'uri' },
   types: { type: ['array', 'null'], items: { type: 'string', enum: CHANGE_TYPES }, description: 'null = all types' },
   status: {
     type: 'string',

@@ -10,10 +10,21 @@ import * as os from 'node:os';
 import Ajv2020 from 'ajv/dist/2020';
 import { ROUTES, scopesOf } from '../../src/http/routes';
 import { SCOPES } from '../../src/domain/scopes';
+import { CHANGE_TYPES } from '../../src/domain/change-feed';
 import { SCHEMAS } from '../../src/schemas';
 import { buildOpenApiDocument, documented, type OpenApiDocument } from '../../src/openapi/build-document';
 import { jsonForScript, REDOC_PACKAGE_FILE } from '../../src/openapi/docs-page';
 import { checkResponse, expectMatchesContract } from '../support/contract';
+
+/** The kinds of change-feed entry, each with the record its `data` holds. */
+const CHANGE_KINDS = [
+  'EmployeeChange',
+  'EmployeeJobChange',
+  'ApplicationChange',
+  'AttachmentChange',
+  'DeletionChange',
+  'ImportChange',
+];
 import { API, startApi, type TestApi } from '../support/harness';
 
 const FIXTURE = JSON.parse(fs.readFileSync(`${__dirname}/../fixtures/two-locales.json`, 'utf8')) as object;
@@ -119,8 +130,8 @@ describe('the document', () => {
   });
 
   it('carries every registry schema a route refers to as a component (no hand-written copies), decimals also as multipleOf', () => {
-    // + the body of a webhook delivery (the document's `webhooks`)
-    const referenced = new Set(['ErrorBody', 'FieldErrors', 'ChangeEntry']);
+    // + the body of a webhook delivery (the document's `webhooks`) and the kinds of change entry it is one of
+    const referenced = new Set(['ErrorBody', 'FieldErrors', 'ChangeEntry', ...CHANGE_KINDS]);
     for (const route of ROUTES) {
       if ('request' in route) referenced.add(route.request);
       if ('response' in route) referenced.add(route.response);
@@ -139,6 +150,45 @@ describe('the document', () => {
         },
       },
     });
+  });
+
+  it('types what it serves: the data of a change entry by its type, custom field values, a webhook url', () => {
+    const schemas = doc.components.schemas as Record<string, Record<string, unknown>>;
+    const entry = schemas.ChangeEntry as {
+      oneOf: { $ref: string }[];
+      discriminator: { mapping: Record<string, string> };
+    };
+    expect(entry.oneOf.map((kind) => kind.$ref.split('/').pop()).sort()).toEqual([...CHANGE_KINDS].sort());
+    // Every change type has its kind, and each kind names exactly the types that map to it.
+    expect(Object.keys(entry.discriminator.mapping).sort()).toEqual([...CHANGE_TYPES].sort());
+    for (const [type, ref] of Object.entries(entry.discriminator.mapping)) {
+      const kind = schemas[ref.split('/').pop()!] as { properties: { type: { enum: string[] } } };
+      expect(kind.properties.type.enum).toContain(type);
+    }
+    const dataOf = (kind: string) => (schemas[kind] as { properties: { data: object } }).properties.data;
+    expect(dataOf('EmployeeChange')).toMatchObject({ $ref: '#/components/schemas/Employee' });
+    expect(dataOf('ApplicationChange')).toMatchObject({
+      oneOf: [{ $ref: '#/components/schemas/Application' }, { type: 'null' }],
+    });
+    expect(dataOf('DeletionChange')).toMatchObject({ type: 'null' });
+    for (const record of ['Employee', 'EmployeeJob', 'Application'])
+      expect(Object.keys(schemas[record]!.patternProperties as object)).toEqual(['^cf_[0-9]+$']);
+    // Request bodies admit cf_{id} keys by propertyNames only: generated request types stay strict.
+    for (const body of [
+      'EmployeeCreate',
+      'EmployeeUpdate',
+      'EmployeeJobCreate',
+      'ApplicationCreate',
+      'ApplicationUpdate',
+    ])
+      expect(schemas[body]!.patternProperties).toBeUndefined();
+    for (const subscription of ['WebhookSubscriptionCreate', 'WebhookSubscription', 'WebhookSubscriptionCreated'])
+      expect(schemas[subscription]).toMatchObject({ properties: { url: { type: 'string', format: 'uri' } } });
+    // The scope's text names only the operations there are.
+    const updatesWebhooks = ROUTES.some(
+      (route) => scopesOf(route).includes('webhooks:manage') && route.method === 'PUT',
+    );
+    if (!updatesWebhooks) expect(doc.info.description).not.toMatch(/webhooks:manage`: [^\n]*update/);
   });
 
   it('describes every operation, its contact and license, and the language headers', () => {
