@@ -12,6 +12,7 @@ export type { ApiGatewayEvent, WebhookEvent, WebhookRequest } from './webhook.js
 export type { components, operations, paths } from './schema.js';
 
 export type OperationId = keyof typeof OPERATIONS;
+const OPERATION_IDS = Object.keys(OPERATIONS) as OperationId[];
 type Operation<K extends OperationId> = operations[K];
 
 type Present<T> = [T] extends [undefined] ? unknown : NonNullable<T>;
@@ -81,7 +82,11 @@ type Args<K extends OperationId> =
     ? [input?: Input<K>, options?: RequestOptions]
     : [input: Input<K>, options?: RequestOptions];
 
-export type Client = { [K in OperationId]: (...args: Args<K>) => Promise<Result<K>> } & {
+/** One method per operation of the document, named by its `operationId`. */
+export type Methods = { [K in OperationId]: Method<K> };
+type Method<K extends OperationId> = (...args: Args<K>) => Promise<Result<K>>;
+
+export type Client = Methods & {
   /** Every record of every page of a list operation, each once, in the list's order (100 per request). */
   paginate<K extends ListOperationId>(
     operationId: K,
@@ -119,23 +124,82 @@ export type Client = { [K in OperationId]: (...args: Args<K>) => Promise<Result<
   ): Promise<{ import: Import; results: AsyncIterableIterator<ImportResult> }>;
 };
 
-/** A non-2xx answer, or no answer after the retries (`status` 0, `code` `timeout` or `connection_failed`). */
+/** What an `ApiError` carries (contract §23): the answer's status, `error` code, message and details. */
+export interface ApiErrorOptions {
+  /** The HTTP status; 0 when no answer came (`code` `timeout` or `connection_failed`). */
+  status: number;
+  code: string;
+  message: string;
+  /** The field map of a 400 or 422, else null. */
+  fields?: Record<string, string[]> | null;
+  /** The answer's `X-Request-Id`, to quote when reporting a problem. */
+  requestId?: string | null;
+  /** `Retry-After` in seconds, or null. */
+  retryAfter?: number | null;
+  cause?: unknown;
+}
+
+/**
+ * A non-2xx answer, or no answer after the retries (`status` 0, `code` `timeout` or `connection_failed`). The
+ * answers a caller handles apart are subclasses: `ValidationError`, `AuthError`, `NotFoundError`, `ConflictError`,
+ * `RateLimitError`.
+ */
 export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** The field map of a 400 or 422, else null. */
-    readonly fields: Record<string, string[]> | null,
-    readonly requestId: string | null,
-    /** `Retry-After` in seconds, or null. */
-    readonly retryAfter: number | null,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
+  override readonly name: string = 'ApiError';
+  readonly status: number;
+  readonly code: string;
+  readonly fields: Record<string, string[]> | null;
+  readonly requestId: string | null;
+  readonly retryAfter: number | null;
+  constructor(options: ApiErrorOptions) {
+    super(options.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = options.status;
+    this.code = options.code;
+    this.fields = options.fields ?? null;
+    this.requestId = options.requestId ?? null;
+    this.retryAfter = options.retryAfter ?? null;
   }
 }
+
+/** 400 or 422 with a field map: every failing field at once, `fields` never null. Nothing was written. */
+export class ValidationError extends ApiError {
+  override readonly name: string = 'ValidationError';
+  declare readonly fields: Record<string, string[]>;
+}
+
+/** 401 (the token is missing, unknown, revoked or expired) or 403 (it lacks the operation's scope). */
+export class AuthError extends ApiError {
+  override readonly name: string = 'AuthError';
+}
+
+/** 404: no such record in the token's business (or a record the body names does not exist). */
+export class NotFoundError extends ApiError {
+  override readonly name: string = 'NotFoundError';
+}
+
+/** 409 (an Idempotency-Key reused for another request, an import in progress) or 412 (the record changed). */
+export class ConflictError extends ApiError {
+  override readonly name: string = 'ConflictError';
+}
+
+/** 429 after the retries: over the token's or the business's rate limit; `retryAfter` says when to send again. */
+export class RateLimitError extends ApiError {
+  override readonly name: string = 'RateLimitError';
+}
+
+/** The class of an answer's error, by its status (and a field map's presence). */
+function errorClassOf(status: number, hasFields: boolean): typeof ApiError {
+  if (hasFields) return ValidationError;
+  if (status === 401 || status === 403) return AuthError;
+  if (status === 404) return NotFoundError;
+  if (status === 409 || status === 412) return ConflictError;
+  if (status === 429) return RateLimitError;
+  return ApiError;
+}
+
+/** Whether `methods` holds a method for every operation (what `createClient` builds, checked). */
+const hasEveryMethod = (methods: Record<string, unknown>): methods is Methods =>
+  OPERATION_IDS.every((operationId) => typeof methods[operationId] === 'function');
 
 const WRITES = new Set(['POST', 'PUT', 'DELETE']);
 
@@ -159,12 +223,15 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 function errorOf(status: number, body: unknown, headers: Headers, now: number): ApiError {
-  const requestId = headers.get('x-request-id');
-  const retryAfter = parseRetryAfter(headers.get('retry-after'), now);
-  const record = body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+  const details = {
+    status,
+    requestId: headers.get('x-request-id'),
+    retryAfter: parseRetryAfter(headers.get('retry-after'), now),
+  };
+  const record = isRecord(body) ? body : {};
   if (typeof record.error === 'string') {
     const message = typeof record.message === 'string' ? record.message : record.error;
-    return new ApiError(status, record.error, message, null, requestId, retryAfter);
+    return new (errorClassOf(status, false))({ ...details, code: record.error, message });
   }
   const isFieldMap = Object.values(record).length > 0 && Object.values(record).every(Array.isArray);
   if ((status === 400 || status === 422) && isFieldMap) {
@@ -172,17 +239,13 @@ function errorOf(status: number, body: unknown, headers: Headers, now: number): 
     const message = Object.entries(fields)
       .map(([field, messages]) => `${field} ${messages.join(', ')}`)
       .join('; ');
-    return new ApiError(
-      status,
-      status === 400 ? 'bad_request' : 'unprocessable_entity',
-      message,
-      fields,
-      requestId,
-      retryAfter,
-    );
+    const code = status === 400 ? 'bad_request' : 'unprocessable_entity';
+    return new ValidationError({ ...details, code, message, fields });
   }
-  return new ApiError(status, `http_${status}`, `HTTP ${status}`, null, requestId, retryAfter);
+  return new (errorClassOf(status, false))({ ...details, code: `http_${status}`, message: `HTTP ${status}` });
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 
 function urlOf(baseUrl: string, template: string, input: Record<string, unknown>): string {
   const used = new Set<string>(['body']);
@@ -220,23 +283,24 @@ export function createClient(options: ClientOptions): Client {
       if (signal?.aborted) throw abortError(signal);
       const code = timedOut ? 'timeout' : 'connection_failed';
       const message = timedOut ? `no answer within ${timeoutMs} ms` : 'the connection failed';
-      return { failure: new ApiError(0, code, message, null, null, null, { cause }) };
+      return { failure: new ApiError({ status: 0, code, message, cause }) };
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  async function call(operationId: OperationId, input: Record<string, unknown> = {}, opts: RequestOptions = {}) {
+  async function call(operationId: OperationId, input?: unknown, opts: RequestOptions = {}): Promise<unknown> {
+    const fields = isRecord(input) ? input : {};
     const [method, template] = OPERATIONS[operationId];
-    const url = urlOf(options.baseUrl, template, input);
+    const url = urlOf(options.baseUrl, template, fields);
     const headers: Record<string, string> = { authorization: `Bearer ${options.token}` };
     if (options.language) headers['accept-language'] = options.language;
     if (WRITES.has(method)) headers['idempotency-key'] = opts.idempotencyKey ?? crypto.randomUUID();
     if (opts.ifMatch) headers['if-match'] = opts.ifMatch;
     let body: string | undefined;
-    if (input.body !== undefined) {
-      body = JSON.stringify(input.body);
+    if (fields.body !== undefined) {
+      body = JSON.stringify(fields.body);
       headers['content-type'] = 'application/json';
     }
     for (let n = 0; ; n++) {
@@ -268,35 +332,41 @@ export function createClient(options: ClientOptions): Client {
     }
   }
 
-  const client: Record<string, unknown> = {};
-  for (const operationId of Object.keys(OPERATIONS) as OperationId[])
-    client[operationId] = (input?: Record<string, unknown>, opts?: RequestOptions) => call(operationId, input, opts);
+  /** `call` as the document types it: the operation's input in, its success answer out. */
+  const request = <K extends OperationId>(operationId: K, input?: Input<K>, opts?: RequestOptions) =>
+    call(operationId, input, opts) as Promise<Result<K>>;
 
-  client.paginate = async function* (
-    operationId: OperationId,
-    params: Record<string, unknown> = {},
+  const method =
+    <K extends OperationId>(operationId: K): Method<K> =>
+    (...[input, opts]: Args<K>) =>
+      request(operationId, input, opts);
+  const methods: Record<string, unknown> = Object.fromEntries(OPERATION_IDS.map((id) => [id, method(id)]));
+  if (!hasEveryMethod(methods)) throw new Error('hr-api-client: an operation has no method');
+
+  async function* paginate<K extends ListOperationId>(
+    operationId: K,
+    params?: Omit<Input<K>, 'page'>,
     opts?: RequestOptions,
-  ) {
-    const perPage = (params.per_page as number | undefined) ?? 100;
+  ): AsyncIterableIterator<EntryOf<K>> {
+    const given: unknown = params;
+    const perPage = isRecord(given) && typeof given.per_page === 'number' ? given.per_page : 100;
     for (let page = 1; ; page++) {
       const result = (await call(operationId, { ...params, page, per_page: perPage }, opts)) as {
-        entries: unknown[];
+        entries: EntryOf<K>[];
         total_entries: number;
       };
       yield* result.entries;
       if (result.entries.length < perPage || page * perPage >= result.total_entries) return;
     }
-  };
+  }
 
-  client.changes = async function* (
-    opts: { cursor?: string; types?: string[]; follow?: boolean; intervalMs?: number; signal?: AbortSignal } = {},
-  ) {
+  async function* changes(opts: Parameters<Client['changes']>[0] = {}): AsyncIterableIterator<ChangeEntry> {
     const { follow = false, intervalMs = 1000, signal } = opts;
     let after = opts.cursor;
     for (;;) {
-      let page: { entries: ChangeEntry[]; next_cursor: string };
+      let page: Result<'listChanges'>;
       try {
-        page = (await call('listChanges', { after, types: opts.types }, { signal })) as typeof page;
+        page = (await call('listChanges', { after, types: opts.types }, { signal })) as Result<'listChanges'>;
       } catch (error) {
         if (follow && signal?.aborted) return;
         throw error;
@@ -313,7 +383,7 @@ export function createClient(options: ClientOptions): Client {
         return; // aborted: following ends
       }
     }
-  };
+  }
 
   /** The upload step of contract §19 and §22: every pair of the form's fields, then the file as the part `file`. */
   async function upload(
@@ -328,14 +398,11 @@ export function createClient(options: ClientOptions): Client {
     const answer = await (options.fetch ?? fetch)(form.url, { method: 'POST', body, signal });
     const text = await answer.text();
     if (!answer.ok)
-      throw new ApiError(
-        answer.status,
-        'upload_failed',
-        `the upload answered ${answer.status}: ${text.slice(0, 200)}`,
-        null,
-        null,
-        null,
-      );
+      throw new ApiError({
+        status: answer.status,
+        code: 'upload_failed',
+        message: `the upload answered ${answer.status}: ${text.slice(0, 200)}`,
+      });
   }
 
   /** Reads the record until `done` says the service has decided, every `intervalMs`, for at most `waitMs`. */
@@ -349,7 +416,7 @@ export function createClient(options: ClientOptions): Client {
     for (;;) {
       const record = await read();
       if (done(record)) return record;
-      if (Date.now() > deadline) throw new ApiError(0, 'timeout', `${what} still not done`, null, null, null);
+      if (Date.now() > deadline) throw new ApiError({ status: 0, code: 'timeout', message: `${what} still not done` });
       await sleep(opts.intervalMs ?? 500, opts.signal);
     }
   }
@@ -357,33 +424,20 @@ export function createClient(options: ClientOptions): Client {
   const blobOf = (bytes: Blob | Uint8Array | string): Blob =>
     bytes instanceof Blob ? bytes : new Blob([bytes as string | Uint8Array<ArrayBuffer>]);
 
-  client.uploadAttachment = async (
-    applicationId: string,
-    file: { name: string; type: string; bytes: Blob | Uint8Array },
-    opts: WaitOptions = {},
-  ) => {
+  const uploadAttachment: Client['uploadAttachment'] = async (applicationId, file, opts = {}) => {
     const blob = blobOf(file.bytes);
     const body = { file_name: file.name, content_type: file.type, size: blob.size };
-    const created = (await call('createAttachment', { id: applicationId, body }, opts)) as Result<'createAttachment'>;
+    const created = await request('createAttachment', { id: applicationId, body }, opts);
     await upload(created.upload, blob, file.name, opts.signal);
-    const read = () =>
-      call('getAttachment', { id: applicationId, attachment_id: created.id }, opts) as Promise<Attachment>;
+    const read = () => request('getAttachment', { id: applicationId, attachment_id: created.id }, opts);
     return until(read, (record) => record.status !== 'pending', `attachment ${created.id}`, opts);
   };
 
-  client.runImport = async (
-    params: { type: string; format: string },
-    file: Blob | Uint8Array | string,
-    opts: WaitOptions = {},
-  ) => {
+  const runImport: Client['runImport'] = async (params, file, opts = {}) => {
     const blob = blobOf(file);
-    const created = (await call(
-      'createImport',
-      { body: { ...params, size: blob.size } },
-      opts,
-    )) as Result<'createImport'>;
+    const created = await request('createImport', { body: { ...params, size: blob.size } }, opts);
     await upload(created.upload, blob, `import.${params.format}`, opts.signal);
-    const read = () => call('getImport', { id: created.id }, opts) as Promise<Import>;
+    const read = () => request('getImport', { id: created.id }, opts);
     const done = await until(
       read,
       (record) => record.status === 'completed' || record.status === 'failed',
@@ -394,14 +448,11 @@ export function createClient(options: ClientOptions): Client {
       if (!done.results_url) return;
       const answer = await (options.fetch ?? fetch)(done.results_url, { signal: opts.signal });
       if (!answer.ok)
-        throw new ApiError(
-          answer.status,
-          'results_unavailable',
-          `the results answered ${answer.status}`,
-          null,
-          null,
-          null,
-        );
+        throw new ApiError({
+          status: answer.status,
+          code: 'results_unavailable',
+          message: `the results answered ${answer.status}`,
+        });
       // Streamed line by line: a results file has a line per row (up to 200,000).
       const reader = answer.body!.pipeThrough(new TextDecoderStream()).getReader();
       let rest = '';
@@ -417,5 +468,5 @@ export function createClient(options: ClientOptions): Client {
     return { import: done, results: results() };
   };
 
-  return client as unknown as Client;
+  return { ...methods, paginate, changes, uploadAttachment, runImport };
 }

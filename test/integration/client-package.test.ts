@@ -50,7 +50,7 @@ it('the committed types and operation table are what the served document generat
 });
 
 /** A consumer's program, as a browser or edge runtime sees it (DOM types, no Node's); BASE_URL and TOKEN filled in. */
-const SAMPLE = `import { ApiError, createClient, verifyWebhook } from 'hr-api-client';
+const SAMPLE = `import { ApiError, createClient, NotFoundError, verifyWebhook } from 'hr-api-client';
 
 const client = createClient({ baseUrl: 'BASE_URL', token: 'TOKEN', language: 'en' });
 const employee = await client.createEmployee({ body: { first_name: 'Anna', last_name: 'Huber', gender: 'female' } });
@@ -59,12 +59,17 @@ const page = await client.listApplications({ job_id: 'null', per_page: 5 });
 const names: string[] = [];
 for await (const e of client.paginate('listEmployees', { per_page: 2 })) names.push(e.last_name);
 const types: string[] = [];
-for await (const entry of client.changes({ types: ['employee.created', 'employee.updated'] })) types.push(entry.type);
+const created: string[] = [];
+for await (const entry of client.changes({ types: ['employee.created', 'employee.updated'] })) {
+  types.push(entry.type);
+  if (entry.type === 'employee.created') created.push(entry.data.first_name); // \`data\` is typed by \`type\`
+}
+const custom: string | number | boolean | string[] | null = employee.cf_1 ?? null; // custom field values read
 let code = '';
 try {
   await client.getEmployee({ id: 'missing' });
 } catch (error) {
-  if (error instanceof ApiError) code = error.code;
+  if (error instanceof NotFoundError && error instanceof ApiError) code = error.code;
 }
 // A delivery signed as Standard Webhooks sign it, with WebCrypto.
 const secretBytes = new TextEncoder().encode('0123456789abcdef0123456789abcdef');
@@ -76,7 +81,7 @@ const mac = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode('msg_
 const signature = 'v1,' + btoa(String.fromCharCode(...new Uint8Array(mac)));
 const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': timestamp, 'webhook-signature': signature };
 const event = await verifyWebhook(secret, { headers, body });
-console.log(JSON.stringify({ phone: updated.phone, total: page.total_entries, names, types, code, verified: event.id === employee.id }));
+console.log(JSON.stringify({ phone: updated.phone, total: page.total_entries, names, types, created, custom, code, verified: event.id === employee.id }));
 `;
 
 /** Each line of bad.ts is one mistake; the error tsc must report on it names this. */
@@ -97,6 +102,8 @@ const MISTAKES: [string, string][] = [
   ],
   [`for await (const e of client.paginate('listChanges')) void e;`, 'listChanges'],
   [`for await (const e of client.changes({ types: ['employee.deleted'] })) void e;`, '"employee.deleted"'],
+  [`(await client.getEmployee({ id: 'e' })).frist_name;`, 'frist_name'],
+  [`for await (const e of client.changes()) if (e.type === 'import.failed') void e.data.first_name;`, 'first_name'],
 ];
 const BAD = `import { createClient } from 'hr-api-client';
 const client = createClient({ baseUrl: 'http://127.0.0.1:9', token: 't' });
@@ -113,7 +120,7 @@ it('packs, installs from the tarball offline, type-checks a sample (strict, node
   ) as { filename: string; files: { path: string }[] }[];
   const files = packed[0]!.files.map((f) => f.path).sort();
   expect(files).toEqual(
-    expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'package.json']),
+    expect.arrayContaining(['README.md', 'dist/index.js', 'dist/index.d.ts', 'dist/schema.d.ts', 'package.json']),
   );
   expect(files.filter((f) => f.startsWith('src/') || f.startsWith('scripts/'))).toEqual([]);
 
@@ -169,6 +176,8 @@ it('packs, installs from the tarball offline, type-checks a sample (strict, node
     total: 0,
     names: ['Huber'],
     types: ['employee.created', 'employee.updated'],
+    created: ['Anna'],
+    custom: null,
     code: 'not_found',
     verified: true,
   });

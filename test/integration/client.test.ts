@@ -6,7 +6,18 @@
  */
 import { createHash } from 'node:crypto';
 import demo from '../../fixtures/demo.json';
-import { ApiError, createClient, verifyWebhook, type ChangeEntry, type Client } from '../../client/src/index';
+import {
+  ApiError,
+  AuthError,
+  ConflictError,
+  createClient,
+  NotFoundError,
+  RateLimitError,
+  ValidationError,
+  verifyWebhook,
+  type ChangeEntry,
+  type Client,
+} from '../../client/src/index';
 import { OPERATIONS } from '../../client/src/operations';
 import { handler as checkAttachment } from '../../functions/check-attachment';
 import { handler as runImportFunction } from '../../functions/run-import';
@@ -148,7 +159,14 @@ describe('every operation of the document', () => {
   it('throws ApiError with the status, code, message, fields, request id; in the language asked', async () => {
     const missing = await client.getEmployee({ id: 'nope' }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(ApiError);
-    expect(missing).toMatchObject({ status: 404, code: 'not_found', fields: null, retryAfter: null });
+    expect(missing).toBeInstanceOf(NotFoundError);
+    expect(missing).toMatchObject({
+      name: 'NotFoundError',
+      status: 404,
+      code: 'not_found',
+      fields: null,
+      retryAfter: null,
+    });
     expect((missing as ApiError).requestId).toMatch(/\S/);
     const german = newClient({ language: 'de' });
     const before = sent.length;
@@ -161,11 +179,34 @@ describe('every operation of the document', () => {
     expect((invalid as ApiError).fields!.first_name![0]).not.toBe("can't be blank");
     expect((invalid as ApiError).message).toContain('first_name');
     expect(sent.length - before).toBe(1); // a 422 is never retried
+    expect(invalid).toBeInstanceOf(ValidationError);
+    expect(invalid).toMatchObject({ name: 'ValidationError' });
     // A signal aborted before the call: nothing is sent.
     await expect(client.getEmployee({ id: 'x' }, { signal: AbortSignal.abort() })).rejects.toMatchObject({
       name: 'AbortError',
     });
     expect(sent.length - before).toBe(1);
+  });
+
+  it('throws the subclass a caller branches on: AuthError, ConflictError, a 400 field map as ValidationError', async () => {
+    const stranger = await newClient({ token: 'hr_unknown' })
+      .getEmployee({ id: 'x' })
+      .catch((e: unknown) => e);
+    expect(stranger).toBeInstanceOf(AuthError);
+    expect(stranger).toMatchObject({ name: 'AuthError', status: 401, code: 'unauthorized' });
+
+    const key = `conflict-${Date.now()}`;
+    await client.createEmployee({ body: { first_name: 'Con', last_name: 'Flict' } }, { idempotencyKey: key });
+    const reused = await client
+      .createEmployee({ body: { first_name: 'Other', last_name: 'Body' } }, { idempotencyKey: key })
+      .catch((e: unknown) => e);
+    expect(reused).toBeInstanceOf(ConflictError);
+    expect(reused).toMatchObject({ name: 'ConflictError', status: 409, code: 'idempotency_key_reused' });
+
+    const badQuery = await client.listEmployees({ per_page: 1000 }).catch((e: unknown) => e);
+    expect(badQuery).toBeInstanceOf(ValidationError);
+    expect(badQuery).toMatchObject({ status: 400, code: 'bad_request', fields: { per_page: [expect.any(String)] } });
+    for (const error of [stranger, reused, badQuery]) expect(error).toBeInstanceOf(ApiError);
   });
 });
 
@@ -302,7 +343,9 @@ describe('a tiny rate limit (2 requests per 10 s)', () => {
     // Another client knows nothing of that field: answered 429, it throws at once with maxRetries 0 ...
     const impatient = watched({ maxRetries: 0 });
     const refused = await impatient.client.getLocation({ id: 'hq' }).catch((e: unknown) => e);
-    expect(refused).toMatchObject({ status: 429, code: 'rate_limited' });
+    expect(refused).toMatchObject({ name: 'RateLimitError', status: 429, code: 'rate_limited' });
+    expect(refused).toBeInstanceOf(RateLimitError);
+    expect(refused).toBeInstanceOf(ApiError);
     expect((refused as ApiError).retryAfter).toBeGreaterThanOrEqual(1);
     expect(impatient.statuses).toEqual([429]);
     // ... and an abort during the wait for Retry-After (at least 1 s) ends it at once: the call rejects before the
