@@ -162,7 +162,7 @@ export const EXPORT_WORKER = {
   grant: WORKER_GRANTS['run-export'] satisfies TableGrant,
   /** 100,000 applications take about 2 minutes locally: most exports finish in one run. */
   timeout: Duration.minutes(15),
-  /** Its 8 MiB part and a batch of records, with room (peak RSS measured by npm run bench: README). */
+  /** Its 8 MiB part and a batch of records, with room (peak RSS measured by npm run bench: docs/benchmarks.md). */
   memorySize: 512,
 } as const;
 

@@ -4,7 +4,7 @@
  * (scripts/lib/people-generator.ts). `npm run fixtures:demo` writes it; a unit
  * test generates it again and compares the bytes with the committed file.
  *
- * The ids of the reference data are the ones the README and the tests use
+ * The ids of the reference data are the ones the README's examples and the tests use
  * (locations hq/restaurant/terrace/spa, payout fields 41-45, ...).
  */
 import { generatePeople, type PeopleSetup, type Random } from './people-generator';

@@ -3,7 +3,7 @@
  * GET and a browser POST policy (pure SigV4 computations) and DeleteObjects
  * (one signed POST), made with the SDK's own signer (@smithy/signature-v4)
  * and credential chain, which every function carries for DynamoDB anyway.
- * Without the client (~140 KB of a bundle) these functions stay small (README
+ * Without the client (~140 KB of a bundle) these functions stay small (docs/benchmarks.md
  * "Cold start and bundles"); the workers' reads, copies and multipart uploads
  * use the client (src/data/s3-client.ts).
  *

@@ -1,6 +1,6 @@
 /**
  * Webhook signing secrets are stored sealed, so a dump of the table alone does
- * not reveal them (README "Webhooks"):
+ * not reveal them (docs/api.md "Webhooks"):
  * - deployed: `WEBHOOK_KMS_KEY_ID` — KMS Encrypt/Decrypt of the secret (under
  *   4 KB, so no data key is needed); only the functions granted the key can open it;
  * - locally and in tests: `WEBHOOK_SECRET_KEY` — a base64 AES-256 key (the local

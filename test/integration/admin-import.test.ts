@@ -10,7 +10,7 @@ import { API, startApi, type TestApi } from '../support/harness';
  * `npm run admin` (contract §10, §15). The commands run in this process
  * (test/support/admin.ts: the same arguments, exit codes and output lines);
  * the process itself is run where it is what is checked: one `npm run admin`
- * as the README shows it, and the AWS target line, whose environment
+ * as docs/operations.md shows it, and the AWS target line, whose environment
  * (no endpoint, AWS credentials) must not touch this process's.
  */
 let api: TestApi;

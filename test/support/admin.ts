@@ -73,7 +73,7 @@ export async function adminProcess(
   }
 }
 
-/** `npm run admin -- ...` from the repository, as the README shows it. */
+/** `npm run admin -- ...` from the repository, as docs/operations.md shows it. */
 export const NPM_RUN_ADMIN = ['npm', 'run', 'admin', '--'] as const;
 /** The same tool without npm's own start-up (a few hundred ms of CPU): tsx on scripts/admin.ts. */
 export const TSX_ADMIN = [join(root, 'node_modules', '.bin', 'tsx'), 'scripts/admin.ts'] as const;

@@ -8,13 +8,13 @@ import { Webhook } from 'standardwebhooks';
 import { signatureHeaders } from '../../src/services/webhook-delivery';
 
 /**
- * The README's receiver (issue 13: subscribe, receive, verify in about 10 lines
- * of Node) runs as printed: its `require` is the real one, except that the
+ * The receiver in docs/api.md, "Webhooks" (issue 13: subscribe, receive, verify
+ * in about 10 lines of Node), runs as printed: its `require` is the real one, except that the
  * port it listens on becomes a free one on 127.0.0.1. It must accept what the
  * dispatcher signs and refuse a tampered body.
  */
-const README = fs.readFileSync(path.join(__dirname, '..', '..', 'README.md'), 'utf8');
-const section = README.slice(README.indexOf('## Webhooks'));
+const GUIDE = fs.readFileSync(path.join(__dirname, '..', '..', 'docs', 'api.md'), 'utf8');
+const section = GUIDE.slice(GUIDE.indexOf('## Webhooks'));
 const example = /```js\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
 
 let server: http.Server | undefined;
