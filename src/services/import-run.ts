@@ -71,6 +71,8 @@ export interface RunOptions {
   readonly timeLeftMs?: () => number;
   /** Row messages in the import's language (the http layer's catalogues). */
   readonly translate?: (fields: FieldMessages, language: string) => FieldMessages;
+  /** How long a read of the upload waits for bytes before it fails (default UPLOAD_READ_IDLE_MS). */
+  readonly readIdleMs?: number;
 }
 
 /** What a run did: finished the import, stopped to be resumed, or found nothing to do (no upload, ended, leased). */
@@ -113,7 +115,8 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     const kinds = importCellKinds(job.type, config);
     if (!job.checked) {
       try {
-        for await (const row of readImportRows(uploadBytes(businessId, id), job.format, kinds)) void row;
+        for await (const row of readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds))
+          void row;
       } catch (error) {
         if (error instanceof ImportFileError) return await fail(job, error.reason, { lease }, error.failureRow);
         throw error;
@@ -124,7 +127,7 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     let counts: ImportCounts = job.counts;
     let checkpoint = job.checkpoint;
     let savedAt = Date.now();
-    const lines = applyImportRows(readImportRows(uploadBytes(businessId, id), job.format, kinds), {
+    const lines = applyImportRows(readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds), {
       businessId,
       type: job.type,
       mode: job.mode,
@@ -179,10 +182,22 @@ async function fail(
   condition: EndCondition,
   failureRow?: number,
 ): Promise<RunOutcome> {
-  const counts = reason === 'run_failed' ? job.counts : zeroCounts();
+  const counts = reason === 'run_failed' ? await appliedCounts(job) : zeroCounts();
   await finish(job, condition, { status: 'failed', counts, failureReason: reason, failureRow });
   await deleteUpload(job.businessId, job.id).catch(() => undefined);
   return { outcome: 'finished', status: 'failed' };
+}
+
+/** The counts of every row with a stored result: the checkpoint's, and those stored after it. */
+async function appliedCounts(job: ImportJob): Promise<ImportCounts> {
+  let counts = job.counts;
+  let start: Awaited<ReturnType<typeof readRowResults>>['next'];
+  do {
+    const page = await readRowResults(job.businessId, job.id, job.checkpoint, start);
+    counts = addCounts(counts, page.lines);
+    start = page.next;
+  } while (start);
+  return counts;
 }
 
 /**

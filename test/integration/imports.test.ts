@@ -10,7 +10,8 @@ import {
   type FaultModes,
 } from '../support/dynamo-proxy';
 import { handler as runImportFunction } from '../../functions/run-import';
-import { runImport } from '../../src/services/import-run';
+import { runImport, watchImports } from '../../src/services/import-run';
+import { IMPORT_STALL_MS } from '../../src/domain/imports';
 import { inCallScope } from '../../src/data/call-scope';
 import { createToken } from '../../src/data/token-store';
 import { uploadSize } from '../../src/data/import-objects';
@@ -235,6 +236,115 @@ describe('an import from POST to results (contract §22)', () => {
     expect(await show(created.body.id)).toMatchObject({ status: 'failed', failure_reason: reason, results_url: null });
     expect((await send('GET', '/employees')).body.total_entries).toBe(before);
     expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+  });
+});
+
+describe('every import ends (contract §22): failures name their reason, no import stays running', () => {
+  it('a CSV with a quote inside an unquoted cell fails as malformed_file at its row, and the next import starts', async () => {
+    const created = await importFile('first_name,last_name\nAnna,Huber\nAnna,O"Brien\n');
+    expect(await show(created.body.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'malformed_file',
+      failure_row: 2,
+      results_url: null,
+    });
+    const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(next.status).toBe(201);
+    expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
+  });
+
+  it('results hold no value: an invalid external_id (a formula, 800 KB) is null with its message; a broken line fails alone', async () => {
+    const file = [
+      JSON.stringify({ external_id: "=cmd|' /C calc'!A0", first_name: 'Eva', last_name: 'Formel' }),
+      JSON.stringify({ external_id: 'x'.repeat(800_000), first_name: 'Lang', last_name: 'Id' }),
+      '{"first_name": "Kaputt",',
+      JSON.stringify({ external_id: 'ok-1', first_name: 'Gut', last_name: 'Zeile' }),
+    ].join('\n');
+    const created = await importFile(file, { format: 'jsonl', language: 'de' });
+    const shown = await show(created.body.id);
+    expect(shown).toMatchObject({ status: 'completed', counts: { rows: 4, created: 1, failed: 3 } });
+    const lines = await results(shown.results_url);
+    expect(lines).toEqual([
+      { row: 1, external_id: null, result: 'failed', id: null, errors: { external_id: ['ist nicht gültig'] } },
+      { row: 2, external_id: null, result: 'failed', id: null, errors: { external_id: ['ist nicht gültig'] } },
+      { row: 3, external_id: null, result: 'failed', id: null, errors: { row: ['ist nicht gültig'] } },
+      { row: 4, external_id: 'ok-1', result: 'created', id: expect.any(String), errors: null },
+    ]);
+    const text = JSON.stringify(lines);
+    for (const value of ['calc', 'Formel', 'xxxx', 'Kaputt']) expect(text).not.toContain(value);
+  });
+
+  it('an upload that lands after its import ended is deleted when it lands', async () => {
+    const file = 'first_name,last_name\nLate,Upload\n';
+    const created = await importFile(file);
+    expect(await show(created.body.id)).toMatchObject({ status: 'completed' });
+    // The form is still valid: the same file again, after the end.
+    expect(await uploadAs(created.body.upload, Buffer.from(file))).toBe(204);
+    expect(await uploadSize(BUSINESS, created.body.id)).toBe(file.length);
+    await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, file.length));
+    expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+    expect(await show(created.body.id)).toMatchObject({ status: 'completed', counts: { rows: 1, created: 1 } });
+  });
+
+  it('a re-upload during the file check: the read that stalls fails, the run tried again ends the import', async () => {
+    // A few MB the check reads for a while: one row, then blank lines.
+    const file = Buffer.from(`first_name,last_name\nRe,Upload\nRe,Upload${'\n'.repeat(4_000_000)}`);
+    const created = await importFile(file, { mode: 'validate', run: false });
+    const { id } = created.body;
+    const first = inCallScope('run-import', () => runImport(BUSINESS, id, { readIdleMs: 1000 }));
+    first.catch(() => undefined);
+    // Once its run holds it (the check reads the file), the same form again with other rows of that size.
+    while ((await show(id)).status !== 'running') await new Promise((r) => setTimeout(r, 5));
+    expect(await uploadAs(created.body.upload, Buffer.from(file.toString().replace(/Re/g, 'Ro')))).toBe(204);
+    const event = objectCreatedEvent(created.body.upload.fields.key, file.length);
+    await runImportFunction(event);
+    // The local S3 server rewrote the file under the read: its answer stops short and the read fails.
+    await expect(first).rejects.toThrow(/no bytes/);
+    // The run tried again (as the run function does) reads the file there is now, to the end.
+    await runImportFunction(event);
+    expect(await show(id)).toMatchObject({ status: 'completed', counts: { rows: 2 } });
+  });
+
+  it('the watchdog ends an import whose progress stopped for longer than a run may take, and only such', async () => {
+    const total = (await send('GET', '/employees')).body.total_entries;
+    const created = await importFile('external_id,first_name,last_name\nw-1,Wach,Hund\nw-2,Wach,Hund\n', {
+      run: false,
+    });
+    const { id } = created.body;
+    // A run that applied the first row and then died (no error reaches anybody, no lease renewed).
+    let rows = 0;
+    await expect(
+      inCallScope('run-import', () =>
+        runImport(BUSINESS, id, {
+          timeLeftMs: () => {
+            if (++rows > 1) throw new Error('killed');
+            return Infinity;
+          },
+        }),
+      ),
+    ).rejects.toThrow('killed');
+    expect(await show(id)).toMatchObject({ status: 'running' });
+    const blocked = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(blocked.body.error).toBe('import_in_progress');
+    // Within a run's timeout plus the margin: left alone.
+    expect(await inCallScope('run-import', () => watchImports(Date.now() + IMPORT_STALL_MS - 60_000))).toEqual([]);
+    expect(await show(id)).toMatchObject({ status: 'running' });
+    const ended = await inCallScope('run-import', () => watchImports(Date.now() + IMPORT_STALL_MS + 1000));
+    expect(ended).toContainEqual({ businessId: BUSINESS, id, reason: 'run_failed' });
+    const shown = await show(id);
+    expect(shown).toMatchObject({ status: 'failed', failure_reason: 'run_failed', results_url: null });
+    // The rows applied before stay, counted.
+    expect(shown.counts.created).toBeGreaterThan(0);
+    expect(shown.counts.rows).toBe(shown.counts.created);
+    expect((await send('GET', '/employees')).body.total_entries).toBe(total + shown.counts.created);
+    const entries = (await send('GET', '/changes?limit=500&types=import.failed')).body.entries as any[];
+    expect(entries.filter((e) => e.id === id).map((e) => e.data.failure_reason)).toEqual(['run_failed']);
+    expect(await uploadSize(BUSINESS, id)).toBeUndefined();
+    // The next import starts; a later round finds nothing to end.
+    const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(next.status).toBe(201);
+    expect(await inCallScope('run-import', () => watchImports(Date.now() + 60_000))).toEqual([]);
+    expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
   });
 });
 
