@@ -32,7 +32,7 @@ type WatchEvent = { watch: true };
 
 /** Runs of one import tried in one invocation before it ends as run_failed; the pause after the n-th failure. */
 const RUN_ATTEMPTS = 3;
-const PAUSE_MS = 2_000;
+const PAUSE_MS = 1_000;
 /** What a run needs at least: with less time left, the next invocation takes over. */
 const MIN_RUN_MS = 30_000;
 

@@ -231,9 +231,14 @@ async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => 
       for await (const chunk of rest) {
         if (parser.destroyed) return;
         if (!parser.write(chunk))
-          await new Promise((resolve) => {
-            parser.once('drain', resolve);
-            parser.once('close', resolve);
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              parser.off('drain', done);
+              parser.off('close', done);
+              resolve();
+            };
+            parser.once('drain', done);
+            parser.once('close', done);
           });
       }
       parser.end();

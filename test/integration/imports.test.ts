@@ -14,7 +14,7 @@ import { runImport, watchImports } from '../../src/services/import-run';
 import { IMPORT_STALL_MS } from '../../src/domain/imports';
 import { inCallScope } from '../../src/data/call-scope';
 import { createToken } from '../../src/data/token-store';
-import { uploadSize } from '../../src/data/import-objects';
+import { uploadBytes, uploadSize } from '../../src/data/import-objects';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
@@ -286,23 +286,24 @@ describe('every import ends (contract §22): failures name their reason, no impo
     expect(await show(created.body.id)).toMatchObject({ status: 'completed', counts: { rows: 1, created: 1 } });
   });
 
-  it('a re-upload during the file check: the read that stalls fails, the run tried again ends the import', async () => {
-    // A few MB the check reads for a while: one row, then blank lines.
-    const file = Buffer.from(`first_name,last_name\nRe,Upload\nRe,Upload${'\n'.repeat(4_000_000)}`);
-    const created = await importFile(file, { mode: 'validate', run: false });
+  it('a re-upload during the file check: the read that stalls fails, and the run tried again ends the import', async () => {
+    // A few MB: one row, then blank lines.
+    const file = Buffer.from(`first_name,last_name\nRe,Upload\n${'\n'.repeat(4_000_000)}`);
+    const created = await importFile(file, { run: false });
     const { id } = created.body;
-    const first = inCallScope('run-import', () => runImport(BUSINESS, id, { readIdleMs: 1000 }));
-    first.catch(() => undefined);
-    // Once its run holds it (the check reads the file), the same form again with other rows of that size.
-    while ((await show(id)).status !== 'running') await new Promise((r) => setTimeout(r, 5));
-    expect(await uploadAs(created.body.upload, Buffer.from(file.toString().replace(/Re/g, 'Ro')))).toBe(204);
-    const event = objectCreatedEvent(created.body.upload.fields.key, file.length);
-    await runImportFunction(event);
-    // The local S3 server rewrote the file under the read: its answer stops short and the read fails.
-    await expect(first).rejects.toThrow(/no bytes/);
-    // The run tried again (as the run function does) reads the file there is now, to the end.
-    await runImportFunction(event);
-    expect(await show(id)).toMatchObject({ status: 'completed', counts: { rows: 2 } });
+    // The check's read has its first bytes when the same form uploads a smaller file.
+    const read = uploadBytes(BUSINESS, id, 1000);
+    expect((await read.next()).done).toBe(false);
+    expect(await uploadAs(created.body.upload, Buffer.from('first_name,last_name\nRo,Upload\n'))).toBe(204);
+    // The local S3 server rewrote the file under the read: its answer stops short, the socket open. The read fails.
+    await expect(
+      (async () => {
+        for await (const chunk of read) void chunk;
+      })(),
+    ).rejects.toThrow(/no bytes/);
+    // The run the new upload's event starts ends the import: the file there is now is not the declared size.
+    await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, 30));
+    expect(await show(id)).toMatchObject({ status: 'failed', failure_reason: 'size_mismatch' });
   });
 
   it('the watchdog ends an import whose progress stopped for longer than a run may take, and only such', async () => {
@@ -523,6 +524,29 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
         rows: ROWS,
         skipped: ROWS,
       });
+    });
+
+    it('a run that keeps failing is tried again, then the import ends as run_failed with what it applied', async () => {
+      const total = (await send('GET', '/employees')).body.total_entries;
+      const created = await importFile(file('r'), { run: false });
+      // Every run commits its chunk, then cannot keep its external ids: it fails, each time.
+      proxy.setModes({ throttle: 1, operations: ['BatchWriteItem'] });
+      try {
+        await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, 1));
+      } finally {
+        proxy.setModes({});
+      }
+      const shown = await show(created.body.id);
+      expect(shown).toMatchObject({ status: 'failed', failure_reason: 'run_failed' });
+      // Its first chunk was committed: those rows stay, counted.
+      expect(shown.counts.created).toBeGreaterThan(0);
+      expect(shown.counts.rows).toBe(shown.counts.created);
+      expect((await send('GET', '/employees')).body.total_entries).toBe(total + shown.counts.created);
+      expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+      // The next import starts.
+      const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+      expect(next.status).toBe(201);
+      expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
     });
 
     it('a chunk committed, then the run stops before its external ids are kept: the next run keeps them', async () => {
