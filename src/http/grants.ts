@@ -196,7 +196,8 @@ export const WORKER_GRANTS = {
   // update-application: BatchGetItem, one transaction of Put/Update/Delete/ConditionCheck items, the witness GetItem of
   // an ambiguous write) with its external id and result items, the results of rows that write nothing
   // (BatchWriteItem), the stored results (Query of the import's row partition); the end: feed lane BatchGetItem and
-  // one transaction (import, count, feed entry Updates and Put)
+  // one transaction (import, count, feed entry Updates and Put, the import's entry among those in progress Delete);
+  // the watchdog: Query of the imports in progress, then each import's end as above
   'run-import': {
     actions: [
       'GetItem',
