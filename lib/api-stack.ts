@@ -34,12 +34,18 @@ import { ApiFunction } from './constructs/api-function';
 import { createSingleTable } from './constructs/single-table';
 import { ServiceMonitoring } from './constructs/monitoring';
 import { SCAN_RESULT_DETAIL_TYPE, STORED_PREFIX, UPLOAD_PREFIX } from '../src/domain/attachments';
-import { IMPORT_RESULTS_PREFIX, IMPORT_UPLOAD_PREFIX, RESULTS_TTL_MS } from '../src/domain/imports';
+import {
+  IMPORT_RESULTS_PREFIX,
+  IMPORT_RUN_TIMEOUT_MS,
+  IMPORT_UPLOAD_PREFIX,
+  RESULTS_TTL_MS,
+} from '../src/domain/imports';
 import {
   FAILED_CHECKS_METRIC,
   FAILED_IMPORTS_METRIC,
   METRICS_NAMESPACE,
   REJECTED_UPLOADS_METRIC,
+  STALLED_IMPORTS_METRIC,
 } from '../src/http/metric-names';
 import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type RouteName } from '../src/http/routes';
 import { BUCKET_GRANTS, TABLE_GRANTS, WORKER_GRANTS, RATE_COUNT_GRANT, type TableGrant } from '../src/http/grants';
@@ -137,13 +143,15 @@ export const CHECK_JOB = {
 export const IMPORT_WORKER = {
   name: 'run-import',
   grant: WORKER_GRANTS['run-import'] satisfies TableGrant,
-  /** The longest a Lambda may run: 100,000 rows are a few runs at most. */
-  timeout: Duration.minutes(15),
+  /** The longest a Lambda may run: 100,000 rows are a few runs at most (the watchdog's stall time builds on it). */
+  timeout: Duration.millis(IMPORT_RUN_TIMEOUT_MS),
   /** A streamed file, one row and one results part (5 MiB) at a time. */
   memorySize: 512,
   /** Imports that ended as failed in ALARM_PERIOD that raise the alarm: a file refused now and then is a client's. */
   failedThreshold: 3,
   alarmPeriod: Duration.hours(1),
+  /** How often the watchdog looks for imports without progress (src/services/import-run.ts watchImports). */
+  watchEvery: Duration.minutes(5),
 } as const;
 
 /** The bucket prefix of imports (upload files and results files). */
@@ -643,7 +651,7 @@ export class ApiStack extends Stack {
       sourceArn: bucketArn,
     });
     const failedAlarm = new cloudwatch.Alarm(this, 'FailedImportsAlarm', {
-      alarmDescription: `${IMPORT_WORKER.failedThreshold} or more imports failed as a whole (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired) within ${IMPORT_WORKER.alarmPeriod.toMinutes()} minutes: the run's log says which and why`,
+      alarmDescription: `${IMPORT_WORKER.failedThreshold} or more imports failed (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired, run_failed) within ${IMPORT_WORKER.alarmPeriod.toMinutes()} minutes: the run's log says which and why`,
       metric: new cloudwatch.Metric({
         namespace: METRICS_NAMESPACE,
         metricName: FAILED_IMPORTS_METRIC,
@@ -657,6 +665,31 @@ export class ApiStack extends Stack {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     failedAlarm.addAlarmAction(alarmAction);
+    // The watchdog: imports whose progress stopped for longer than a run may take end as run_failed.
+    new events.Rule(this, 'ImportWatchdogSchedule', {
+      description: `Import watchdog: ends imports without progress for longer than a run's timeout plus a margin (contract §22)`,
+      schedule: events.Schedule.rate(IMPORT_WORKER.watchEvery),
+      // Invoked asynchronously: a failed round is retried by Lambda; rounds are safe to repeat.
+      targets: [
+        new eventsTargets.LambdaFunction(run.function, { event: events.RuleTargetInput.fromObject({ watch: true }) }),
+      ],
+    });
+    const stalledAlarm = new cloudwatch.Alarm(this, 'StalledImportsAlarm', {
+      alarmDescription:
+        'An import ended as run_failed: its runs kept failing, or the watchdog found it without progress for longer than a run may take (the ERROR log line names it)',
+      metric: new cloudwatch.Metric({
+        namespace: METRICS_NAMESPACE,
+        metricName: STALLED_IMPORTS_METRIC,
+        dimensionsMap: { service: SERVICE_NAME },
+        statistic: 'Sum',
+        period: IMPORT_WORKER.watchEvery,
+      }),
+      threshold: 1,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    stalledAlarm.addAlarmAction(alarmAction);
     return { function: run, invoke };
   }
 

@@ -22,7 +22,10 @@
  *   employee of an employee import before them, named by
  *   employee_external_id): transactions, write units per row beside
  *   POST /employee_jobs's (createEmployeeJob). BENCH_IMPORT_ONLY=jobs runs
- *   this part alone.
+ *   this part alone;
+ * - reading a file's rows: CPU seconds for 8, 16 and 32 MB, CSV and JSON
+ *   Lines, with and without line breaks (scripts/lib/bench-import-parse.ts).
+ *   BENCH_IMPORT_ONLY=parse runs this part alone.
  * The CSV is uploaded to the local S3 and streamed back by the run, as
  * deployed.
  */
@@ -47,6 +50,7 @@ import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
 import { seedBusiness } from './lib/bench-applications';
 import type { ImportRunReport } from './lib/import-run-once';
+import { parseFigures, printParseFigures } from './lib/bench-import-parse';
 
 /** An import run in a process of its own (its peak RSS is the run's alone). */
 function runProcess(
@@ -358,6 +362,12 @@ async function main(): Promise<void> {
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
   process.env.DYNAMODB_CAPACITY_DETAIL = 'INDEXES';
   const began = performance.now();
+  // Reading alone first, in a quiet process (no DynamoDB Local, no S3 server started yet).
+  const parsing = await parseFigures();
+  if (process.env.BENCH_IMPORT_ONLY === 'parse') {
+    printParseFigures(parsing);
+    return;
+  }
   const cpu0 = process.cpuUsage();
   const dynamo = await startDynamoLocal();
   const s3Local = await startS3Local();
@@ -410,6 +420,7 @@ async function main(): Promise<void> {
     const exact = await importOnce(businessId, 'N-sized', N, 'apply', undefined, true);
     const jobs = await jobRows(businessId);
     const apiExact = await apiCreatesTrueUnits(businessId, API_RECORDS);
+    printParseFigures(parsing);
 
     console.log(
       `\nImport of employee rows (CSV via the local S3; DynamoDB Local in memory; each run a process of its own):\n`,

@@ -65,22 +65,8 @@ async function demoToken(): Promise<{ businessId: string; token: string }> {
   return { businessId, token };
 }
 
-/**
- * An import run on its upload's event, run again after a failure (a 503 under
- * load) up to twice, as Lambda retries an asynchronous invocation: the next
- * run resumes from the checkpoint, so no import stays `running` for nobody.
- */
-async function runImportAsDeployed(event: Parameters<typeof runImport>[0]): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await runImport(event);
-    } catch (error) {
-      console.error(`import run failed: ${describeFailure(error)}${attempt <= 2 ? ', running it again' : ''}`);
-      if (attempt > 2) return;
-      await new Promise((resolve) => setTimeout(resolve, 1000 * attempt));
-    }
-  }
-}
+/** How often the local server's import watchdog looks for imports without progress (deployed: the schedule). */
+const IMPORT_WATCH_MS = 60_000;
 
 async function main(): Promise<void> {
   // Everything `npm start` writes (the data folder, DynamoDB Local's database, the S3 server's buckets and the CVs
@@ -98,9 +84,16 @@ async function main(): Promise<void> {
     checkAttachment(event).catch((error: unknown) =>
       console.error(`attachment check failed: ${describeFailure(error)}`),
     );
-    // Contract §22: an import's upload starts its run, here to its end in this process.
-    void runImportAsDeployed(event);
+    // Contract §22: an import's upload starts its run, here to its end in this process (failed runs tried again).
+    runImport(event).catch((error: unknown) => console.error(`import run failed: ${describeFailure(error)}`));
   });
+  // The import watchdog, as the deployed schedule runs it: no import stays running without progress.
+  const watchdog = setInterval(() => {
+    runImport({ watch: true }).catch((error: unknown) =>
+      console.error(`import watchdog failed: ${describeFailure(error)}`),
+    );
+  }, IMPORT_WATCH_MS);
+  watchdog.unref();
   const { businessId, token } = await demoToken();
   // Contract §14: the local server also delivers to loopback http receivers.
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
@@ -136,6 +129,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     server?.close();
+    clearInterval(watchdog);
     await forked?.stop();
     await stopDispatcher();
     await embedded?.stop();

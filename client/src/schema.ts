@@ -1292,10 +1292,12 @@ export interface components {
              */
             status: "awaiting_upload" | "running" | "completed" | "failed" | "cancelled";
             /**
-             * @description When failed: why the whole file was refused
+             * @description When failed: why. The whole file refused, nothing written (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired); or run_failed: its run kept failing or made no progress for longer than a run may take, the rows applied before stay, counted
              * @enum {unknown}
              */
-            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired";
+            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired" | "run_failed";
+            /** @description When malformed_file: the row where reading broke (0: the CSV header line) */
+            failure_row?: number;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */

@@ -14,6 +14,7 @@ import {
   HeadObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
 import {
   CONTENT_TYPE_OF,
   MAX_IMPORT_BYTES,
@@ -57,11 +58,42 @@ export async function uploadSize(businessId: string, id: string): Promise<number
   }
 }
 
-/** The uploaded file's bytes, streamed (never held whole). */
-export async function* uploadBytes(businessId: string, id: string): AsyncGenerator<Uint8Array> {
+/** How long a read of the upload waits for its next bytes before it fails (the run is then tried again). */
+export const UPLOAD_READ_IDLE_MS = 30_000;
+
+/**
+ * The uploaded file's bytes, streamed (never held whole). A body that stops
+ * sending for `idleMs` (an object replaced while it was read can leave its
+ * response short of its length, and the socket open) fails the read instead
+ * of waiting for ever; only the wait for S3 is timed, not the reader's own.
+ */
+export async function* uploadBytes(
+  businessId: string,
+  id: string,
+  idleMs = UPLOAD_READ_IDLE_MS,
+): AsyncGenerator<Uint8Array> {
   const out = await s3().send(new GetObjectCommand({ Bucket: attachmentsBucket(), Key: uploadKeyOf(businessId, id) }));
   if (!out.Body) return;
-  yield* out.Body as unknown as AsyncIterable<Uint8Array>;
+  const body = out.Body as Readable;
+  const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
+  try {
+    for (;;) {
+      const timer = setTimeout(
+        () => body.destroy(new Error(`the upload's read got no bytes for ${idleMs} ms`)),
+        idleMs,
+      );
+      let next: IteratorResult<Uint8Array>;
+      try {
+        next = await chunks.next();
+      } finally {
+        clearTimeout(timer);
+      }
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    body.destroy();
+  }
 }
 
 export const deleteUpload = (businessId: string, id: string): Promise<void> =>

@@ -24,7 +24,7 @@ import { db } from './client';
 import { tableName } from './config';
 import { keys, type Key } from './keys';
 import { IF_ABSENT, IF_PRESENT, keyNames, type AccessPattern } from './entities/entity';
-import { updateOf, type UpdateSpec } from './update-expression';
+import { ifNotExists, updateOf, type UpdateSpec } from './update-expression';
 import { importJob } from './entities/import-job';
 import { batchGet, batchPut, queryPage, type Item } from './table-io';
 import type { TxWrite } from './transact-write';
@@ -290,14 +290,19 @@ export function createImportWrites(job: ImportJob, meta: ImportMeta): TxWrite[] 
       onConditionFailed: () => 'retry',
       confirms: (stored) => stored !== undefined,
     },
+    { item: { Put: { Item: importJob.inProgressItem(job) } } },
   ];
 }
 
-/** The end of an import (cancelled, failed or completed): its item's final state, and no longer the active one. */
-export function endImportWrites(
+/**
+ * The end of an import's item (cancelled, failed or completed): its final
+ * state, and its entry among the imports in progress gone. Its business's
+ * count item is the caller's (endImportWrites, or a create taking its place).
+ */
+export function endImportItemWrites(
   job: ImportJob,
   set: Record<string, unknown>,
-  condition: { status?: string; lease?: string },
+  condition: { status?: string; lease?: string; progressAt?: string; unleasedAt?: number },
 ): TxWrite[] {
   const values: Record<string, unknown> = {};
   const parts: string[] = [IF_PRESENT];
@@ -308,6 +313,18 @@ export function endImportWrites(
   if (condition.lease) {
     parts.push(`${importJob.leaseAttributes.holder} = :lease`);
     values[':lease'] = condition.lease;
+  }
+  // The watchdog ends a stalled import only if no run moved it since it was read.
+  if (condition.progressAt) {
+    parts.push('(attribute_not_exists(progress_at) OR progress_at <= :progressAt)');
+    parts.push('(attribute_not_exists(started_at) OR started_at <= :progressAt)');
+    values[':progressAt'] = condition.progressAt;
+  }
+  // Nor while a run holds it.
+  if (condition.unleasedAt !== undefined) {
+    const { until } = importJob.leaseAttributes;
+    parts.push(`(attribute_not_exists(${until}) OR ${until} < :unleasedAt)`);
+    values[':unleasedAt'] = condition.unleasedAt;
   }
   return [
     {
@@ -326,6 +343,18 @@ export function endImportWrites(
       },
       onConditionFailed: () => new ImportStateChanged(),
     },
+    { item: { Delete: { Key: importJob.inProgressKey(job.businessId, job.id) } } },
+  ];
+}
+
+/** The end of an import (cancelled, failed or completed): its item's final state, and no longer the active one. */
+export function endImportWrites(
+  job: ImportJob,
+  set: Record<string, unknown>,
+  condition: { status?: string; lease?: string; progressAt?: string; unleasedAt?: number },
+): TxWrite[] {
+  return [
+    ...endImportItemWrites(job, set, condition),
     {
       item: {
         Update: {
@@ -336,6 +365,23 @@ export function endImportWrites(
       onConditionFailed: () => new ImportStateChanged(),
     },
   ];
+}
+
+/** A page of the imports in progress of every business (the watchdog's list): their references. */
+export async function readImportsInProgress(
+  start?: Key,
+): Promise<{ refs: { businessId: string; id: string }[]; next: Key | undefined }> {
+  const inProgress = importJob.patterns.inProgress as AccessPattern<Record<string, never>>;
+  const { pk } = keyNames(inProgress.index);
+  const { items, last } = await queryPage(
+    {
+      KeyConditionExpression: '#pk = :p',
+      ExpressionAttributeNames: { '#pk': pk },
+      ExpressionAttributeValues: { ':p': inProgress.partition({}) },
+    },
+    start,
+  );
+  return { refs: items.map((item) => importJob.refOfInProgress(item)), next: last };
 }
 
 /** The import is no longer in the state a write expected (another run or request moved it). */
@@ -396,7 +442,14 @@ export async function leaseImport(
         TableName: tableName(),
         Key: importJob.key(businessId, id),
         ...updateOf(
-          { set: { [holder]: lease, [until]: nowMs + ms, status: 'running' } },
+          {
+            set: {
+              [holder]: lease,
+              [until]: nowMs + ms,
+              status: 'running',
+              started_at: ifNotExists(new Date(nowMs).toISOString()),
+            },
+          },
           {
             // Its own lease too: a re-sent take (an answer lost) succeeds.
             expression: `${IF_PRESENT} AND #status IN (:waiting, :running) AND (attribute_not_exists(${until}) OR ${until} < :now OR ${holder} = :lease)`,
@@ -444,6 +497,7 @@ export async function saveImportProgress(
       checkpoint: progress.checkpoint,
       counts: progress.counts,
       updated_at: new Date().toISOString(),
+      progress_at: new Date().toISOString(),
       ...(progress.checked ? { checked: true } : {}),
     },
   });

@@ -30,6 +30,8 @@ const recordPartition = (businessId: string, kind: RecordKind): string => `${biz
 
 /** The registry partition: no `B#` prefix, it belongs to no tenant. */
 export const BUSINESS_REGISTRY = 'BUSINESSES';
+/** The imports in progress of every business (no `B#` prefix either): what the import watchdog reads. */
+export const IMPORTS_IN_PROGRESS = 'IMPORTS_IN_PROGRESS';
 
 /** Feed sequences are zero-padded so they sort numerically. */
 export const FEED_SEQ_DIGITS = 12;
@@ -122,6 +124,11 @@ export const keys = {
   /** The business's imports (contract §22), by id (ids sort by creation), with their count and the running one at IMPORT_META_SK. */
   importJob: (businessId: string, id: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: id }),
   importMeta: (businessId: string): Key => ({ PK: `${biz(businessId)}#imports`, SK: IMPORT_META_SK }),
+  /** An import in progress (awaiting its upload or running), in the one partition of all businesses' such imports. */
+  importInProgress: (businessId: string, id: string): Key => ({
+    PK: IMPORTS_IN_PROGRESS,
+    SK: `${id}#${businessId}`,
+  }),
   /** The result of one row of an import, by zero-padded row number: what resumes and the results file read. */
   importRow: (businessId: string, importId: string, row: number | string): Key => ({
     PK: `${biz(businessId)}#import#${importId}`,

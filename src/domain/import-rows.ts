@@ -6,23 +6,43 @@
  *
  * CSV is parsed by csv-parse (RFC 4180: quoted separators, quotes and line
  * breaks); this module finds the separator from the header line, drops empty
- * cells (absent fields) and converts each cell by its field's type.
+ * cells (absent fields) and converts each cell by its field's type. Any error
+ * csv-parse reports is `malformed_file`, naming the row where reading broke.
+ *
+ * Reading is linear in the file and bounded per line: every character is
+ * looked at a fixed number of times, and no line or row is held beyond
+ * MAX_LINE_CHARS (CSV: the file is `malformed_file`; JSON Lines: that line is
+ * a failed row, its text skipped unheld).
  */
-import { parse } from 'csv-parse';
+import { CsvError, parse } from 'csv-parse';
 import { JSON_LIMITS, jsonShapeProblem } from './json-shape';
 import { MAX_IMPORT_ROWS, type FailureReason, type ImportFormat } from './imports';
 
+/** The longest line (JSON Lines) or row (CSV, its quoted line breaks included) read, in characters: 1 MiB. */
+export const MAX_LINE_CHARS = 1_048_576;
+
 export class ImportFileError extends Error {
-  constructor(readonly reason: FailureReason) {
-    super(`import file refused: ${reason}`);
+  /**
+   * @param failureRow malformed_file: the row where reading broke (0: the CSV header line).
+   */
+  constructor(
+    readonly reason: FailureReason,
+    readonly failureRow?: number,
+  ) {
+    super(`import file refused: ${reason}${failureRow === undefined ? '' : ` at row ${failureRow}`}`);
     this.name = 'ImportFileError';
   }
 }
 
-/** One row: its number (from 1, file order, blank lines and the CSV header not counted) and its body. */
+/**
+ * One row: its number (from 1, file order, blank lines and the CSV header not
+ * counted) and its body; `invalid`: a JSON Lines line that is not one JSON
+ * object within the limits (its body empty), a row that fails on its own.
+ */
 export interface ParsedRow {
   readonly row: number;
   readonly body: Record<string, unknown>;
+  readonly invalid?: true;
 }
 
 /** How a CSV cell of a field is read: as text, a number, true/false, or a JSON array. */
@@ -78,35 +98,61 @@ function checkRowCount(row: number): void {
   if (row > MAX_IMPORT_ROWS) throw new ImportFileError('too_many_rows');
 }
 
-/** JSON Lines: one object per non-blank line (`\n` or `\r\n`). */
+/**
+ * JSON Lines: one row per non-blank line (`\n` or `\r\n`). A line that is not
+ * one JSON object within the body limits (§2), or is longer than
+ * MAX_LINE_CHARS, is an invalid row: it fails alone. Each chunk is searched
+ * for line breaks once; a line's pieces are joined once, when it ends.
+ */
 async function* jsonLines(text: AsyncIterable<string>): AsyncGenerator<ParsedRow> {
-  let pending = '';
+  let pieces: string[] = [];
+  let length = 0;
+  let overlong = false;
   let row = 0;
-  const lineRow = (line: string): ParsedRow | undefined => {
+  const next = (invalid: boolean, body: Record<string, unknown> = {}): ParsedRow => {
+    row += 1;
+    checkRowCount(row);
+    return invalid ? { row, body: {}, invalid: true } : { row, body };
+  };
+  /** The row of the line that just ended (undefined: blank), and a fresh line after it. */
+  const endLine = (last: string): ParsedRow | undefined => {
+    const tooLong = overlong || length + last.length > MAX_LINE_CHARS;
+    const line = tooLong ? '' : pieces.length ? pieces.join('') + last : last;
+    pieces = [];
+    length = 0;
+    overlong = false;
+    if (tooLong) return next(true);
     if (line.trim() === '') return undefined;
     let body: unknown;
     try {
       body = JSON.parse(line);
     } catch {
-      throw new ImportFileError('malformed_file');
+      return next(true);
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body) || jsonShapeProblem(body, JSON_LIMITS))
-      throw new ImportFileError('malformed_file');
-    row += 1;
-    checkRowCount(row);
-    return { row, body: body as Record<string, unknown> };
+    const isObject = typeof body === 'object' && body !== null && !Array.isArray(body);
+    if (!isObject || jsonShapeProblem(body, JSON_LIMITS)) return next(true);
+    return next(false, body as Record<string, unknown>);
   };
   for await (const chunk of text) {
-    pending += chunk;
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      const parsed = lineRow(pending.slice(0, newline));
-      pending = pending.slice(newline + 1);
+    let start = 0;
+    for (let newline = chunk.indexOf('\n'); newline >= 0; newline = chunk.indexOf('\n', start)) {
+      const parsed = endLine(chunk.slice(start, newline));
+      start = newline + 1;
       if (parsed) yield parsed;
-      newline = pending.indexOf('\n');
+    }
+    if (start < chunk.length && !overlong) {
+      const rest = chunk.slice(start);
+      if (length + rest.length > MAX_LINE_CHARS) {
+        // The line is failed whatever follows: its text is not kept.
+        overlong = true;
+        pieces = [];
+      } else {
+        pieces.push(rest);
+        length += rest.length;
+      }
     }
   }
-  const last = lineRow(pending);
+  const last = endLine('');
   if (last) yield last;
 }
 
@@ -126,25 +172,34 @@ export function separatorOf(headerLine: string): ',' | ';' {
   return semicolons > commas ? ';' : ',';
 }
 
-/** Text chunks with the first line (up to its first line break outside quotes) made available first. */
+/**
+ * Text chunks with the first line (up to its first line break outside quotes)
+ * made available first. Each character is looked at once; a first line longer
+ * than MAX_LINE_CHARS is `malformed_file` at row 0 (the header).
+ */
 async function withHeaderLine(text: AsyncIterable<string>): Promise<{ header: string; rest: AsyncGenerator<string> }> {
   const iterator = text[Symbol.asyncIterator]();
-  let buffered = '';
+  const pieces: string[] = [];
+  let length = 0;
+  let quoted = false;
   let end = -1;
   while (end < 0) {
     const next = await iterator.next();
     if (next.done) break;
-    buffered += next.value;
-    let quoted = false;
-    for (let i = 0; i < buffered.length; i++) {
-      const ch = buffered[i];
+    const chunk = next.value;
+    for (let i = 0; i < chunk.length; i++) {
+      const ch = chunk[i];
       if (ch === '"') quoted = !quoted;
       else if (!quoted && (ch === '\n' || ch === '\r')) {
-        end = i;
+        end = length + i;
         break;
       }
     }
+    pieces.push(chunk);
+    length += chunk.length;
+    if (end < 0 ? length > MAX_LINE_CHARS : end > MAX_LINE_CHARS) throw new ImportFileError('malformed_file', 0);
   }
+  const buffered = pieces.join('');
   const header = end < 0 ? buffered : buffered.slice(0, end);
   async function* rest(): AsyncGenerator<string> {
     if (buffered) yield buffered;
@@ -156,7 +211,19 @@ async function withHeaderLine(text: AsyncIterable<string>): Promise<{ header: st
 /** CSV (RFC 4180) with a header line naming the fields. */
 async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => CellKind): AsyncGenerator<ParsedRow> {
   const { header, rest } = await withHeaderLine(text);
-  const parser = parse({ delimiter: separatorOf(header), skip_empty_lines: true, relax_column_count: false });
+  // What the parser has read (it reads ahead of the rows taken from it): where reading broke, if it does.
+  const read = { header: false, rows: 0 };
+  const parser = parse({
+    delimiter: separatorOf(header),
+    skip_empty_lines: true,
+    relax_column_count: false,
+    max_record_size: MAX_LINE_CHARS,
+    on_record: (record: string[]) => {
+      if (!read.header) read.header = true;
+      else if (!record.every((cell) => cell === '')) read.rows += 1;
+      return record;
+    },
+  });
   // Fed by hand rather than piped: a failing source (not_utf8) must end the parser with its error.
   let sourceError: unknown;
   void (async () => {
@@ -164,9 +231,14 @@ async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => 
       for await (const chunk of rest) {
         if (parser.destroyed) return;
         if (!parser.write(chunk))
-          await new Promise((resolve) => {
-            parser.once('drain', resolve);
-            parser.once('close', resolve);
+          await new Promise<void>((resolve) => {
+            const done = (): void => {
+              parser.off('drain', done);
+              parser.off('close', done);
+              resolve();
+            };
+            parser.once('drain', done);
+            parser.once('close', done);
           });
       }
       parser.end();
@@ -181,7 +253,7 @@ async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => 
       if (!names) {
         names = record.map((name) => name.trim());
         if (names.some((n) => n === '') || new Set(names).size !== names.length)
-          throw new ImportFileError('malformed_file');
+          throw new ImportFileError('malformed_file', 0);
         continue;
       }
       // A line of empty cells is a blank line of a spreadsheet export.
@@ -199,12 +271,11 @@ async function* csvRows(text: AsyncIterable<string>, kindOf: (field: string) => 
     sourceError = error;
   }
   if (sourceError instanceof ImportFileError) throw sourceError;
-  if (sourceError !== undefined) {
-    const code = (sourceError as { code?: string }).code;
-    if (typeof code === 'string' && code.startsWith('CSV_')) throw new ImportFileError('malformed_file');
-    throw sourceError;
-  }
-  if (!names) throw new ImportFileError('malformed_file');
+  // Whatever csv-parse cannot read (an unbalanced or stray quote, a row of another width, a row too long):
+  // the row it was reading, the header being row 0.
+  if (sourceError instanceof CsvError) throw new ImportFileError('malformed_file', read.header ? read.rows + 1 : 0);
+  if (sourceError !== undefined) throw sourceError;
+  if (!names) throw new ImportFileError('malformed_file', 0);
 }
 
 /**

@@ -13,13 +13,18 @@ export const IMPORT_MODES = ['apply', 'validate'] as const;
 export type ImportMode = (typeof IMPORT_MODES)[number];
 export type ImportStatus = 'awaiting_upload' | 'running' | 'completed' | 'failed' | 'cancelled';
 
-/** Why a whole file is refused (nothing written). */
+/**
+ * Why an import failed: the whole file refused (nothing written), or
+ * `run_failed`: its run kept failing, or made no progress for longer than a
+ * run may take (IMPORT_STALL_MS); the rows applied before stay, counted.
+ */
 export const FAILURE_REASONS = [
   'size_mismatch',
   'not_utf8',
   'malformed_file',
   'too_many_rows',
   'upload_expired',
+  'run_failed',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -36,6 +41,18 @@ export const RESULTS_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const RESULTS_URL_SECONDS = 300;
 /** While running, counts are stored at least this often. */
 export const PROGRESS_INTERVAL_MS = 5_000;
+/** The longest one run of an import may take (the run function's timeout, lib/api-stack.ts). */
+export const IMPORT_RUN_TIMEOUT_MS = 15 * 60 * 1000;
+/**
+ * A running import whose progress (counts, or the file check) has not moved
+ * for this long has no run that will move it: a run's timeout plus a margin
+ * for the retry of a run that died. The watchdog ends it (`run_failed`).
+ */
+export const IMPORT_STALL_MS = IMPORT_RUN_TIMEOUT_MS + 5 * 60 * 1000;
+
+/** Whether a running import's progress, last moved at `progressAt` (ISO), stopped for longer than IMPORT_STALL_MS. */
+export const isStalled = (job: ImportJob, now: number): boolean =>
+  job.status === 'running' && now - Date.parse(job.progressAt) > IMPORT_STALL_MS;
 
 /**
  * Where an import's objects live in the bucket: the upload (the presigned POST
@@ -102,6 +119,34 @@ export interface ResultLine {
   readonly errors: FieldMessages | null;
 }
 
+/** The longest field name a result line's errors keep: a longer one is cut there and ends with `…`. */
+export const RESULT_FIELD_CHARS = 100;
+/**
+ * The most a result line's errors take as JSON (a row's field map in a long
+ * language is some hundreds): a window of lines in one result item stays far
+ * under DynamoDB's 400 KB item, whatever names a row's fields have.
+ */
+export const RESULT_ERRORS_CHARS = 2000;
+
+/**
+ * A row's errors as its result line keeps them: field names cut at
+ * RESULT_FIELD_CHARS, and the fields after the one that would pass
+ * RESULT_ERRORS_CHARS left out (the first always kept). Messages only: the
+ * catalogues' texts, never a value.
+ */
+export function boundedErrors(fields: FieldMessages): FieldMessages {
+  const out: FieldMessages = {};
+  let used = 2;
+  for (const [field, messages] of Object.entries(fields)) {
+    const name = field.length > RESULT_FIELD_CHARS ? `${field.slice(0, RESULT_FIELD_CHARS)}…` : field;
+    const size = JSON.stringify(name).length + JSON.stringify(messages).length + 2;
+    if (used + size > RESULT_ERRORS_CHARS && Object.keys(out).length > 0) break;
+    out[name] = [...(out[name] ?? []), ...messages];
+    used += size;
+  }
+  return out;
+}
+
 export type ImportCounts = { rows: number } & Record<RowResult, number>;
 
 export const zeroCounts = (): ImportCounts => ({
@@ -138,6 +183,10 @@ export interface ImportJob {
   readonly updatedAt: string;
   readonly counts: ImportCounts;
   readonly failureReason: FailureReason | null;
+  /** malformed_file: the row where reading broke (0: the CSV header line); else null. */
+  readonly failureRow: number | null;
+  /** When it last moved (created, started running, checked its file, counted rows). */
+  readonly progressAt: string;
   /** Who created it: its records' change-feed entries name this token and request. */
   readonly tokenId: string;
   readonly tokenName: string;
@@ -174,6 +223,7 @@ export function importView(job: ImportJob, now: number, resultsUrl?: string): Re
     mode: job.mode,
     status,
     ...(status === 'failed' ? { failure_reason: failureReason } : {}),
+    ...(status === 'failed' && job.failureRow !== null ? { failure_row: job.failureRow } : {}),
     created_at: job.createdAt,
     updated_at: job.updatedAt,
     counts: { ...job.counts },

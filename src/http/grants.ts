@@ -140,14 +140,14 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // the job BatchGet (a job whose worker died gets a new worker run)
   'get-export': READ_ONE,
   // the count and the idempotency record, then the import in progress with its feed lane counters (BatchGetItem), then
-  // one transaction: count Update, import Put (and, ending an import whose upload expired, its Update, the lane
-  // counter Update and its import.failed entry Put)
-  'create-import': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem'], indexes: [] },
+  // one transaction: count Update, import Put, its entry among the imports in progress Put (and, ending an import
+  // whose upload expired, its Update, its entry's Delete, the lane counter Update and its import.failed entry Put)
+  'create-import': { actions: ['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
   // the count (BatchGetItem) and the page's key range of the imports partition (Query)
   'list-imports': { actions: ['GetItem', 'BatchGetItem', 'Query'], indexes: [] },
   'get-import': READ_ONE,
-  // the import, then one transaction: its Update and the count's
-  'delete-import': { actions: ['GetItem', 'BatchGetItem', 'UpdateItem'], indexes: [] },
+  // the import, then one transaction: its Update, its entry among the imports in progress Delete, the count's Update
+  'delete-import': { actions: ['GetItem', 'BatchGetItem', 'UpdateItem', 'DeleteItem'], indexes: [] },
   'get-openapi': NO_TABLE,
   'get-docs': NO_TABLE,
   'route-not-found': NO_TABLE,
@@ -196,7 +196,8 @@ export const WORKER_GRANTS = {
   // update-application: BatchGetItem, one transaction of Put/Update/Delete/ConditionCheck items, the witness GetItem of
   // an ambiguous write) with its external id and result items, the results of rows that write nothing
   // (BatchWriteItem), the stored results (Query of the import's row partition); the end: feed lane BatchGetItem and
-  // one transaction (import, count, feed entry Updates and Put)
+  // one transaction (import, count, feed entry Updates and Put, the import's entry among those in progress Delete);
+  // the watchdog: Query of the imports in progress, then each import's end as above
   'run-import': {
     actions: [
       'GetItem',

@@ -18,3 +18,5 @@ export const FAILED_CHECKS_METRIC = 'FailedAttachmentChecks';
 
 /** Imports that ended as failed (functions/run-import.ts, contract §22); the alarm on failed imports watches it. */
 export const FAILED_IMPORTS_METRIC = 'FailedImports';
+/** Imports ended as run_failed: their runs kept failing, or the watchdog found them without progress. */
+export const STALLED_IMPORTS_METRIC = 'StalledImports';

@@ -4,6 +4,7 @@ import {
   FAILED_CHECKS_METRIC,
   FAILED_IMPORTS_METRIC,
   METRICS_NAMESPACE,
+  STALLED_IMPORTS_METRIC,
   RATE_LIMITED_METRIC,
   REJECTED_UPLOADS_METRIC,
   UNMATCHED_ROUTE_GROUP,
@@ -54,6 +55,14 @@ export function recordFailedImport(): void {
   if (!metricsEnabled()) return;
   const m = metricsOf();
   m.addMetric(FAILED_IMPORTS_METRIC, MetricUnit.Count, 1);
+  m.publishStoredMetrics();
+}
+
+/** One import ended as run_failed (its runs kept failing, or no progress): the alarm on stalled imports counts these. */
+export function recordStalledImport(): void {
+  if (!metricsEnabled()) return;
+  const m = metricsOf();
+  m.addMetric(STALLED_IMPORTS_METRIC, MetricUnit.Count, 1);
   m.publishStoredMetrics();
 }
 

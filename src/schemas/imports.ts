@@ -80,7 +80,16 @@ export const Import = {
       description:
         'awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`, nothing written); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)',
     },
-    failure_reason: { enum: [...FAILURE_REASONS], description: 'When failed: why the whole file was refused' },
+    failure_reason: {
+      enum: [...FAILURE_REASONS],
+      description:
+        'When failed: why. The whole file refused, nothing written (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired); or run_failed: its run kept failing or made no progress for longer than a run may take, the rows applied before stay, counted',
+    },
+    failure_row: {
+      type: 'integer',
+      minimum: 0,
+      description: 'When malformed_file: the row where reading broke (0: the CSV header line)',
+    },
     created_at: datetime,
     updated_at: datetime,
     counts: {

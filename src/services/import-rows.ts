@@ -23,7 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { laneOf } from '../domain/change-feed';
 import { importLaneOwner } from '../data/import-store';
-import { isExternalId, type ImportMode, type ImportType, type ResultLine } from '../domain/imports';
+import { boundedErrors, isExternalId, type ImportMode, type ImportType, type ResultLine } from '../domain/imports';
 import type { CellKind, ParsedRow } from '../domain/import-rows';
 import type { BusinessConfig } from '../domain/business';
 import type { CustomFieldDefinition } from '../domain/custom-fields';
@@ -388,8 +388,11 @@ async function applyRowWindow(
   stale: boolean,
 ): Promise<WindowOutcome> {
   const { businessId, type, mode, importId } = options;
+  // In the import's language, and bounded: a result item holds a window's lines (RESULT_ERRORS_CHARS).
   const translate = (line: ResultLine): ResultLine =>
-    line.errors && options.translate ? { ...line, errors: options.translate(line.errors) } : line;
+    line.errors
+      ? { ...line, errors: boundedErrors(options.translate ? options.translate(line.errors) : line.errors) }
+      : line;
   const { records } = read;
   const owners: Owners = read;
   // What the chunk before (of this window or the one before) left: with the window's read, where the next starts.
@@ -511,6 +514,12 @@ async function applyRow(
   owners: Owners,
 ): Promise<{ line: ResultLine; stored: boolean } | { pending: Pending }> {
   const { businessId, type, mode, importId } = options;
+  // A JSON Lines line that is not one JSON object within the limits fails on its own.
+  if (row.invalid)
+    return {
+      line: { row: row.row, external_id: null, result: 'failed', id: null, errors: { row: [MESSAGES.invalid] } },
+      stored: false,
+    };
   const paths = PATHS[type];
   const body: Body = { ...row.body };
   const externalId = body.external_id;
@@ -528,7 +537,8 @@ async function applyRow(
     (result: ResultLine['result']) =>
     (id: string | null, fields: FieldMessages | null = null): ResultLine => ({
       row: row.row,
-      external_id: typeof externalId === 'string' ? externalId : null,
+      // An id only when it is one: an invalid external_id is a value the results never repeat.
+      external_id: extId ?? null,
       result: fields ? 'failed' : result,
       id: fields ? null : id,
       errors: fields,

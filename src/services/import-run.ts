@@ -16,13 +16,19 @@
  * are stored are counted, not applied again. At the end: the results file
  * (from the stored results, in row order), the final state with its
  * `import.completed` / `import.failed` feed entry in one transaction, and the
- * upload deleted.
+ * upload deleted. An upload that lands after its import ended is deleted.
+ *
+ * No import stays `running` for nobody: the run function tries a failing
+ * run again and then ends the import (`run_failed`, failImport), and the
+ * watchdog (watchImports) ends one whose progress has not moved for longer
+ * than a run may take.
  */
 import { randomUUID } from 'node:crypto';
 import {
   PROGRESS_INTERVAL_MS,
   addCounts,
   effectiveStatus,
+  isStalled,
   zeroCounts,
   type FailureReason,
   type ImportCounts,
@@ -38,6 +44,7 @@ import {
   importLaneOwner,
   leaseImport,
   readImport,
+  readImportsInProgress,
   readRowResults,
   releaseImportLease,
   saveImportProgress,
@@ -64,6 +71,8 @@ export interface RunOptions {
   readonly timeLeftMs?: () => number;
   /** Row messages in the import's language (the http layer's catalogues). */
   readonly translate?: (fields: FieldMessages, language: string) => FieldMessages;
+  /** How long a read of the upload waits for bytes before it fails (default UPLOAD_READ_IDLE_MS). */
+  readonly readIdleMs?: number;
 }
 
 /** What a run did: finished the import, stopped to be resumed, or found nothing to do (no upload, ended, leased). */
@@ -83,11 +92,16 @@ const originOf = (job: ImportJob): WriteOrigin => ({
 export async function runImport(businessId: string, id: string, options: RunOptions = {}): Promise<RunOutcome> {
   const timeLeft = options.timeLeftMs ?? (() => Infinity);
   const current = await readImport(businessId, id);
-  if (!current || !['awaiting_upload', 'running'].includes(current.status)) return IDLE;
+  if (!current || !['awaiting_upload', 'running'].includes(current.status)) {
+    // An upload that came after its import ended (the form is valid 15 minutes): nothing reads it, it goes.
+    await deleteUpload(businessId, id);
+    return IDLE;
+  }
   const size = await uploadSize(businessId, id);
   if (size === undefined) {
     // Nothing uploaded: an expired upload ends the import, else the upload's own event starts the run.
-    if (effectiveStatus(current, Date.now()).failureReason === 'upload_expired') return fail(current, 'upload_expired');
+    if (effectiveStatus(current, Date.now()).failureReason === 'upload_expired')
+      return fail(current, 'upload_expired', { status: current.status });
     return IDLE;
   }
   const lease = randomUUID();
@@ -95,15 +109,16 @@ export async function runImport(businessId: string, id: string, options: RunOpti
   if (!job) return IDLE;
   try {
     if (current.status === 'awaiting_upload' && effectiveStatus(current, Date.now()).status === 'failed')
-      return await fail(job, 'upload_expired', lease);
-    if (size !== job.size) return await fail(job, 'size_mismatch', lease);
+      return await fail(job, 'upload_expired', { lease });
+    if (size !== job.size) return await fail(job, 'size_mismatch', { lease });
     const config = await readBusinessConfig(businessId);
     const kinds = importCellKinds(job.type, config);
     if (!job.checked) {
       try {
-        for await (const row of readImportRows(uploadBytes(businessId, id), job.format, kinds)) void row;
+        for await (const row of readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds))
+          void row;
       } catch (error) {
-        if (error instanceof ImportFileError) return await fail(job, error.reason, lease);
+        if (error instanceof ImportFileError) return await fail(job, error.reason, { lease }, error.failureRow);
         throw error;
       }
       await saveImportProgress(job, lease, LEASE_MS, { checkpoint: 0, counts: zeroCounts(), checked: true });
@@ -112,7 +127,7 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     let counts: ImportCounts = job.counts;
     let checkpoint = job.checkpoint;
     let savedAt = Date.now();
-    const lines = applyImportRows(readImportRows(uploadBytes(businessId, id), job.format, kinds), {
+    const lines = applyImportRows(readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds), {
       businessId,
       type: job.type,
       mode: job.mode,
@@ -135,7 +150,7 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       }
     }
     await writeResultsFile(businessId, id, resultLines(businessId, id));
-    await finish(job, lease, { status: 'completed', counts });
+    await finish(job, { lease }, { status: 'completed', counts });
     await deleteUpload(businessId, id);
     return { outcome: 'finished', status: 'completed' };
   } catch (error) {
@@ -156,17 +171,94 @@ async function* resultLines(businessId: string, id: string): AsyncGenerator<stri
   } while (start);
 }
 
-async function fail(job: ImportJob, reason: FailureReason, lease?: string): Promise<RunOutcome> {
-  await finish(job, lease, { status: 'failed', counts: zeroCounts(), failureReason: reason });
+/**
+ * Ends the import as failed, under the lease of the run that fails it or in
+ * the state it was read in. A whole-file failure wrote nothing (zero counts);
+ * `run_failed` keeps the counts of the rows applied before.
+ */
+async function fail(
+  job: ImportJob,
+  reason: FailureReason,
+  condition: EndCondition,
+  failureRow?: number,
+): Promise<RunOutcome> {
+  const counts = reason === 'run_failed' ? await appliedCounts(job) : zeroCounts();
+  await finish(job, condition, { status: 'failed', counts, failureReason: reason, failureRow });
   await deleteUpload(job.businessId, job.id).catch(() => undefined);
   return { outcome: 'finished', status: 'failed' };
 }
 
+/** The counts of every row with a stored result: the checkpoint's, and those stored after it. */
+async function appliedCounts(job: ImportJob): Promise<ImportCounts> {
+  let counts = job.counts;
+  let start: Awaited<ReturnType<typeof readRowResults>>['next'];
+  do {
+    const page = await readRowResults(job.businessId, job.id, job.checkpoint, start);
+    counts = addCounts(counts, page.lines);
+    start = page.next;
+  } while (start);
+  return counts;
+}
+
+/**
+ * Ends a running import whose runs kept failing (`run_failed`): the run
+ * function's last try. False when the import is no longer running, or a run
+ * moved it since it was read (then that run is its owner).
+ */
+export async function failImport(businessId: string, id: string): Promise<boolean> {
+  const job = await readImport(businessId, id);
+  if (!job || job.status !== 'running') return false;
+  try {
+    await fail(job, 'run_failed', { status: 'running', progressAt: job.progressAt, unleasedAt: Date.now() });
+    return true;
+  } catch (error) {
+    if (error instanceof ImportStateChanged) return false;
+    throw error;
+  }
+}
+
+/**
+ * The watchdog: every import in progress, of every business, whose progress
+ * has not moved for IMPORT_STALL_MS (src/domain/imports.ts) ends as
+ * `run_failed`; one whose upload never came ends as `upload_expired`. The
+ * imports it ended.
+ */
+export async function watchImports(
+  now = Date.now(),
+): Promise<{ businessId: string; id: string; reason: FailureReason }[]> {
+  const ended: { businessId: string; id: string; reason: FailureReason }[] = [];
+  let start: Awaited<ReturnType<typeof readImportsInProgress>>['next'];
+  do {
+    const page = await readImportsInProgress(start);
+    for (const ref of page.refs) {
+      const job = await readImport(ref.businessId, ref.id);
+      if (!job) continue;
+      const reason: FailureReason | undefined = isStalled(job, now)
+        ? 'run_failed'
+        : effectiveStatus(job, now).failureReason === 'upload_expired'
+          ? 'upload_expired'
+          : undefined;
+      if (!reason) continue;
+      try {
+        await fail(job, reason, { status: job.status, progressAt: job.progressAt, unleasedAt: now });
+        ended.push({ ...ref, reason });
+      } catch (error) {
+        if (!(error instanceof ImportStateChanged)) throw error;
+      }
+    }
+    start = page.next;
+  } while (start);
+  return ended;
+}
+
+/** What the end of an import requires: the lease of the run ending it, or the state it was read in. */
+type EndCondition = { lease: string } | { status: string; progressAt?: string; unleasedAt?: number };
+
 /** The final state and its feed entry (data: the import as GET shows it), in one transaction. */
 async function finish(
   job: ImportJob,
-  lease: string | undefined,
-  end: { status: 'completed' | 'failed'; counts: ImportCounts; failureReason?: FailureReason },
+  condition: EndCondition,
+  end: { status: 'completed' | 'failed'; counts: ImportCounts; failureReason?: FailureReason; failureRow?: number },
 ): Promise<void> {
   const lane = importLaneOwner(job.type);
   await runWithOrigin(originOf(job), () =>
@@ -178,6 +270,7 @@ async function finish(
         status: end.status,
         counts: end.counts,
         failureReason: end.failureReason ?? null,
+        failureRow: end.failureRow ?? null,
         updatedAt,
       };
       await transactWrite([
@@ -188,8 +281,9 @@ async function finish(
             counts: end.counts,
             updated_at: updatedAt,
             ...(end.failureReason ? { failure_reason: end.failureReason } : {}),
+            ...(end.failureRow !== undefined ? { failure_row: end.failureRow } : {}),
           },
-          lease ? { lease } : { status: job.status },
+          condition,
         ),
         ...feedAppendWrites(job.businessId, feedLaneStateOf(lane, job.id, counter), [importEndedEntry(ended)]),
       ]);

@@ -25,6 +25,7 @@ import { idempotentCreate, type Idempotency } from '../data/idempotency';
 import {
   ImportStateChanged,
   createImportWrites,
+  endImportItemWrites,
   endImportWrites,
   importEndedEntry,
   readForCreate,
@@ -90,6 +91,8 @@ export async function createImport(
         updatedAt: now,
         counts: zeroCounts(),
         failureReason: null,
+        failureRow: null,
+        progressAt: now,
         tokenId: creator.tokenId,
         tokenName: creator.tokenName,
         requestId: creator.requestId,
@@ -118,7 +121,7 @@ export async function createImport(
           updatedAt: String(set.updated_at),
         };
         writes.push(
-          ...endImportWrites(state.active, set, { status: 'awaiting_upload' }).slice(0, 1),
+          ...endImportItemWrites(state.active, set, { status: 'awaiting_upload' }),
           ...feedAppendWrites(businessId, state.activeLane, [importEndedEntry(ended)]),
         );
       }

@@ -29,6 +29,7 @@ import {
   handlerEntry,
 } from '../../lib/api-stack';
 import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
+import { IMPORT_RUN_TIMEOUT_MS, IMPORT_STALL_MS } from '../../src/domain/imports';
 import { BUCKET_GRANTS, TABLE_GRANTS } from '../../src/http/grants';
 import { THRESHOLDS } from '../../lib/constructs/monitoring';
 import { TABLE, projectionOf } from '../../src/data/table-definition';
@@ -396,8 +397,11 @@ describe('IAM least privilege', () => {
     const deleters = ALL_FUNCTIONS.filter(({ name }) => dynamoActionsOf(name).includes('dynamodb:DeleteItem'));
     expect(deleters.map((f) => f.name).sort()).toEqual([
       RETENTION_JOB.name,
+      // an import's entry among the imports in progress (the watchdog's list) goes when it ends or is replaced
+      'create-import',
       'delete-application',
       'delete-attachment',
+      'delete-import',
       'delete-webhook-subscription',
       // an imported row's employee_number change releases the old value, as update-employee does
       IMPORT_WORKER.name,
@@ -517,13 +521,29 @@ describe('alarms', () => {
     });
   });
 
-  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + failed checks + export dead letters + failed imports, nothing else', () => {
-    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1 + 1 + 1);
+  test('the full set: 3 per function + 7 for the service + 2 for webhook queues + rejected uploads + failed checks + export dead letters + failed imports + stalled imports, nothing else', () => {
+    expect(alarms()).toHaveLength(3 * ALL_FUNCTIONS.length + 7 + 2 + 1 + 1 + 1 + 1 + 1);
     // Contract §19: one attachment check that kept failing (an upload left pending) raises it.
     const failedChecks = alarms().filter((a) => a.Properties.MetricName === 'FailedAttachmentChecks');
     expect(failedChecks.map((a) => [a.Properties.Threshold, a.Properties.Statistic])).toEqual([[1, 'Sum']]);
     const failedImports = alarms().filter((a) => a.Properties.MetricName === 'FailedImports');
     expect(failedImports).toHaveLength(1);
+    // Contract §22: one import ended as run_failed (its runs kept failing, or the watchdog found it stalled) raises it.
+    const stalled = alarms().filter((a) => a.Properties.MetricName === 'StalledImports');
+    expect(stalled.map((a) => [a.Properties.Threshold, a.Properties.Statistic])).toEqual([[1, 'Sum']]);
+  });
+
+  test('the import watchdog: a schedule invokes the run function with {"watch": true}, within a stall\'s margin', () => {
+    const runFn = functionId(IMPORT_WORKER.name);
+    const rules = ofType('AWS::Events::Rule')
+      .map(([, rule]) => rule.Properties)
+      .filter((p) => JSON.stringify(p.Targets).includes(runFn));
+    expect(rules).toHaveLength(1);
+    expect(rules[0]!.ScheduleExpression).toBe(`rate(${IMPORT_WORKER.watchEvery.toMinutes()} minutes)`);
+    expect(JSON.parse(rules[0]!.Targets[0].Input)).toEqual({ watch: true });
+    // A stalled import is ended at most one round after its margin.
+    expect(IMPORT_WORKER.watchEvery.toMilliseconds()).toBeLessThanOrEqual(IMPORT_STALL_MS - IMPORT_RUN_TIMEOUT_MS);
+    expect(IMPORT_WORKER.timeout.toMilliseconds()).toBe(IMPORT_RUN_TIMEOUT_MS);
   });
 
   test('every alarm notifies the alarm topic, which mails alarmEmail', () => {

@@ -88,7 +88,7 @@ describe('applying rows (contract §22)', () => {
       [1, 'e-1', 'created'],
       [2, 'e-2', 'failed'],
       [3, 'e-3', 'failed'],
-      [4, 'bad id', 'failed'],
+      [4, null, 'failed'],
       [5, 'e-4', 'created'],
     ]);
     expect(lines[1]?.errors).toEqual({

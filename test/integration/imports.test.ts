@@ -10,10 +10,11 @@ import {
   type FaultModes,
 } from '../support/dynamo-proxy';
 import { handler as runImportFunction } from '../../functions/run-import';
-import { runImport } from '../../src/services/import-run';
+import { runImport, watchImports } from '../../src/services/import-run';
+import { IMPORT_STALL_MS } from '../../src/domain/imports';
 import { inCallScope } from '../../src/data/call-scope';
 import { createToken } from '../../src/data/token-store';
-import { uploadSize } from '../../src/data/import-objects';
+import { uploadBytes, uploadSize } from '../../src/data/import-objects';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../../src/data/client';
 import { tableName } from '../../src/data/config';
@@ -238,6 +239,116 @@ describe('an import from POST to results (contract §22)', () => {
   });
 });
 
+describe('every import ends (contract §22): failures name their reason, no import stays running', () => {
+  it('a CSV with a quote inside an unquoted cell fails as malformed_file at its row, and the next import starts', async () => {
+    const created = await importFile('first_name,last_name\nAnna,Huber\nAnna,O"Brien\n');
+    expect(await show(created.body.id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'malformed_file',
+      failure_row: 2,
+      results_url: null,
+    });
+    const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(next.status).toBe(201);
+    expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
+  });
+
+  it('results hold no value: an invalid external_id (a formula, 800 KB) is null with its message; a broken line fails alone', async () => {
+    const file = [
+      JSON.stringify({ external_id: "=cmd|' /C calc'!A0", first_name: 'Eva', last_name: 'Formel' }),
+      JSON.stringify({ external_id: 'x'.repeat(800_000), first_name: 'Lang', last_name: 'Id' }),
+      '{"first_name": "Kaputt",',
+      JSON.stringify({ external_id: 'ok-1', first_name: 'Gut', last_name: 'Zeile' }),
+    ].join('\n');
+    const created = await importFile(file, { format: 'jsonl', language: 'de' });
+    const shown = await show(created.body.id);
+    expect(shown).toMatchObject({ status: 'completed', counts: { rows: 4, created: 1, failed: 3 } });
+    const lines = await results(shown.results_url);
+    expect(lines).toEqual([
+      { row: 1, external_id: null, result: 'failed', id: null, errors: { external_id: ['ist nicht gültig'] } },
+      { row: 2, external_id: null, result: 'failed', id: null, errors: { external_id: ['ist nicht gültig'] } },
+      { row: 3, external_id: null, result: 'failed', id: null, errors: { row: ['ist nicht gültig'] } },
+      { row: 4, external_id: 'ok-1', result: 'created', id: expect.any(String), errors: null },
+    ]);
+    const text = JSON.stringify(lines);
+    for (const value of ['calc', 'Formel', 'xxxx', 'Kaputt']) expect(text).not.toContain(value);
+  });
+
+  it('an upload that lands after its import ended is deleted when it lands', async () => {
+    const file = 'first_name,last_name\nLate,Upload\n';
+    const created = await importFile(file);
+    expect(await show(created.body.id)).toMatchObject({ status: 'completed' });
+    // The form is still valid: the same file again, after the end.
+    expect(await uploadAs(created.body.upload, Buffer.from(file))).toBe(204);
+    expect(await uploadSize(BUSINESS, created.body.id)).toBe(file.length);
+    await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, file.length));
+    expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+    expect(await show(created.body.id)).toMatchObject({ status: 'completed', counts: { rows: 1, created: 1 } });
+  });
+
+  it('a re-upload during the file check: the read that stalls fails, and the run tried again ends the import', async () => {
+    // One row, then blank lines: more than the socket buffers between the S3 server and this reader hold.
+    const file = Buffer.from(`first_name,last_name\nRe,Upload\n${'\n'.repeat(8_000_000)}`);
+    const created = await importFile(file, { run: false });
+    const { id } = created.body;
+    // The check's read has its first bytes when the same form uploads a smaller file.
+    const read = uploadBytes(BUSINESS, id, 1000);
+    expect((await read.next()).done).toBe(false);
+    expect(await uploadAs(created.body.upload, Buffer.from('first_name,last_name\nRo,Upload\n'))).toBe(204);
+    // The local S3 server rewrote the file under the read: its answer stops short, the socket open. The read fails.
+    await expect(
+      (async () => {
+        for await (const chunk of read) void chunk;
+      })(),
+    ).rejects.toThrow(/no bytes/);
+    // The run the new upload's event starts ends the import: the file there is now is not the declared size.
+    await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, 30));
+    expect(await show(id)).toMatchObject({ status: 'failed', failure_reason: 'size_mismatch' });
+  });
+
+  it('the watchdog ends an import whose progress stopped for longer than a run may take, and only such', async () => {
+    const total = (await send('GET', '/employees')).body.total_entries;
+    const created = await importFile('external_id,first_name,last_name\nw-1,Wach,Hund\nw-2,Wach,Hund\n', {
+      run: false,
+    });
+    const { id } = created.body;
+    // A run that applied the first row and then died (no error reaches anybody, no lease renewed).
+    let rows = 0;
+    await expect(
+      inCallScope('run-import', () =>
+        runImport(BUSINESS, id, {
+          timeLeftMs: () => {
+            if (++rows > 1) throw new Error('killed');
+            return Infinity;
+          },
+        }),
+      ),
+    ).rejects.toThrow('killed');
+    expect(await show(id)).toMatchObject({ status: 'running' });
+    const blocked = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(blocked.body.error).toBe('import_in_progress');
+    // Within a run's timeout plus the margin: left alone.
+    expect(await inCallScope('run-import', () => watchImports(Date.now() + IMPORT_STALL_MS - 60_000))).toEqual([]);
+    expect(await show(id)).toMatchObject({ status: 'running' });
+    const ended = await inCallScope('run-import', () => watchImports(Date.now() + IMPORT_STALL_MS + 1000));
+    expect(ended).toContainEqual({ businessId: BUSINESS, id, reason: 'run_failed' });
+    const shown = await show(id);
+    expect(shown).toMatchObject({ status: 'failed', failure_reason: 'run_failed', results_url: null });
+    // The rows applied before stay, counted.
+    expect(shown.counts.created).toBeGreaterThan(0);
+    expect(shown.counts.rows).toBe(shown.counts.created);
+    expect((await send('GET', '/employees')).body.total_entries).toBe(total + shown.counts.created);
+    const entries = (await send('GET', '/changes?limit=500&types=import.failed')).body.entries as any[];
+    expect(entries.filter((e) => e.id === id).map((e) => e.data.failure_reason)).toEqual(['run_failed']);
+    expect(await uploadSize(BUSINESS, id)).toBeUndefined();
+    // The next import starts; a later round finds nothing to end.
+    const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+    expect(next.status).toBe(201);
+    expect(await inCallScope('run-import', () => watchImports(Date.now() + 60_000))).toEqual([]);
+    expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
+  });
+});
+
 describe('runs that stop anywhere are resumed, every row applied exactly once', () => {
   const ROWS = 24;
   const file = (prefix: string) =>
@@ -413,6 +524,29 @@ describe('runs that stop anywhere are resumed, every row applied exactly once', 
         rows: ROWS,
         skipped: ROWS,
       });
+    });
+
+    it('a run that keeps failing is tried again, then the import ends as run_failed with what it applied', async () => {
+      const total = (await send('GET', '/employees')).body.total_entries;
+      const created = await importFile(file('r'), { run: false });
+      // Every run commits its chunk, then cannot keep its external ids: it fails, each time.
+      proxy.setModes({ throttle: 1, operations: ['BatchWriteItem'] });
+      try {
+        await runImportFunction(objectCreatedEvent(created.body.upload.fields.key, 1));
+      } finally {
+        proxy.setModes({});
+      }
+      const shown = await show(created.body.id);
+      expect(shown).toMatchObject({ status: 'failed', failure_reason: 'run_failed' });
+      // Its first chunk was committed: those rows stay, counted.
+      expect(shown.counts.created).toBeGreaterThan(0);
+      expect(shown.counts.rows).toBe(shown.counts.created);
+      expect((await send('GET', '/employees')).body.total_entries).toBe(total + shown.counts.created);
+      expect(await uploadSize(BUSINESS, created.body.id)).toBeUndefined();
+      // The next import starts.
+      const next = await send('POST', '/imports', { type: 'employees', format: 'csv', size: 10 });
+      expect(next.status).toBe(201);
+      expect(await send('DELETE', `/imports/${next.body.id}`)).toMatchObject({ status: 204 });
     });
 
     it('a chunk committed, then the run stops before its external ids are kept: the next run keeps them', async () => {

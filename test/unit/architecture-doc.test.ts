@@ -49,6 +49,7 @@ const built: Record<string, Key> = {
   'import count': keys.importMeta('<bid>'),
   // Row numbers are zero-padded; the doc names them <row>.
   'import row': keys.importRow('<bid>', '<id>', '<row>'),
+  'import in progress': keys.importInProgress('<bid>', '<id>'),
 };
 
 describe('docs/architecture.md matches the key design', () => {

@@ -1,6 +1,21 @@
 import fc from 'fast-check';
-import { ImportFileError, convertCell, readImportRows, separatorOf, type CellKind } from '../../src/domain/import-rows';
-import { addCounts, effectiveStatus, isExternalId, zeroCounts, type ImportJob } from '../../src/domain/imports';
+import {
+  ImportFileError,
+  MAX_LINE_CHARS,
+  convertCell,
+  readImportRows,
+  separatorOf,
+  type CellKind,
+} from '../../src/domain/import-rows';
+import {
+  RESULT_ERRORS_CHARS,
+  addCounts,
+  boundedErrors,
+  effectiveStatus,
+  isExternalId,
+  zeroCounts,
+  type ImportJob,
+} from '../../src/domain/imports';
 import { MAX_IMPORT_ROWS } from '../../src/domain/imports';
 
 /** The bytes in chunks of `size`: rows, quotes and multi-byte characters cut anywhere. */
@@ -32,6 +47,31 @@ async function failure(text: string | Buffer, format: 'csv' | 'jsonl'): Promise<
   return 'none';
 }
 
+/** The failure of a file as reason@failure_row, and how many bytes the reader took from its source before it. */
+async function failureOf(source: AsyncIterable<Uint8Array>, format: 'csv' | 'jsonl' = 'csv') {
+  let read = 0;
+  async function* counted(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of source) {
+      read += chunk.length;
+      yield chunk;
+    }
+  }
+  try {
+    for await (const row of readImportRows(counted(), format, kindOf)) void row;
+  } catch (error) {
+    if (error instanceof ImportFileError) return { failure: `${error.reason}@${error.failureRow}`, read };
+    throw error;
+  }
+  return { failure: 'none', read };
+}
+
+/** `size` bytes of `fill` in 64 KiB chunks, after `head`, made as they are read. */
+async function* generated(head: string, fill: string, size: number): AsyncGenerator<Uint8Array> {
+  yield Buffer.from(head);
+  const block = Buffer.from(fill.repeat(Math.ceil(65_536 / fill.length)));
+  for (let sent = 0; sent < size; sent += block.length) yield block;
+}
+
 describe('CSV rows (contract §22)', () => {
   it('reads a spreadsheet export: BOM, `;`, quoted separators and line breaks, empty cells absent, typed cells', async () => {
     const file =
@@ -57,6 +97,25 @@ describe('CSV rows (contract §22)', () => {
     expect(await failure('a,a\n1,2\n', 'csv')).toBe('malformed_file');
     expect(await failure('', 'csv')).toBe('malformed_file');
     expect(await failure(Buffer.from([0x61, 0x0a, 0xc3, 0x28, 0x0a]), 'csv')).toBe('not_utf8');
+  });
+
+  it('a cell csv-parse cannot read (a quote inside an unquoted cell) is malformed_file naming its row', async () => {
+    const file = 'first_name,last_name\nAnna,Huber\nAnna,O"Brien\nKarl,Otto\n';
+    expect((await failureOf(chunks(Buffer.from(file), 5))).failure).toBe('malformed_file@2');
+    expect((await failureOf(chunks(Buffer.from('a,b\n1,2\n3,4,5\n'), 4))).failure).toBe('malformed_file@2');
+    expect((await failureOf(chunks(Buffer.from('a,"b\n1,2\n'), 4))).failure).toBe('malformed_file@0');
+    expect((await failureOf(chunks(Buffer.from('a,a\n1,2\n'), 4))).failure).toBe('malformed_file@0');
+  });
+
+  it('stops at a line over 1 MiB: the header or a row, reading little more than that line', async () => {
+    // 8 MB without a line break: the header line never ends.
+    const header = await failureOf(generated('', 'abcdefgh,', 8_000_000));
+    expect(header.failure).toBe('malformed_file@0');
+    expect(header.read).toBeLessThan(MAX_LINE_CHARS + 200_000);
+    // A quoted cell that never closes, after two rows.
+    const row = await failureOf(generated('a,b\n1,2\n3,4\n5,"', 'x', 8_000_000));
+    expect(row.failure).toBe('malformed_file@3');
+    expect(row.read).toBeLessThan(MAX_LINE_CHARS + 200_000);
   });
 
   it('numbers cells as JSON numbers only, and reads arrays as JSON arrays', () => {
@@ -104,10 +163,35 @@ describe('JSON Lines rows', () => {
     ]);
   });
 
-  it('refuses a line that is not a JSON object', async () => {
-    expect(await failure('{"a":1}\n[1]\n', 'jsonl')).toBe('malformed_file');
-    expect(await failure('{"a":1}\n{"a":\n', 'jsonl')).toBe('malformed_file');
-    expect(await failure('"x"\n', 'jsonl')).toBe('malformed_file');
+  it('a line that is not one JSON object is a row of its own that fails; the others are read', async () => {
+    const deep = `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`;
+    expect(await rows(`{"a":1}\n[1]\n{"a":\n\n"x"\n${deep}\n{"b":2}`, 'jsonl', 5)).toEqual([
+      { row: 1, body: { a: 1 } },
+      { row: 2, body: {}, invalid: true },
+      { row: 3, body: {}, invalid: true },
+      { row: 4, body: {}, invalid: true },
+      { row: 5, body: {}, invalid: true },
+      { row: 6, body: { b: 2 } },
+    ]);
+  });
+
+  it('a line over 1 MiB is a failed row, its text not held; the lines after it are read', async () => {
+    async function* file(): AsyncGenerator<Uint8Array> {
+      yield Buffer.from('{"a":1}\n{"big":"');
+      yield* generated('', 'y', 3_000_000);
+      yield Buffer.from('"}\n{"a":2}\n');
+    }
+    const out = [];
+    for await (const row of readImportRows(file(), 'jsonl', kindOf)) out.push(row);
+    expect(out).toEqual([
+      { row: 1, body: { a: 1 } },
+      { row: 2, body: {}, invalid: true },
+      { row: 3, body: { a: 2 } },
+    ]);
+    // Exactly at the limit it is still a row of its own.
+    const limit = `{"s":"${'z'.repeat(MAX_LINE_CHARS - 8)}"}`;
+    expect(limit.length).toBe(MAX_LINE_CHARS);
+    expect((await rows(`${limit}\n`, 'jsonl', 65_536))[0]?.invalid).toBeUndefined();
   });
 
   it(`refuses more than ${MAX_IMPORT_ROWS} rows`, async () => {
@@ -135,6 +219,21 @@ describe('import rules', () => {
     expect(isExternalId('')).toBe(false);
     expect(isExternalId('a b')).toBe(false);
     expect(isExternalId(7)).toBe(false);
+  });
+
+  it('a result line keeps messages only, bounded: long field names cut, fields past the budget left out', () => {
+    const long = 'k'.repeat(800_000);
+    expect(boundedErrors({ [long]: ['is not a known field'] })).toEqual({
+      [`${'k'.repeat(100)}…`]: ['is not a known field'],
+    });
+    const many = Object.fromEntries(
+      Array.from({ length: 1000 }, (_, i) => [`field_${i}_${'x'.repeat(90)}`, ['is invalid']]),
+    );
+    const kept = boundedErrors(many);
+    expect(JSON.stringify(kept).length).toBeLessThanOrEqual(RESULT_ERRORS_CHARS);
+    expect(Object.keys(kept)[0]).toBe(Object.keys(many)[0]);
+    const small = { first_name: ["can't be blank"], birthday: ['is invalid'] };
+    expect(boundedErrors(small)).toEqual(small);
   });
 
   it('counts add up to rows', () => {

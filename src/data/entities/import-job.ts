@@ -16,7 +16,7 @@ import {
   type ImportStatus,
   type ResultLine,
 } from '../../domain/imports';
-import { keys, type Key } from '../keys';
+import { IMPORTS_IN_PROGRESS, keys, type Key } from '../keys';
 import { pattern } from './entity';
 
 /** The worker run holding the import (a random id) and until when (epoch ms). */
@@ -29,6 +29,17 @@ export const importJob = {
   key: (businessId: string, id: string): Key => keys.importJob(businessId, id),
   metaKey: (businessId: string): Key => keys.importMeta(businessId),
   rowKey: (businessId: string, importId: string, row: number): Key => keys.importRow(businessId, importId, row),
+  /** The import's entry among the imports in progress of every business (the watchdog's list). */
+  inProgressKey: (businessId: string, id: string): Key => keys.importInProgress(businessId, id),
+  inProgressItem: (job: Pick<ImportJob, 'businessId' | 'id'>): Record<string, unknown> => ({
+    ...keys.importInProgress(job.businessId, job.id),
+    business_id: job.businessId,
+    import_id: job.id,
+  }),
+  refOfInProgress: (item: Readonly<Record<string, unknown>>): { businessId: string; id: string } => ({
+    businessId: String(item.business_id),
+    id: String(item.import_id),
+  }),
   patterns: {
     byPosition: pattern(
       'table',
@@ -40,6 +51,7 @@ export const importJob = {
       'row number',
       (p: { businessId: string; importId: string }) => keys.importRow(p.businessId, p.importId, 0).PK,
     ),
+    inProgress: pattern('table', 'import id, business id', () => IMPORTS_IN_PROGRESS),
   },
   leaseAttributes: LEASE,
   /** The id of the import at `position`: the position first (sortable), then randomness. */
@@ -70,6 +82,7 @@ export const importJob = {
     token_name: job.tokenName,
     request_id: job.requestId,
     checkpoint: job.checkpoint,
+    progress_at: job.progressAt,
   }),
   fromItem: (item: Readonly<Record<string, unknown>>): ImportJob => ({
     id: String(item.SK),
@@ -84,6 +97,11 @@ export const importJob = {
     updatedAt: String(item.updated_at ?? item.created_at),
     counts: { ...zeroCounts(), ...((item.counts as ImportCounts | undefined) ?? {}) },
     failureReason: (item.failure_reason as FailureReason | undefined) ?? null,
+    failureRow: typeof item.failure_row === 'number' ? item.failure_row : null,
+    // Its latest move: created, its run started (started_at), progress stored (progress_at).
+    progressAt: [item.progress_at, item.started_at, item.created_at]
+      .filter((t): t is string => typeof t === 'string')
+      .reduce((a, b) => (b > a ? b : a), ''),
     tokenId: String(item.token_id ?? ''),
     tokenName: String(item.token_name ?? ''),
     requestId: typeof item.request_id === 'string' ? item.request_id : null,
