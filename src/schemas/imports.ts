@@ -78,7 +78,7 @@ export const Import = {
     status: {
       enum: ['awaiting_upload', 'running', 'completed', 'failed', 'cancelled'],
       description:
-        'awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`, nothing written); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)',
+        'awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`: nothing written when the file check fails; the rows applied before `run_failed` or `token_revoked` stay, counted); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)',
     },
     failure_reason: {
       enum: [...FAILURE_REASONS],

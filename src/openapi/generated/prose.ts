@@ -137,7 +137,7 @@ export const PROSE: Readonly<Record<string, string>> = {
     "",
     "# get-import",
     "",
-    "An import: status, `counts` (growing while it runs), `failure_reason` when failed (nothing written), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.",
+    "An import: status, `counts` (growing while it runs), `failure_reason` when failed (a file check failure writes nothing; `run_failed` and `token_revoked` keep the rows applied before, counted), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.",
     "",
     "# delete-import",
     "",
