@@ -538,7 +538,7 @@ export interface paths {
         };
         /**
          * Show an import: status, counts, results_url once completed
-         * @description An import: status, `counts` (growing while it runs), `failure_reason` when failed (nothing written), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.
+         * @description An import: status, `counts` (growing while it runs), `failure_reason` when failed (a file check failure writes nothing; `run_failed` and `token_revoked` keep the rows applied before, counted), and once completed a `results_url` valid 5 minutes: JSON Lines, one `ImportResultLine` per row in row order (ids, results, error messages; never a field value), kept 7 days. Needs the read or write scope of its type.
          *
          *     Scope: `employees:read` or `employees:write` or `applications:read` or `applications:write`.
          */
@@ -1287,7 +1287,7 @@ export interface components {
             /** @enum {unknown} */
             mode: "apply" | "validate";
             /**
-             * @description awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`, nothing written); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)
+             * @description awaiting_upload → running → completed (every row applied or rejected) or failed (`failure_reason`: nothing written when the file check fails; the rows applied before `run_failed` or `token_revoked` stay, counted); cancelled by DELETE while awaiting the upload. An upload not made within 24 hours fails the import (`upload_expired`)
              * @enum {unknown}
              */
             status: "awaiting_upload" | "running" | "completed" | "failed" | "cancelled";
