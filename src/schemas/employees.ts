@@ -1,5 +1,5 @@
 import { MAX_DECIMAL_PLACES } from '../domain/numbers';
-import { datetime, FORMAT_PATTERNS, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
+import { date, datetime, FORMAT_PATTERNS, namedOrCustomKeys, notBlank, nullableDate, PageQuery } from './common';
 
 /**
  * Employees and employee jobs (seed-api.md "Employee", "Employee job"; contract §4, §5).
@@ -229,6 +229,29 @@ export const EmployeeJob = {
     updated_at: datetime,
   },
   propertyNames: namedOrCustomKeys([...EMPLOYEE_JOB_WRITABLE_FIELDS, ...EMPLOYEE_JOB_READ_ONLY]),
+} as const;
+
+/** `as_of` (contract §26): the day an employee's derived job fields are answered for. */
+const asOf = {
+  as_of: {
+    ...date,
+    description:
+      "A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone",
+  },
+} as const;
+
+/** GET /employees/{id}. */
+export const EmployeeShowQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: asOf,
+} as const;
+
+/** GET /employees. */
+export const EmployeeQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...PageQuery.properties, ...asOf },
 } as const;
 
 export const EmployeeJobQuery = {

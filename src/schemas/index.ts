@@ -8,6 +8,8 @@ import {
   EmployeeJob,
   EmployeeJobCreate,
   EmployeeJobQuery,
+  EmployeeQuery,
+  EmployeeShowQuery,
   EmployeeUpdate,
 } from './employees';
 import { Export, ExportCreate, ExportCreated } from './exports';
@@ -34,6 +36,8 @@ export const SCHEMAS: Record<string, object> = {
   EmployeeCreate,
   EmployeeUpdate,
   Employee,
+  EmployeeQuery,
+  EmployeeShowQuery,
   EmployeeJobCreate,
   EmployeeJob,
   EmployeeJobQuery,

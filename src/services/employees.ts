@@ -431,18 +431,21 @@ export async function updateEmployee(
   }, EMPLOYEE_WRITE_ATTEMPTS);
 }
 
-/** GET /employees/{id}: config and record in one BatchGetItem. */
-export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
+/**
+ * GET /employees/{id}: config and record in one BatchGetItem; the derived job fields as of `asOf` (contract §26), by
+ * default today in the business's timezone.
+ */
+export async function showEmployee(businessId: string, id: string, asOf?: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
   if (!record) throw notFound('employee', id);
-  return ok(employeeView(record, config, todayIn(config.timezone)), {
+  return ok(employeeView(record, config, asOf ?? todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });
 }
 
-/** GET /employees?page=n: a page of the business list with holes (docs/pagination.md). */
-export async function listEmployees(businessId: string, page: PageRequest, along?: ReadAlong) {
+/** GET /employees?page=n: a page of the business list with holes (docs/pagination.md), derived fields as of `asOf`. */
+export async function listEmployees(businessId: string, page: PageRequest, along?: ReadAlong, asOf?: string) {
   const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, page, along);
-  const today = todayIn(config.timezone);
-  return { entries: items.map((item) => employeeView(item, config, today)), total };
+  const day = asOf ?? todayIn(config.timezone);
+  return { entries: items.map((item) => employeeView(item, config, day)), total };
 }
