@@ -1074,10 +1074,10 @@ export interface components {
                     /** @constant */
                     type: "system";
                     /**
-                     * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                     * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                      * @enum {string}
                      */
-                    name: "retention" | "attachment_check";
+                    name: "retention" | "attachment_check" | "effective_date";
                 } | {
                     /**
                      * @description The admin tool (`npm run admin`)
@@ -1382,10 +1382,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1514,6 +1514,8 @@ export interface operations {
                 page?: number;
                 /** @description Entries per page, default 30; plain decimal digits (contract §7) */
                 per_page?: number;
+                /** @description A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone */
+                as_of?: string;
             };
             header?: {
                 /**
@@ -1914,7 +1916,10 @@ export interface operations {
     };
     getEmployee: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone */
+                as_of?: string;
+            };
             header?: {
                 /**
                  * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
@@ -1941,6 +1946,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Employee"];
+                };
+            };
+            /** @description Query parameter errors, keyed by parameter name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "per_page": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */

@@ -63,7 +63,7 @@ export const ChangeActor = {
           type: 'string',
           enum: SYSTEM_JOBS,
           description:
-            'The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)',
+            'The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)',
         },
       },
     },
