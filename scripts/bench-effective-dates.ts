@@ -48,7 +48,7 @@ function employeeWithJob(
   position: number,
   job: { from: string; to: string | null },
   createdAt: string,
-  id = randomUUID(),
+  id: string = randomUUID(),
 ): Item[] {
   const jobId = randomUUID();
   const span = { seq: 1, from: job.from, to: job.to, supervisor_id: null, location_id: 'hq', department_id: null };

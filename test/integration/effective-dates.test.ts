@@ -18,6 +18,7 @@ import {
   type EffectiveResult,
 } from '../../src/services/effective-dates';
 import { asDispatcher, pumpSubscription } from '../../src/services/webhook-dispatcher';
+import { createClient } from '../../client/src/index';
 import { admin } from '../support/admin';
 import { dayIn } from '../support/dates';
 import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom } from '../support/dynamo-proxy';
@@ -260,6 +261,39 @@ describe('a day begins: leavers, starters and movers in the feed, once', () => {
     expect(updatedBy(await admin('effective', 'run', '--now', tokyo(addDays(E, 1)), '--business', BID))).toEqual({
       updated: 0,
     });
+  });
+});
+
+describe('docs/effective-dates.md: a mirror kept by client.changes sees a leaver go inactive at midnight', () => {
+  it('the job ends today; after the run at midnight the feed says so', async () => {
+    const BID = 'calendar-docs';
+    const client = createClient({ baseUrl: api.baseUrl, token: await api.provision(fixture(BID)) });
+    const mirror = new Map<string, Record<string, unknown>>();
+    let cursor: string | undefined;
+    const sync = async (): Promise<void> => {
+      for await (const change of client.changes({ cursor, types: ['employee.created', 'employee.updated'] })) {
+        mirror.set(change.id, change.data as Record<string, unknown>);
+        cursor = change.cursor;
+      }
+    };
+    const leo = await client.createEmployee({ body: { first_name: 'Leo', last_name: 'Leaver' } });
+    await client.createEmployeeJob({ body: { employee_id: leo.id, name: 'Cook', from: day(-400), to: day(0) } });
+    await sync();
+    expect(mirror.get(leo.id)).toMatchObject({ has_active_employee_job: true });
+
+    expect(updatedBy(await admin('effective', 'run', '--now', tokyo(day(0)), '--business', BID))).toEqual({
+      updated: 0,
+    });
+    expect(updatedBy(await admin('effective', 'run', '--now', tokyo(day(1), '00:05:00'), '--business', BID))).toEqual({
+      updated: 1,
+    });
+    await sync();
+    expect(mirror.get(leo.id)).toMatchObject({
+      has_active_employee_job: false,
+      has_active_or_future_employee_job: false,
+      current_employee_job_from: null,
+    });
+    expect(mirror.get(leo.id)).toEqual(await client.getEmployee({ id: leo.id, as_of: day(1) }));
   });
 });
 
