@@ -15,10 +15,15 @@ import {
   EffectiveRunFailed,
   asEffectiveJob,
   runEffectiveDates,
+  startLocalEffectiveDates,
   type EffectiveResult,
 } from '../../src/services/effective-dates';
 import { asDispatcher, pumpSubscription } from '../../src/services/webhook-dispatcher';
+import type { Context } from 'aws-lambda';
 import { createClient } from '../../client/src/index';
+import { handler as effectiveJob } from '../../functions/apply-effective-dates';
+import { readRegistry } from '../../src/data/business-store';
+import { logger } from '../../src/http/logger';
 import { admin } from '../support/admin';
 import { dayIn } from '../support/dates';
 import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom } from '../support/dynamo-proxy';
@@ -363,4 +368,55 @@ describe('exactly once per employee and day under faults', () => {
     for (const e of effective) expect(e.data.has_active_employee_job).toBe(false);
     expect(await runEffectiveDates({ nowMs, businessId: BID })).toEqual({ updated: 0, complete: true });
   }, 120_000);
+});
+
+describe('who runs it', () => {
+  it('npm start: a run at once and then every interval, each business today done', async () => {
+    await api.provision(fixture('calendar-local'));
+    const stop = startLocalEffectiveDates(50);
+    try {
+      for (let i = 0; i < 200; i++) {
+        const [entry] = await readRegistry('calendar-local');
+        if (entry?.effectiveThrough === day(0)) break;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    } finally {
+      await stop();
+    }
+    expect((await readRegistry('calendar-local'))[0]?.effectiveThrough).toBe(day(0));
+  });
+
+  it('the scheduled function logs the run at ERROR and fails the invocation when a run fails (the Errors alarm)', async () => {
+    const proxy = await proxyTheApi({}, seededRandom(20261208));
+    const lines: string[] = [];
+    // Powertools writes ERROR lines to stderr, the others to stdout.
+    const capture = (chunk: string | Uint8Array): boolean => (lines.push(String(chunk)), true);
+    const writes = [process.stdout, process.stderr].map((stream) =>
+      jest.spyOn(stream, 'write').mockImplementation(capture),
+    );
+    logger.setLogLevel('INFO');
+    let failure: unknown;
+    try {
+      // Every read dropped, the registry's Query first.
+      proxy.setModes({ dropBeforeForward: 1, operations: ['Query', 'BatchGetItem'] });
+      const context = { getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
+      failure = await effectiveJob({}, context).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    } finally {
+      logger.setLogLevel('SILENT');
+      for (const write of writes) write.mockRestore();
+      proxy.setModes({});
+      await proxy.restore();
+    }
+    expect(failure).toBeInstanceOf(EffectiveRunFailed);
+    const logged = lines
+      .flatMap((l) => l.split('\n'))
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(logged.filter((l) => l.message === 'effective-date run')).toEqual([
+      expect.objectContaining({ level: 'ERROR', updated: 0 }),
+    ]);
+  });
 });
