@@ -38,6 +38,7 @@ import {
   type FeedLaneState,
 } from './feed-store';
 import { laneOf, laneOfTicket } from '../domain/change-feed';
+import type { LastWrite } from '../domain/effective-dates';
 import { batchGet, queryAll, readWithAlong, type Item, type ReadAlong } from './table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
@@ -295,6 +296,16 @@ export async function readForEffectiveWrite(
     feedLaneCounterKey(businessId, lane),
   ]);
   return { employees: items.slice(0, employeeIds.length), feed: feedLaneStateAt(lane, items[employeeIds.length]) };
+}
+
+/** What a stored employee records of its last write, for the effective-date run (src/domain/effective-dates.ts). */
+export function lastWriteOf(item: Item): LastWrite {
+  const { day, at } = employeeEntity.effectiveAttributes;
+  return {
+    updatedAt: String(item.updated_at),
+    effectiveDay: typeof item[day] === 'string' ? item[day] : undefined,
+    effectiveAt: typeof item[at] === 'string' ? item[at] : undefined,
+  };
 }
 
 /**

@@ -26,9 +26,18 @@
  * writes one entry per day, oldest first, and the last one matches today's GET.
  */
 import { inCallScope } from '../data/call-scope';
-import { markEffectiveThrough, readBusinessConfig, readRegistry } from '../data/business-store';
-import { effectiveDateWrite, readEmployeesChangingOn, readForEffectiveWrite } from '../data/employee-store';
-import { employee as employeeEntity } from '../data/entities/employee';
+import {
+  markEffectiveThrough,
+  readBusinessConfig,
+  readRegistry,
+  type RegisteredBusiness,
+} from '../data/business-store';
+import {
+  effectiveDateWrite,
+  lastWriteOf,
+  readEmployeesChangingOn,
+  readForEffectiveWrite,
+} from '../data/employee-store';
 import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
 import type { Item } from '../data/table-io';
 import { transactWrite, type TxWrite } from '../data/transact-write';
@@ -92,29 +101,47 @@ export const runEffectiveDates = (run: EffectiveRun): Promise<EffectiveResult> =
 async function applyDue(run: EffectiveRun): Promise<EffectiveResult> {
   const outOfTime = (): boolean => run.deadline !== undefined && Date.now() >= run.deadline;
   const tally = { updated: 0 };
-  try {
-    for (const business of await readRegistry(run.businessId)) {
-      const { businessId } = business;
-      // Read once a day of it has an employee to write (most runs of most businesses read nothing but the registry).
-      let config: Promise<BusinessConfig> | undefined;
-      const configOnce = (): Promise<BusinessConfig> => (config ??= readBusinessConfig(businessId));
-      const timezone = business.timezone ?? (await configOnce()).timezone;
-      for (const day of daysToRun(business.effectiveThrough, todayIn(timezone, new Date(run.nowMs)))) {
-        const before = tally.updated;
-        const ids = await readEmployeesChangingOn(businessId, day, addDays(day, -1));
-        for (const group of laneGroups(ids)) {
-          if (outOfTime()) return { updated: tally.updated, complete: false };
-          const cfg = await configOnce();
-          tally.updated += await withRetries(() => writeGroup(businessId, cfg, day, group));
-        }
-        await markEffectiveThrough(businessId, day);
-        run.onDay?.({ businessId, day, updated: tally.updated - before });
-      }
+  // A business that fails (a fault its retries did not absorb, a broken config) does not hold up the others: the
+  // run goes on and fails at its end, so the alarm still says so and the next run tries that business again.
+  let failure: { error: unknown } | undefined;
+  const registered = await readRegistry(run.businessId).catch((error: unknown) => {
+    throw new EffectiveRunFailed(0, error);
+  });
+  for (const business of registered) {
+    try {
+      if (!(await applyBusiness(business, run, tally, outOfTime))) return { updated: tally.updated, complete: false };
+    } catch (error) {
+      failure ??= { error };
     }
-  } catch (error) {
-    throw new EffectiveRunFailed(tally.updated, error);
   }
+  if (failure) throw new EffectiveRunFailed(tally.updated, failure.error);
   return { updated: tally.updated, complete: true };
+}
+
+/** The days of one business not done yet, in order; false when the deadline stopped it. */
+async function applyBusiness(
+  business: RegisteredBusiness,
+  run: EffectiveRun,
+  tally: { updated: number },
+  outOfTime: () => boolean,
+): Promise<boolean> {
+  const { businessId } = business;
+  // Read once a day of it has an employee to write (most runs of most businesses read nothing but the registry).
+  let config: Promise<BusinessConfig> | undefined;
+  const configOnce = (): Promise<BusinessConfig> => (config ??= readBusinessConfig(businessId));
+  const timezone = business.timezone ?? (await configOnce()).timezone;
+  for (const day of daysToRun(business.effectiveThrough, todayIn(timezone, new Date(run.nowMs)))) {
+    const before = tally.updated;
+    const ids = await readEmployeesChangingOn(businessId, day, addDays(day, -1));
+    for (const group of laneGroups(ids)) {
+      if (outOfTime()) return false;
+      const cfg = await configOnce();
+      tally.updated += await withRetries(() => writeGroup(businessId, cfg, day, group));
+    }
+    await markEffectiveThrough(businessId, day);
+    run.onDay?.({ businessId, day, updated: tally.updated - before });
+  }
+  return true;
 }
 
 /** The ids by feed lane (an employee's entries go to its lane), in groups of at most GROUP_SIZE. */
@@ -163,22 +190,13 @@ function effectiveChange(
   day: string,
 ): { employee: { id: string; version: number; updatedAt: string }; entry: NewFeedEntry } | undefined {
   if (!stored) return undefined;
-  const { day: dayAttribute, at } = employeeEntity.effectiveAttributes;
-  const previous = String(stored.updated_at);
-  const shown = shownDay(
-    {
-      updatedAt: previous,
-      effectiveDay: typeof stored[dayAttribute] === 'string' ? (stored[dayAttribute] as string) : undefined,
-      effectiveAt: typeof stored[at] === 'string' ? (stored[at] as string) : undefined,
-    },
-    config.timezone,
-  );
-  const changed = effectiveChanges(jobSpansOf(stored), shown, day);
+  const last = lastWriteOf(stored);
+  const changed = effectiveChanges(jobSpansOf(stored), shownDay(last, config.timezone), day);
   if (changed.length === 0) return undefined;
   const id = String(stored.id);
   const version = Number(stored.version ?? 1);
   // Never backwards: a clock behind the last write's still moves updated_at on.
-  const updatedAt = new Date(Math.max(Date.now(), Date.parse(previous) + 1 || 0)).toISOString();
+  const updatedAt = new Date(Math.max(Date.now(), Date.parse(last.updatedAt) + 1 || 0)).toISOString();
   const data = employeeView({ ...stored, version: version + 1, updated_at: updatedAt }, config, day);
   return {
     employee: { id, version, updatedAt },

@@ -22,7 +22,10 @@ import { asDispatcher, pumpSubscription } from '../../src/services/webhook-dispa
 import type { Context } from 'aws-lambda';
 import { createClient } from '../../client/src/index';
 import { handler as effectiveJob } from '../../functions/apply-effective-dates';
-import { readRegistry } from '../../src/data/business-store';
+import { readRegistry, registryEntry } from '../../src/data/business-store';
+import { employeeJob } from '../../src/data/entities/employee';
+import type { BusinessConfig } from '../../src/domain/business';
+import { batchPut } from '../../src/data/table-io';
 import { logger } from '../../src/http/logger';
 import { admin } from '../support/admin';
 import { dayIn } from '../support/dates';
@@ -418,5 +421,30 @@ describe('who runs it', () => {
     expect(logged.filter((l) => l.message === 'effective-date run')).toEqual([
       expect.objectContaining({ level: 'ERROR', updated: 0 }),
     ]);
+  });
+
+  it('a business that fails does not hold up the others; the run still fails at its end', async () => {
+    // A registered business without its config (it sorts first in the registry), with a job ending the day before:
+    // its day cannot be written.
+    const D = day(9);
+    await batchPut([
+      { ...registryEntry({ id: 'broken', timezone: TZ } as BusinessConfig), effective_through: addDays(D, -1) },
+      employeeJob.newItem(
+        'broken',
+        'nobody',
+        { id: 'j', createdAt: new Date().toISOString(), fields: { name: 'Cook', from: day(-3), to: addDays(D, -1) } },
+        { position: 1, seq: 1 },
+      ),
+    ]);
+    const failed: unknown = await runEffectiveDates({ nowMs: Date.parse(tokyo(D)) }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toBeInstanceOf(EffectiveRunFailed);
+    expect((failed as Error).message).toMatch(/business config missing for broken/);
+    const registry = new Map((await readRegistry()).map((b) => [b.businessId, b.effectiveThrough]));
+    expect(registry.get('broken')).toBe(addDays(D, -1));
+    for (const id of ['calendar', 'calendar-docs', 'calendar-faults', 'calendar-local'])
+      expect(registry.get(id)).toBe(D);
   });
 });
