@@ -1097,7 +1097,7 @@ export interface components {
                 };
                 /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
                 request_id: string | null;
-                /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+                /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began (contract §26): the derived fields that moved */
                 changed_fields?: string[];
                 /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
                 data: Record<string, never> | null;
@@ -1405,7 +1405,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began (contract §26): the derived fields that moved */
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
             data: Record<string, never> | null;

@@ -108,7 +108,7 @@ export const ChangeEntry = {
       type: 'array',
       items: { type: 'string' },
       description:
-        '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved',
+        '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began (contract §26): the derived fields that moved',
     },
     data: {
       type: ['object', 'null'],
