@@ -23,7 +23,7 @@ import type { Context } from 'aws-lambda';
 import { createClient } from '../../client/src/index';
 import { handler as effectiveJob } from '../../functions/apply-effective-dates';
 import { readRegistry, registryEntry } from '../../src/data/business-store';
-import { employeeJob } from '../../src/data/entities/employee';
+import { employee as employeeEntity, employeeJob } from '../../src/data/entities/employee';
 import type { BusinessConfig } from '../../src/domain/business';
 import { batchPut } from '../../src/data/table-io';
 import { logger } from '../../src/http/logger';
@@ -302,6 +302,53 @@ describe('docs/effective-dates.md: a mirror kept by client.changes sees a leaver
       current_employee_job_from: null,
     });
     expect(mirror.get(leo.id)).toEqual(await client.getEmployee({ id: leo.id, as_of: day(1) }));
+  });
+});
+
+describe('a request before the run on the day', () => {
+  it('its entry names the derived fields the day changed, and the run then writes nothing', async () => {
+    const BID = 'calendar-race';
+    const c = client(await api.provision(fixture(BID)));
+    // Last written a week ago (as the API would have stored it), its only job ended yesterday: today it is inactive,
+    // and no entry said so yet.
+    const id = 'race-employee';
+    const weekAgo = `${day(-7)}T03:00:00.000Z`;
+    await batchPut([
+      {
+        ...employeeEntity.newItem(
+          BID,
+          {
+            id,
+            createdAt: weekAgo,
+            fields: { first_name: 'Rita', last_name: 'Race', language: 'en', employee_status_id: 'active' },
+          },
+          1,
+        ),
+        job_count: 1,
+        job_summary: {
+          job: { seq: 1, from: day(-30), to: day(-1), supervisor_id: null, location_id: null, department_id: null },
+        },
+      },
+    ]);
+    const entriesBefore = (await c.feed()).length;
+    const put = await c.call('PUT', `/employees/${id}`, { last_name: 'Racer' });
+    expect(put.status).toBe(200);
+    const [entry] = (await c.feed()).slice(entriesBefore);
+    expect(entry).toMatchObject({
+      type: 'employee.updated',
+      id,
+      actor: { type: 'token' },
+      changed_fields: [
+        'current_employee_job_from',
+        'current_employee_job_to',
+        'has_active_employee_job',
+        'has_active_or_future_employee_job',
+        'last_name',
+      ],
+    });
+    expect(updatedBy(await admin('effective', 'run', '--now', new Date().toISOString(), '--business', BID))).toEqual({
+      updated: 0,
+    });
   });
 });
 
