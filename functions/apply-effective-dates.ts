@@ -29,7 +29,7 @@ const HARD_STOP_BEFORE_MS = 5_000;
  * The run's clock lags this far behind the wall clock: a job created in the last moments before midnight is in
  * the day index (a GSI, eventually consistent) before the run that reads that day's entries.
  */
-export const INDEX_SETTLE_MS = 30_000;
+const INDEX_SETTLE_MS = 30_000;
 
 export async function handler(_event: unknown, context: Context): Promise<EffectiveResult> {
   const remaining = context.getRemainingTimeInMillis();

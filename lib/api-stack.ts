@@ -367,7 +367,7 @@ export class ApiStack extends Stack {
   readonly effectiveSchedule: events.Rule;
   /** Exports: their bucket, the queue of worker runs and its dead letters. */
   readonly exports: { bucket: s3.Bucket; queue: sqs.Queue; deadLetters: sqs.Queue };
-  /** By route name, plus FALLBACK_ROUTE.name, DISPATCHER.name and RETENTION_JOB.name. */
+  /** By route name, plus FALLBACK_ROUTE.name and the functions that are not routes (DISPATCHER.name, RETENTION_JOB.name, ...). */
   readonly functions: Readonly<Record<string, ApiFunction>>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
