@@ -142,6 +142,15 @@ describe('a day begins: leavers, starters and movers in the feed, once', () => {
       expect.arrayContaining([expect.objectContaining({ id: ids.leaver, has_active_employee_job: true })]),
     );
 
+    // The served document shows the parameter on both operations.
+    const document = (await api.request('GET', `${API}/openapi.json`)).body;
+    for (const path of [`${API}/employees/{id}`, `${API}/employees`])
+      expect(document.paths[path].get.parameters).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ name: 'as_of', in: 'query', schema: expect.objectContaining({ format: 'date' }) }),
+        ]),
+      );
+
     for (const bad of ['2026-02-30', '2026-1-01', 'tomorrow', '']) {
       for (const path of [`/employees/${ids.mover}?as_of=${bad}`, `/employees?as_of=${bad}`]) {
         const res = await c.call('GET', path);
