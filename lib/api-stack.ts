@@ -78,6 +78,7 @@ export const functionNames = (): string[] => [
   FALLBACK_ROUTE.name,
   DISPATCHER.name,
   RETENTION_JOB.name,
+  EFFECTIVE_JOB.name,
   CHECK_JOB.name,
   EXPORT_WORKER.name,
   IMPORT_WORKER.name,
@@ -118,6 +119,19 @@ export const RETENTION_JOB = {
   timeout: Duration.minutes(15),
   /** Daily at 03:15 UTC, outside European office hours. */
   schedule: { minute: '15', hour: '3' },
+} as const;
+
+/**
+ * The effective-date job (contract §26): not a route, its own function. Local midnights fall on a quarter hour of
+ * UTC, so a run a minute after each quarter hour writes a business's day within minutes of its midnight
+ * (functions/apply-effective-dates.ts); a business with nothing due costs its registry entry's share of one Query.
+ */
+export const EFFECTIVE_JOB = {
+  name: 'apply-effective-dates',
+  grant: WORKER_GRANTS['apply-effective-dates'] satisfies TableGrant,
+  /** A day of many changes is worked off in few runs; a run stops 30 s before this and the next one goes on. */
+  timeout: Duration.minutes(15),
+  schedule: { minute: '1/15' },
 } as const;
 
 /**
@@ -357,9 +371,11 @@ export class ApiStack extends Stack {
   };
   /** The daily rule that invokes the retention job. */
   readonly retentionSchedule: events.Rule;
+  /** The quarter-hourly rule that invokes the effective-date job. */
+  readonly effectiveSchedule: events.Rule;
   /** Exports: their bucket, the queue of worker runs and its dead letters. */
   readonly exports: { bucket: s3.Bucket; queue: sqs.Queue; deadLetters: sqs.Queue };
-  /** By route name, plus FALLBACK_ROUTE.name, DISPATCHER.name and RETENTION_JOB.name. */
+  /** By route name, plus FALLBACK_ROUTE.name and the functions that are not routes (DISPATCHER.name, RETENTION_JOB.name, ...). */
   readonly functions: Readonly<Record<string, ApiFunction>>;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
@@ -443,6 +459,7 @@ export class ApiStack extends Stack {
     }
     this.webhooks = this.addWebhookDispatcher(props, alarmAction, functions);
     this.retentionSchedule = this.addRetentionJob(props, alarmAction, functions);
+    this.effectiveSchedule = this.addEffectiveDateJob(props, alarmAction, functions);
     this.attachments = this.addAttachments(props, alarmAction, functions);
     this.exports = this.addExports(props, alarmAction, functions);
     this.functions = functions;
@@ -606,6 +623,33 @@ export class ApiStack extends Stack {
       description: 'Retention job: erase applications past their business retention (contract §17)',
       schedule: events.Schedule.cron(RETENTION_JOB.schedule),
       // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat.
+      targets: [new eventsTargets.LambdaFunction(job.function)],
+    });
+  }
+
+  /** The effective-date job (contract §26) with its table grant and its schedule; its Errors alarm says a run failed. */
+  private addEffectiveDateJob(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+  ): events.Rule {
+    const job = new ApiFunction(this, `Fn-${EFFECTIVE_JOB.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, EFFECTIVE_JOB.name),
+      projectRoot: REPO_ROOT,
+      description: `${SERVICE_NAME} ${EFFECTIVE_JOB.name}: employee changes that take effect at local midnight (every 15 minutes)`,
+      logRetention: props.logRetentionDays,
+      tracing: props.tracing,
+      alarmAction,
+      timeout: EFFECTIVE_JOB.timeout,
+      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
+    });
+    const statement = tableStatement(this.table.tableArn, EFFECTIVE_JOB.grant);
+    if (statement) job.role.addToPrincipalPolicy(statement);
+    functions[EFFECTIVE_JOB.name] = job;
+    return new events.Rule(this, 'EffectiveDateSchedule', {
+      description: 'Effective-date job: employee changes at local midnight (contract §26)',
+      schedule: events.Schedule.cron(EFFECTIVE_JOB.schedule),
+      // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat and overlap.
       targets: [new eventsTargets.LambdaFunction(job.function)],
     });
   }

@@ -7,6 +7,8 @@
  *   npm run admin -- token revoke BUSINESS_ID HASH      revoke by the hash prefix `token list` shows
  *   npm run admin -- retention run [--now DATETIME] [--business ID]
  *                                                 erase applications past their business's retention, print {"erased": N}
+ *   npm run admin -- effective run [--now DATETIME] [--business ID]
+ *                                                 write the employee changes of the days begun, print {"updated": N}
  *   npm run admin -- business sandbox ID [--reset] [--employees N] [--applications N]
  *                                                 make (--reset: empty and refill) ID-sandbox, print {"business_id","token"}
  * Every command first prints its target on stderr (table and endpoint, or AWS region and account).

@@ -26,6 +26,7 @@ import { describePeople, provisionFromFile, loadFixture } from './lib/provision'
 import { createLocalServer } from './lib/server';
 import { instanceCount, isInstance, serveInstance, startInstances } from './lib/instances';
 import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
+import { startLocalEffectiveDates } from '../src/services/effective-dates';
 import '../src/services/feed-wiring';
 import { handler as checkAttachment } from '../functions/check-attachment';
 import { handler as runImport } from '../functions/run-import';
@@ -99,6 +100,8 @@ async function main(): Promise<void> {
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
   process.env.WEBHOOK_SECRET_KEY ??= webhookSecretKey();
   const stopDispatcher = startLocalDispatcher();
+  // Contract §26: a day's effective-date changes within a minute of its midnight, and missed days at start.
+  const stopEffectiveDates = startLocalEffectiveDates();
   const port = Number(process.env.PORT ?? 3000);
   // Loopback unless HOST says otherwise (contract §10): the local stack is not for the network.
   const host = process.env.HOST || '127.0.0.1';
@@ -132,6 +135,7 @@ async function main(): Promise<void> {
     clearInterval(watchdog);
     await forked?.stop();
     await stopDispatcher();
+    await stopEffectiveDates();
     await embedded?.stop();
     await s3.embedded?.stop();
     process.exit(0);

@@ -1345,10 +1345,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1368,7 +1368,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change */
             data: components["schemas"]["Employee"];
@@ -1403,10 +1403,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1426,7 +1426,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change */
             data: components["schemas"]["EmployeeJob"];
@@ -1461,10 +1461,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1484,7 +1484,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change; null once the application was erased (DELETE or retention) */
             data: components["schemas"]["Application"] | null;
@@ -1519,10 +1519,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1542,7 +1542,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change, without `download_url`; null once the application was erased (DELETE or retention) */
             data: components["schemas"]["Attachment"] | null;
@@ -1577,10 +1577,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1600,7 +1600,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description Always null: the record is gone */
             data: null;
@@ -1635,10 +1635,10 @@ export interface components {
                 /** @constant */
                 type: "system";
                 /**
-                 * @description The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)
+                 * @description The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)
                  * @enum {string}
                  */
-                name: "retention" | "attachment_check";
+                name: "retention" | "attachment_check" | "effective_date";
             } | {
                 /**
                  * @description The admin tool (`npm run admin`)
@@ -1658,7 +1658,7 @@ export interface components {
             };
             /** @description The `X-Request-Id` answered to the request that made the change; null for system and admin writes */
             request_id: string | null;
-            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved */
+            /** @description `*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved */
             changed_fields?: string[];
             /** @description The import as it ended */
             data: components["schemas"]["Import"];
@@ -1767,6 +1767,8 @@ export interface operations {
                 page?: number;
                 /** @description Entries per page, default 30; plain decimal digits (contract §7) */
                 per_page?: number;
+                /** @description A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone */
+                as_of?: string;
             };
             header?: {
                 /**
@@ -2167,7 +2169,10 @@ export interface operations {
     };
     getEmployee: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone */
+                as_of?: string;
+            };
             header?: {
                 /**
                  * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
@@ -2194,6 +2199,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Employee"];
+                };
+            };
+            /** @description Query parameter errors, keyed by parameter name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "per_page": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
                 };
             };
             /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */

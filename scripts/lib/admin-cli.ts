@@ -6,6 +6,7 @@
  */
 import { tokenCommand, parseTokenCommand, TOKEN_USAGE } from './token-commands';
 import { parseRetentionCommand, retentionCommand, RETENTION_USAGE } from './retention-command';
+import { effectiveCommand, parseEffectiveCommand, EFFECTIVE_USAGE } from './effective-command';
 import { parseSandboxCommand, sandboxCommand, SANDBOX_USAGE } from './sandbox-command';
 import { revokeToken } from '../../src/data/token-store';
 import type { RunningDynamo } from './dynamodb-local';
@@ -14,7 +15,7 @@ import type { RunningS3 } from './s3-local';
 import { describePeople, FixtureRejected, provisionFromFile } from './provision';
 import { processIo, say, type AdminIo } from './admin-io';
 
-const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}\n${SANDBOX_USAGE}`;
+const USAGE = `usage: npm run admin -- import FILE | revoke TOKEN\n${TOKEN_USAGE}\n${RETENTION_USAGE}\n${EFFECTIVE_USAGE}\n${SANDBOX_USAGE}`;
 
 /** Runs one command line; returns the exit code (0 done, 1 failed or nothing to do, 2 bad arguments). */
 export async function runAdmin(argv: readonly string[], io: AdminIo = processIo()): Promise<number> {
@@ -22,14 +23,15 @@ export async function runAdmin(argv: readonly string[], io: AdminIo = processIo(
   // Arguments are checked before anything connects: a typo never reaches a table.
   const token = command === 'token' ? parseTokenCommand(argv.slice(1)) : undefined;
   const retention = command === 'retention' ? parseRetentionCommand(argv.slice(1)) : undefined;
+  const effective = command === 'effective' ? parseEffectiveCommand(argv.slice(1)) : undefined;
   const sandbox = command === 'business' ? parseSandboxCommand(argv.slice(1)) : undefined;
-  for (const problem of [token, retention, sandbox])
+  for (const problem of [token, retention, effective, sandbox])
     if (typeof problem === 'string') {
       // One line naming what is wrong (contract §18); the usage is for a missing or unknown command.
       say(io.err, problem);
       return 2;
     }
-  if (!token && !retention && !sandbox && (!command || !arg || !['import', 'revoke'].includes(command))) {
+  if (!token && !retention && !effective && !sandbox && (!command || !arg || !['import', 'revoke'].includes(command))) {
     say(io.err, USAGE);
     return 2;
   }
@@ -46,6 +48,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo = processIo(
     say(io.err, await describeTarget());
     if (token && typeof token !== 'string') return await tokenCommand(token, io);
     if (retention && typeof retention !== 'string') return await retentionCommand(retention, io);
+    if (effective && typeof effective !== 'string') return await effectiveCommand(effective, io);
     if (sandbox && typeof sandbox !== 'string') return await sandboxCommand(sandbox, io);
     if (command === 'import') {
       const { business_id, token, summary, people } = await provisionFromFile(value);

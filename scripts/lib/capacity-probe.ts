@@ -48,8 +48,8 @@ export const CAPACITY_BUDGETS: Readonly<Record<string, { read: number; write: nu
   'update employee (name)': { read: 5, write: 6, indexWrite: 0 },
   'update employee (email)': { read: 5, write: 6, indexWrite: 0 },
   // List summary + map, the job, its employee's summary, lane counter, 2 feed entries: 7 x 2, and the reservation
-  // (1); 2 list entries.
-  'create employee job': { read: 5, write: 15, indexWrite: 2 },
+  // (1); 2 list entries and the job's entries under its first and last day (effective dates, docs/decisions/028).
+  'create employee job': { read: 5, write: 15, indexWrite: 4 },
   // The record (1-2 KB: 4), 3 lists' counter + map, lane counter, feed entry (8 x 2) and the reservation of
   // positions beside the read (1: one small item, no transaction); 4 list entries (Local reported 7 + 8).
   'create application': { read: 3, write: 21, indexWrite: 4 },
@@ -115,6 +115,7 @@ export async function measureOperations(send: Send): Promise<OperationUnits[]> {
     employee_id: employee.id,
     name: 'Cook',
     from: '2026-01-01',
+    to: '2026-12-31',
   });
   const application = (await run('create application', 'POST', '/applications', {
     ...APPLICANT,

@@ -7,7 +7,7 @@
  * (checked before the tool connects anywhere).
  */
 import { say, type AdminIo } from './admin-io';
-import { parseCommandArgs } from './parse-command';
+import { parseRunCommand, type RunCommand } from './parse-command';
 import {
   RetentionFailed,
   runRetention,
@@ -17,29 +17,11 @@ import {
 
 export const RETENTION_USAGE = '       npm run admin -- retention run [--now DATETIME] [--business BUSINESS_ID]';
 
-export interface RetentionCommand {
-  /** Epoch ms the run pretends it is. */
-  readonly nowMs: number;
-  readonly businessId?: string;
-}
+export type RetentionCommand = RunCommand;
 
 /** The command, or one line saying what is wrong with the arguments. */
-export function parseRetentionCommand(argv: readonly string[], nowMs = Date.now()): RetentionCommand | string {
-  const parsed = parseCommandArgs(argv, { now: { type: 'string' }, business: { type: 'string' } });
-  if (typeof parsed === 'string') return parsed;
-  const { values, positionals } = parsed;
-  if (positionals.length !== 1 || positionals[0] !== 'run') return 'retention: the only subcommand is run';
-  let now = nowMs;
-  if (values.now !== undefined) {
-    // A full date-time with a zone, or a date (midnight UTC): never a local-time guess.
-    const ok = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2}))?$/.test(values.now);
-    now = ok ? Date.parse(values.now) : Number.NaN;
-    if (!Number.isFinite(now))
-      return `retention: --now must be an ISO 8601 date-time with zone (2026-11-23T12:00:00Z) or a date, got ${JSON.stringify(values.now)}`;
-  }
-  if (values.business !== undefined && values.business.trim() === '') return 'retention: --business needs an id';
-  return { nowMs: now, ...(values.business !== undefined ? { businessId: values.business } : {}) };
-}
+export const parseRetentionCommand = (argv: readonly string[], nowMs = Date.now()): RetentionCommand | string =>
+  parseRunCommand('retention', argv, nowMs);
 
 const describe = (p: RetentionProgress): string =>
   `retention: business ${p.businessIndex + 1}/${p.businesses} ${p.businessId}: ${p.examined} examined, ${p.erased} erased in this run`;

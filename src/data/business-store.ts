@@ -1,7 +1,7 @@
 import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { business, type RegisteredBusiness } from './entities/business';
-import { partitionQuery } from './entities/entity';
+import { IF_PRESENT, partitionQuery } from './entities/entity';
 import { reference } from './entities/reference';
 import { readPositions } from './list-store';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -67,6 +67,31 @@ export async function readRegistry(businessId?: string): Promise<RegisteredBusin
   }
   const items = await queryAll({ ...partitionQuery(business.patterns.registry, {}), Limit: 100 });
   return items.map(registeredOf);
+}
+
+/**
+ * Records that every effective-date change of `businessId` up to `day` is written (one conditional UpdateItem of
+ * its registry entry). Never backwards: a run that finished an earlier day after another run went further leaves it.
+ */
+export async function markEffectiveThrough(businessId: string, day: string): Promise<void> {
+  const attribute = business.effectiveThroughAttribute;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: business.registryKey(businessId),
+        ...updateOf(
+          { set: { [attribute]: day } },
+          {
+            expression: `${IF_PRESENT} AND (attribute_not_exists(${attribute}) OR ${attribute} < :day)`,
+            values: { ':day': day },
+          },
+        ),
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
 }
 
 /** Every reference record of a business, as an import takes them (a sandbox copies its business's, contract §24). */
@@ -151,7 +176,7 @@ export async function importBusiness(
     // Written last: a business becomes usable only once its reference data is in place.
     writes.push(business.configItem(config, existingConfigItem?.created_at ?? now, now));
   }
-  const entry = registryEntry(config);
+  const entry = registryEntry(config, registered);
   if (!registered || canonical(registered) !== canonical(entry)) writes.push(entry);
   const rateChanged = Object.entries({ limit, tokenLimit }).some(
     ([name, value]) =>

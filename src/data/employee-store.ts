@@ -38,10 +38,11 @@ import {
   type FeedLaneState,
 } from './feed-store';
 import { laneOf, laneOfTicket } from '../domain/change-feed';
-import { batchGet, readWithAlong, type Item, type ReadAlong } from './table-io';
+import type { LastWrite } from '../domain/effective-dates';
+import { batchGet, queryAll, readWithAlong, type Item, type ReadAlong } from './table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { carries, exists, type TxWrite } from './transact-write';
-import { IF_ABSENT, IF_PRESENT } from './entities/entity';
+import { IF_ABSENT, IF_PRESENT, partitionQuery, sortOf } from './entities/entity';
 import { updateOf } from './update-expression';
 
 const EMPLOYEE_NUMBER = employeeEntity.numberField;
@@ -264,6 +265,76 @@ export async function readListPage(
       : Promise.resolve([]),
   ]);
   return { config: requireConfig(configOf(config), businessId), total: Number(employee?.job_count ?? 0), items };
+}
+
+/**
+ * The employees whose derived job fields may change when `day` begins (contract §26): those with a job starting
+ * on `day` or one whose last day is the day before, each once, in id order. Two Queries of the keys-only day
+ * indexes, as many pages as that day has such jobs: nothing else of the business is read.
+ */
+export async function readEmployeesChangingOn(businessId: string, day: string, dayBefore: string): Promise<string[]> {
+  const { startingOn, endingOn } = employeeJob.patterns;
+  const [starting, ending] = await Promise.all([
+    queryAll(partitionQuery(startingOn, { businessId, day })),
+    queryAll(partitionQuery(endingOn, { businessId, day: dayBefore })),
+  ]);
+  const ids = new Set([
+    ...starting.map((item) => String(sortOf(startingOn, item))),
+    ...ending.map((item) => String(sortOf(endingOn, item))),
+  ]);
+  return [...ids].sort();
+}
+
+/** What an effective-date write of some employees of one feed lane reads: them and the lane's counter (one BatchGetItem). */
+export async function readForEffectiveWrite(
+  businessId: string,
+  employeeIds: readonly string[],
+  lane: number,
+): Promise<{ employees: (Item | undefined)[]; feed: FeedLaneState }> {
+  const items = await batchGet([
+    ...employeeIds.map((id) => employeeEntity.key(businessId, id)),
+    feedLaneCounterKey(businessId, lane),
+  ]);
+  return { employees: items.slice(0, employeeIds.length), feed: feedLaneStateAt(lane, items[employeeIds.length]) };
+}
+
+/** What a stored employee records of its last write, for the effective-date run (src/domain/effective-dates.ts). */
+export function lastWriteOf(item: Item): LastWrite {
+  const { day, at } = employeeEntity.effectiveAttributes;
+  return {
+    updatedAt: String(item.updated_at),
+    effectiveDay: typeof item[day] === 'string' ? item[day] : undefined,
+    effectiveAt: typeof item[at] === 'string' ? item[at] : undefined,
+  };
+}
+
+/**
+ * An effective-date write of an employee (contract §26): updated_at and version move, and the employee records the
+ * day written and that updated_at; conditioned on the version read, so of two runs (or a run and a request) one
+ * writes and the other re-reads.
+ */
+export function effectiveDateWrite(
+  businessId: string,
+  employee: { readonly id: string; readonly version: number; readonly updatedAt: string },
+  day: string,
+): TxWrite {
+  const { day: dayAttribute, at } = employeeEntity.effectiveAttributes;
+  return {
+    item: {
+      Update: {
+        Key: employeeEntity.key(businessId, employee.id),
+        ...updateOf(
+          {
+            set: { updated_at: employee.updatedAt, [dayAttribute]: day, [at]: employee.updatedAt },
+            add: { version: 1 },
+          },
+          { expression: `${IF_PRESENT} AND version = :v`, values: { ':v': employee.version } },
+        ),
+      },
+    },
+    onConditionFailed: () => 'retry',
+    confirms: carries(employee.version + 1, employee.updatedAt),
+  };
 }
 
 // ---------------------------------------------------------------------------

@@ -186,4 +186,7 @@ export const recordIdOf = (key: Key): string => key.SK;
 export const lists = {
   all: (businessId: string, kind: RecordKind): string => `${biz(businessId)}#${kind}s`,
   jobsOfEmployee: (businessId: string, employeeId: string): string => `${biz(businessId)}#employee#${employeeId}#jobs`,
+  /** The business's employee jobs whose `from` (`edge` 'from') or `to` ('to') is `day` (YYYY-MM-DD). */
+  jobsByDay: (businessId: string, edge: 'from' | 'to', day: string): string =>
+    `${biz(businessId)}#employee_jobs#${edge}#${day}`,
 };

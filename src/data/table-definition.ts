@@ -15,6 +15,9 @@
  * - `statuslist-keys`  applications of one status, sorted by their position in the business list; keys only
  * - `updatedlist-keys` applications by their position in the order of writes (updated_at_since pages) + the
  *                      attributes its filters use; the entry moves on every write anyway
+ * - `jobstart-keys`    employee jobs by the day they start (partition = business + `from`, sort = employee id);
+ *                      keys only. With `jobend-keys` (business + `to`, open-ended jobs absent) the effective-date
+ *                      run finds the employees whose derived fields change on a day by key (docs/decisions/028)
  */
 import { APPLICATION_FILTERS, APPLICATION_FILTER_FIELDS } from '../schemas/application-filters';
 
@@ -53,6 +56,8 @@ const LIST_INDEXES = [
     sortKey: { name: 'UpdatedSK', type: 'N' },
     include: APPLICATION_FILTER_FIELDS,
   },
+  { name: 'jobstart-keys', partitionKey: 'StartPK', sortKey: { name: 'StartSK', type: 'S' }, include: [] },
+  { name: 'jobend-keys', partitionKey: 'EndPK', sortKey: { name: 'EndSK', type: 'S' }, include: [] },
 ] as const satisfies readonly IndexDefinition[];
 
 export const TABLE = {
@@ -66,10 +71,10 @@ export type IndexName = (typeof TABLE.indexes)[number]['name'];
 
 /**
  * What the items of the table look like, as a number raised with every change of what an item holds or where
- * (the decision that changed it: 21, every lane counter of a business in one partition). A local table records it in one item when it is
+ * (the decision that changed it: 26, employee jobs by the days they start and end). A local table records it in one item when it is
  * created, and a local table of another layout is refused (scripts/lib/dynamodb-local.ts ensureTable): nothing is
  * deployed, so nothing converts old local data (decision 001).
  */
-export const TABLE_LAYOUT = { key: { PK: 'TABLE', SK: 'layout' }, version: 21 } as const;
+export const TABLE_LAYOUT = { key: { PK: 'TABLE', SK: 'layout' }, version: 22 } as const;
 
 export const DEFAULT_TABLE_NAME = 'hr-api';

@@ -6,8 +6,11 @@
  */
 import stableStringify from 'fast-json-stable-stringify';
 
-/** The jobs that write on their own: retention (contract §17) and the check of uploaded attachments (§19). */
-export const SYSTEM_JOBS = ['retention', 'attachment_check'] as const;
+/**
+ * The jobs that write on their own: retention (contract §17), the check of uploaded attachments (§19) and the
+ * effective-date run (§26).
+ */
+export const SYSTEM_JOBS = ['retention', 'attachment_check', 'effective_date'] as const;
 export type SystemJob = (typeof SYSTEM_JOBS)[number];
 
 /** Who made a write: an API token, a system job, or the admin tool. */
@@ -26,6 +29,10 @@ export interface WriteOrigin {
 
 export const ADMIN_ORIGIN: WriteOrigin = { actor: { type: 'admin' }, request_id: null };
 export const RETENTION_ORIGIN: WriteOrigin = { actor: { type: 'system', name: 'retention' }, request_id: null };
+export const EFFECTIVE_DATE_ORIGIN: WriteOrigin = {
+  actor: { type: 'system', name: 'effective_date' },
+  request_id: null,
+};
 export const ATTACHMENT_CHECK_ORIGIN: WriteOrigin = {
   actor: { type: 'system', name: 'attachment_check' },
   request_id: null,

@@ -86,7 +86,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   // business list, or one employee's jobs
   'list-employee-jobs': {
     actions: ['GetItem', 'BatchGetItem', 'Query'],
-    indexes: indexesOf(...Object.values(employeeJob.patterns)),
+    indexes: indexesOf(employeeJob.patterns.byPosition, employeeJob.patterns.byEmployee),
   },
   'get-employee-job': READ_ONE,
   'list-employee-payout-fields': REFERENCE_PAGE,
@@ -181,6 +181,14 @@ export const WORKER_GRANTS = {
   'apply-retention': {
     actions: ERASURE_ACTIONS,
     indexes: indexesOf(application.patterns.updatedSince),
+  },
+  // the business registry (Query of its partition), per due day the jobs starting that day and ending the day before
+  // (Query of the day indexes, keys only), the config, then per group of employees of one feed lane the employees and
+  // the lane counter (BatchGetItem) and one transaction (employee Updates, lane counter Update, entry Puts), the
+  // witness GetItem of an ambiguous write, and the day done (UpdateItem of the registry entry)
+  'apply-effective-dates': {
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem'],
+    indexes: indexesOf(employeeJob.patterns.startingOn, employeeJob.patterns.endingOn),
   },
   // the attachment and its application's feed lane (BatchGetItem), one transaction: record Put, feed entry Put and
   // lane Update

@@ -93,7 +93,7 @@ export const ROUTES = [
     summary: 'List employees',
     response: 'Employee',
     list: true,
-    query: 'PageQuery',
+    query: 'EmployeeQuery',
   },
   {
     name: 'get-employee',
@@ -105,6 +105,7 @@ export const ROUTES = [
     tag: 'Employees',
     summary: 'Show an employee',
     response: 'Employee',
+    query: 'EmployeeShowQuery',
   },
   {
     name: 'update-employee',

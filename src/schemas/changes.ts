@@ -63,7 +63,7 @@ export const ChangeActor = {
           type: 'string',
           enum: SYSTEM_JOBS,
           description:
-            'The retention job (contract §17), or the check of uploaded attachments (`attachment.available`, `attachment.rejected`)',
+            'The retention job (contract §17), the check of uploaded attachments (`attachment.available`, `attachment.rejected`), or the effective-date run (`employee.updated` when a job starts or ends at midnight in the business timezone, contract §26)',
         },
       },
     },
@@ -118,7 +118,7 @@ const changeOf = (types: readonly ChangeType[], data: object, dataDescription: s
         type: 'array',
         items: { type: 'string' },
         description:
-          '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created: the derived fields that moved',
+          '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved',
       },
       data: { ...data, description: dataDescription },
     },

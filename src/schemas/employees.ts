@@ -1,6 +1,7 @@
 import { MAX_DECIMAL_PLACES } from '../domain/numbers';
 import {
   customFieldValues,
+  date,
   datetime,
   FORMAT_PATTERNS,
   namedOrCustomKeys,
@@ -239,6 +240,29 @@ export const EmployeeJob = {
   },
   patternProperties: customFieldValues,
   propertyNames: namedOrCustomKeys([...EMPLOYEE_JOB_WRITABLE_FIELDS, ...EMPLOYEE_JOB_READ_ONLY]),
+} as const;
+
+/** `as_of` (contract §26): the day an employee's derived job fields are answered for. */
+const asOf = {
+  as_of: {
+    ...date,
+    description:
+      "A day (YYYY-MM-DD): the derived job fields (has_active_employee_job, the current and current-or-last job's dates, supervisor_id, location_id, department_id, ...) as they are or will be on that day by the jobs stored now; every other field is today's. Default: today in the business's timezone",
+  },
+} as const;
+
+/** GET /employees/{id}. */
+export const EmployeeShowQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: asOf,
+} as const;
+
+/** GET /employees. */
+export const EmployeeQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ...PageQuery.properties, ...asOf },
 } as const;
 
 export const EmployeeJobQuery = {

@@ -18,6 +18,8 @@ import {
   EmployeeJob,
   EmployeeJobCreate,
   EmployeeJobQuery,
+  EmployeeQuery,
+  EmployeeShowQuery,
   EmployeeUpdate,
 } from './employees';
 import { Export, ExportCreate, ExportCreated } from './exports';
@@ -44,6 +46,8 @@ export const SCHEMAS: Record<string, object> = {
   EmployeeCreate,
   EmployeeUpdate,
   Employee,
+  EmployeeQuery,
+  EmployeeShowQuery,
   EmployeeJobCreate,
   EmployeeJob,
   EmployeeJobQuery,

@@ -20,7 +20,7 @@ import { MAX_TRANSACTION_ITEMS } from '../data/transact-write';
 import { laneOf } from '../domain/change-feed';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { todayIn } from '../domain/job-dates';
-import { employeeView } from './employees';
+import { employeeView, lastShownView } from './employees';
 import type { Item, ReadAlong } from '../data/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
@@ -154,7 +154,7 @@ function jobCreated(
         id: employeeId,
         occurred_at: employeeUpdatedAt,
         data: employeeAfterView,
-        changed_fields: changedFields(employeeView(employee, config, today), employeeAfterView),
+        changed_fields: changedFields(lastShownView(employee, config, today), employeeAfterView),
       },
     ],
   };

@@ -10,6 +10,7 @@ import {
   readListPage,
   readRecordWithConfig,
   updateEmployeeWrites,
+  lastWriteOf,
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
@@ -25,6 +26,7 @@ import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import { normalizeIban } from '../domain/formats';
 import { deriveJobFields, todayIn, type JobSpan } from '../domain/job-dates';
+import { shownDay } from '../domain/effective-dates';
 import type { PageRequest } from '../domain/pagination';
 import { FieldError, MESSAGES, notFound, preconditionFailed, type FieldErrorCollector } from '../domain/errors';
 import { created, etagOf, ifMatchAllows, ok, type ApiResult } from '../domain/result';
@@ -151,6 +153,16 @@ export function employeeView(item: Item, config: BusinessConfig, today: string):
     created_at: item.created_at,
     updated_at: item.updated_at,
   };
+}
+
+/**
+ * The employee as its last feed entry showed it: derived fields as of the day that entry showed
+ * (src/domain/effective-dates.ts `shownDay`, never after `today`). A write's `changed_fields` compares with this,
+ * so the derived fields a day changed before the effective-date run got to the employee are named by the write.
+ */
+export function lastShownView(item: Item, config: BusinessConfig, today: string): Record<string, unknown> {
+  const shown = shownDay(lastWriteOf(item), config.timezone);
+  return employeeView(item, config, shown < today ? shown : today);
 }
 
 /** Stored attribute values compared as JSON: a PUT that changes nothing writes nothing. */
@@ -420,7 +432,7 @@ export async function updateEmployee(
             id,
             occurred_at: updatedAt,
             data: view,
-            changed_fields: changedFields(employeeView(stored, config, today), view),
+            changed_fields: changedFields(lastShownView(stored, config, today), view),
           },
         ]),
       ],
@@ -431,18 +443,21 @@ export async function updateEmployee(
   }, EMPLOYEE_WRITE_ATTEMPTS);
 }
 
-/** GET /employees/{id}: config and record in one BatchGetItem. */
-export async function showEmployee(businessId: string, id: string): Promise<ApiResult> {
+/**
+ * GET /employees/{id}: config and record in one BatchGetItem; the derived job fields as of `asOf` (contract §26), by
+ * default today in the business's timezone.
+ */
+export async function showEmployee(businessId: string, id: string, asOf?: string): Promise<ApiResult> {
   const { config, record } = await readRecordWithConfig(businessId, 'employee', id);
   if (!record) throw notFound('employee', id);
-  return ok(employeeView(record, config, todayIn(config.timezone)), {
+  return ok(employeeView(record, config, asOf ?? todayIn(config.timezone)), {
     ETag: etagOf(id, Number(record.version ?? 1)),
   });
 }
 
-/** GET /employees?page=n: a page of the business list with holes (docs/pagination.md). */
-export async function listEmployees(businessId: string, page: PageRequest, along?: ReadAlong) {
+/** GET /employees?page=n: a page of the business list with holes (docs/pagination.md), derived fields as of `asOf`. */
+export async function listEmployees(businessId: string, page: PageRequest, along?: ReadAlong, asOf?: string) {
   const { config, total, items } = await readListPage(businessId, { kind: 'employee' }, page, along);
-  const today = todayIn(config.timezone);
-  return { entries: items.map((item) => employeeView(item, config, today)), total };
+  const day = asOf ?? todayIn(config.timezone);
+  return { entries: items.map((item) => employeeView(item, config, day)), total };
 }

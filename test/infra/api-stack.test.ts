@@ -23,6 +23,7 @@ import {
   DISPATCHER,
   REPO_ROOT,
   RETENTION_JOB,
+  EFFECTIVE_JOB,
   EXPORT_WORKER,
   IMPORT_WORKER,
   apiStackPropsFromContext,
@@ -60,6 +61,7 @@ const ALL_FUNCTIONS = [
   FALLBACK_ROUTE,
   { name: DISPATCHER.name, access: 'dispatcher' },
   { name: RETENTION_JOB.name, access: 'retention' },
+  { name: EFFECTIVE_JOB.name, access: 'effective' },
   { name: CHECK_JOB.name, access: 'check' },
   { name: EXPORT_WORKER.name, access: 'export-worker' },
   { name: IMPORT_WORKER.name, access: 'import-worker' },
@@ -68,7 +70,10 @@ const ALL_FUNCTIONS = [
 const timeoutOf = (name: string): number =>
   name === DISPATCHER.name
     ? 120
-    : name === RETENTION_JOB.name || name === EXPORT_WORKER.name || name === IMPORT_WORKER.name
+    : name === RETENTION_JOB.name ||
+        name === EFFECTIVE_JOB.name ||
+        name === EXPORT_WORKER.name ||
+        name === IMPORT_WORKER.name
       ? 900
       : name === CHECK_JOB.name
         ? 60
@@ -135,7 +140,7 @@ afterAll(() => {
 
 describe('functions', () => {
   test('one Lambda function per route row plus the fallback, the webhook dispatcher and the retention job, and no other (no CDK helper functions)', () => {
-    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 6);
+    expect(ofType('AWS::Lambda::Function')).toHaveLength(ROUTES.length + 7);
     for (const { name } of ALL_FUNCTIONS) {
       const fn = resources[functionId(name)];
       expect(fn?.Type).toBe('AWS::Lambda::Function');
@@ -314,13 +319,15 @@ describe('IAM least privilege', () => {
           ? DISPATCHER.grant
           : name === RETENTION_JOB.name
             ? RETENTION_JOB.grant
-            : name === CHECK_JOB.name
-              ? CHECK_JOB.grant
-              : name === EXPORT_WORKER.name
-                ? EXPORT_WORKER.grant
-                : name === IMPORT_WORKER.name
-                  ? IMPORT_WORKER.grant
-                  : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
+            : name === EFFECTIVE_JOB.name
+              ? EFFECTIVE_JOB.grant
+              : name === CHECK_JOB.name
+                ? CHECK_JOB.grant
+                : name === EXPORT_WORKER.name
+                  ? EXPORT_WORKER.grant
+                  : name === IMPORT_WORKER.name
+                    ? IMPORT_WORKER.grant
+                    : TABLE_GRANTS[name as keyof typeof TABLE_GRANTS];
       const statements = dynamoStatements(name);
       if (grant.actions.length === 0) {
         expect({ name, statements }).toEqual({ name, statements: [] });
@@ -809,6 +816,47 @@ describe('retention job', () => {
       { Name: 'FunctionName', Value: { Ref: functionId(RETENTION_JOB.name) } },
     ]);
     expect(resources[functionId(RETENTION_JOB.name)]!.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
+  });
+});
+
+describe('effective-date job', () => {
+  test('may read the registry, the day indexes and employees, and write employees, feed entries and the registry: no Scan, no delete', () => {
+    expect(dynamoActionsOf(EFFECTIVE_JOB.name).sort()).toEqual(
+      ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'].map((a) => `dynamodb:${a}`).sort(),
+    );
+    const resourcesOf = JSON.stringify(statementsOf(EFFECTIVE_JOB.name).flatMap((s) => asArray(s.Resource)));
+    expect(resourcesOf).toContain('/index/jobstart-keys');
+    expect(resourcesOf).toContain('/index/jobend-keys');
+    expect(resourcesOf).not.toContain('/index/*');
+    const other = statementsOf(EFFECTIVE_JOB.name)
+      .flatMap((s) => asArray(s.Action))
+      .filter((a) => !a.startsWith('dynamodb:') && !a.startsWith('logs:') && !a.startsWith('xray:'));
+    expect(other).toEqual([]);
+  });
+
+  test('runs a minute after every quarter hour on its own rule, and its errors (a failed run) alarm the topic', () => {
+    const fnArn = { 'Fn::GetAtt': [functionId(EFFECTIVE_JOB.name), 'Arn'] };
+    template.hasResourceProperties('AWS::Events::Rule', {
+      ScheduleExpression: 'cron(1/15 * * * ? *)',
+      State: 'ENABLED',
+      Targets: [Match.objectLike({ Arn: fnArn })],
+    });
+    template.hasResourceProperties('AWS::Lambda::Permission', {
+      Action: 'lambda:InvokeFunction',
+      Principal: 'events.amazonaws.com',
+      FunctionName: fnArn,
+      SourceArn: {
+        'Fn::GetAtt': [stack.getLogicalId(stack.effectiveSchedule.node.defaultChild as CfnResource), 'Arn'],
+      },
+    });
+    const fn = stack.functions[EFFECTIVE_JOB.name]!;
+    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+    const errors = resources[stack.getLogicalId(fn.errorsAlarm.node.defaultChild as CfnResource)]!;
+    expect(errors.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(errors.Properties.MetricName).toBe('Errors');
+    expect(errors.Properties.Dimensions).toEqual([
+      { Name: 'FunctionName', Value: { Ref: functionId(EFFECTIVE_JOB.name) } },
+    ]);
   });
 });
 

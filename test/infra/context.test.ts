@@ -154,7 +154,7 @@ describe('the default stage (dev), synthesized with tracing off', () => {
 
   test('the same alarms on the topic, but nobody subscribed', () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(3 * (ROUTES.length + 6) + 7 + 2 + 1 + 1 + 1 + 1 + 1);
+    expect(alarms).toHaveLength(3 * (ROUTES.length + 7) + 7 + 2 + 1 + 1 + 1 + 1 + 1);
     const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
     for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
     template.resourceCountIs('AWS::SNS::Subscription', 0);

@@ -161,13 +161,22 @@ function casesOf(): Case[] {
           expected: { message: key('cursor_expired', { days: 30 }) },
         },
       );
-    } else if ('query' in route) {
+    } else if ('query' in route && 'list' in route) {
       cases.push({
         route: name,
         status: 400,
         request: () => withToken({ method: 'GET', path: `${route.path}?per_page=0&page=x` }),
         expected: { fields: { per_page: [MESSAGES.invalid], page: [MESSAGES.invalid] } },
       });
+    } else if ('query' in route && name === 'get-employee') {
+      cases.push({
+        route: name,
+        status: 400,
+        request: () => withToken({ method: 'GET', path: `${idPath(name, 'any')}?as_of=2026-02-30` }),
+        expected: { fields: { as_of: [MESSAGES.invalid] } },
+      });
+    } else if ('query' in route) {
+      throw new Error(`${name}: a query case for this route's parameters`);
     }
     if (hasId) {
       const record = {

@@ -2,6 +2,7 @@ import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 import { TABLE_GRANTS, WORKER_GRANTS } from '../../src/http/grants';
 import { DISPATCHER_NAME } from '../../src/services/webhook-dispatcher';
 import { RETENTION_JOB_NAME } from '../../src/services/retention';
+import { EFFECTIVE_JOB_NAME } from '../../src/services/effective-dates';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
 import { EXPORT_WORKER_NAME } from '../../src/services/exports';
 import { IMPORT_WORKER_NAME } from '../../src/services/import-run';
@@ -16,10 +17,11 @@ describe('TABLE_GRANTS (src/http/grants.ts)', () => {
     expect(Object.keys(TABLE_GRANTS).sort()).toEqual([...ROUTES.map((r) => r.name), FALLBACK_ROUTE.name].sort());
   });
 
-  test('one worker grant per function that is not a route: the webhook dispatcher, the retention job, the upload check, the export and import workers', () => {
+  test('one worker grant per function that is not a route: the webhook dispatcher, the retention and effective-date jobs, the upload check, the export and import workers', () => {
     expect(Object.keys(WORKER_GRANTS)).toEqual([
       DISPATCHER_NAME,
       RETENTION_JOB_NAME,
+      EFFECTIVE_JOB_NAME,
       CHECK_JOB_NAME,
       EXPORT_WORKER_NAME,
       IMPORT_WORKER_NAME,
@@ -27,6 +29,7 @@ describe('TABLE_GRANTS (src/http/grants.ts)', () => {
     expect(ROUTES.map((r) => r.name)).not.toContain(CHECK_JOB_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(DISPATCHER_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(RETENTION_JOB_NAME);
+    expect(ROUTES.map((r) => r.name)).not.toContain(EFFECTIVE_JOB_NAME);
     expect(ROUTES.map((r) => r.name)).not.toContain(EXPORT_WORKER_NAME);
   });
 

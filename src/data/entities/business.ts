@@ -13,7 +13,14 @@ import { pattern } from './entity';
 export interface RegisteredBusiness {
   readonly businessId: string;
   readonly retentionDays: number | undefined;
+  /** Its IANA timezone (the effective-date run's days); undefined for an entry written before it was kept. */
+  readonly timezone: string | undefined;
+  /** The last day (YYYY-MM-DD) whose effective-date changes are all written; undefined before the first run. */
+  readonly effectiveThrough: string | undefined;
 }
+
+/** The registry attribute the effective-date run moves (src/data/business-store.ts markEffectiveThrough). */
+const EFFECTIVE_THROUGH = 'effective_through';
 
 const registry = pattern<Record<string, never>>('table', 'business id', () => BUSINESS_REGISTRY);
 
@@ -31,17 +38,26 @@ export const business = {
   }),
   configOf: (item: Readonly<Record<string, unknown>> | undefined): BusinessConfig | undefined =>
     item?.config as BusinessConfig | undefined,
-  /** The registry entry of a business: its retention setting, so the job skips businesses without one for free. */
-  registryEntry: (config: BusinessConfig): Record<string, unknown> => {
+  /**
+   * The registry entry of a business: its retention setting, so the job skips businesses without one for free,
+   * and its timezone; the effective-date run's progress of the entry `stored` is kept.
+   */
+  registryEntry: (config: BusinessConfig, stored?: Readonly<Record<string, unknown>>): Record<string, unknown> => {
     const days = retentionDaysOf(config.application_retention_days);
+    const through = stored?.[EFFECTIVE_THROUGH];
     return {
       ...keys.businessRegistry(config.id),
       business_id: config.id,
+      timezone: config.timezone,
       ...(days !== undefined ? { application_retention_days: days } : {}),
+      ...(typeof through === 'string' ? { [EFFECTIVE_THROUGH]: through } : {}),
     };
   },
+  effectiveThroughAttribute: EFFECTIVE_THROUGH,
   registeredOf: (item: Readonly<Record<string, unknown>>): RegisteredBusiness => ({
     businessId: String(item.business_id),
     retentionDays: retentionDaysOf(item.application_retention_days),
+    timezone: typeof item.timezone === 'string' ? item.timezone : undefined,
+    effectiveThrough: typeof item[EFFECTIVE_THROUGH] === 'string' ? (item[EFFECTIVE_THROUGH] as string) : undefined,
   }),
 } as const;

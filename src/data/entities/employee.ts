@@ -11,6 +11,7 @@ import { LIST } from './list-names';
 
 type OfBusiness = { readonly businessId: string };
 type OfEmployee = OfBusiness & { readonly employeeId: string };
+type OfDay = OfBusiness & { readonly day: string };
 
 const EMPLOYEE_NUMBER = 'employee_number';
 
@@ -38,6 +39,11 @@ export const employee = {
     entries: partitionOf(employeesByPosition, { businessId }),
     wholeRange: false,
   }),
+  /**
+   * What an effective-date write (src/services/effective-dates.ts) records on the employee: the day it wrote and
+   * the updated_at it set, so the next run knows which day the employee's last feed entry shows.
+   */
+  effectiveAttributes: { day: 'effective_day', at: 'effective_at' },
   /** The unique item that holds an employee_number for its owner. */
   numberKey: (businessId: string, value: string): Key => keys.unique(businessId, EMPLOYEE_NUMBER, value),
   numberField: EMPLOYEE_NUMBER,
@@ -77,10 +83,28 @@ const jobsByEmployee = pattern<OfEmployee>(
   ({ businessId, employeeId }) => lists.jobsOfEmployee(businessId, employeeId),
 );
 
+/**
+ * The jobs that start on a day and those whose last day is a day, by their employee (keys only): the employees whose
+ * derived job fields may change when a day begins (src/services/effective-dates.ts). A job's dates never change
+ * after its create, which writes both entries (an open-ended job has no end entry).
+ */
+const jobsStartingOn = pattern<OfDay>('jobstart-keys', 'employee id', ({ businessId, day }) =>
+  lists.jobsByDay(businessId, 'from', day),
+);
+const jobsEndingOn = pattern<OfDay>('jobend-keys', 'employee id', ({ businessId, day }) =>
+  lists.jobsByDay(businessId, 'to', day),
+);
+
 export const employeeJob = {
   entity: 'employee_job',
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee_job', id),
-  patterns: { byPosition: jobsByPosition, byEmployee: jobsByEmployee, byId: jobsById },
+  patterns: {
+    byPosition: jobsByPosition,
+    byEmployee: jobsByEmployee,
+    byId: jobsById,
+    startingOn: jobsStartingOn,
+    endingOn: jobsEndingOn,
+  },
   list: LIST.employeeJobs,
   /** The business's reservation item of job positions and creation times (src/data/list-sequence.ts). */
   sequence: `${LIST.employeeJobs}-sequence`,
@@ -99,7 +123,15 @@ export const employeeJob = {
     ...placeAt(jobsByPosition, { businessId }, at.position),
     ...placeAt(jobsByEmployee, { businessId, employeeId }, at.seq),
   }),
-  /** A new job's item: its fields top-level, at its business position and its sequence among the employee's jobs. */
+  /** The entries of a job under the day it starts and the day it ends (none for an open end). */
+  dayKeys: (businessId: string, employeeId: string, from: string, to: string | null): Record<string, string> => ({
+    ...(placeAt(jobsStartingOn, { businessId, day: from }, employeeId) as Record<string, string>),
+    ...(to === null ? {} : (placeAt(jobsEndingOn, { businessId, day: to }, employeeId) as Record<string, string>)),
+  }),
+  /**
+   * A new job's item: its fields top-level, at its business position and its sequence among the employee's jobs,
+   * and under the days it starts and ends.
+   */
   newItem: (
     businessId: string,
     employeeId: string,
@@ -113,5 +145,6 @@ export const employeeJob = {
     updated_at: job.createdAt,
     version: 1,
     ...employeeJob.indexKeys(businessId, employeeId, at),
+    ...employeeJob.dayKeys(businessId, employeeId, String(job.fields.from), (job.fields.to as string | null) ?? null),
   }),
 } as const;
