@@ -128,6 +128,8 @@ export const MESSAGES = {
   toBeforeFrom: 'must be on or after from',
   unknownField: 'is not a known field',
   notAllowed: 'is not allowed',
+  /** A field outside the token's field grant (contract §25). */
+  notPermitted: 'is not permitted',
   /** rails-i18n `less_than_or_equal_to` with count 20: the webhook subscriptions of a business (contract §14). */
   atMostTwenty: 'must be less than or equal to 20',
 } as const;

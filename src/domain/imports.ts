@@ -20,6 +20,8 @@ export const FAILURE_REASONS = [
   'malformed_file',
   'too_many_rows',
   'upload_expired',
+  // The token that created it was revoked or expired before the run ended (contract §25): rows before stay.
+  'token_revoked',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -141,6 +143,8 @@ export interface ImportJob {
   /** Who created it: its records' change-feed entries name this token and request. */
   readonly tokenId: string;
   readonly tokenName: string;
+  /** The hash of that token: the run acts with its rights as they are (contract §25). */
+  readonly tokenHash?: string;
   readonly requestId: string | null;
   /** Rows 1..checkpoint have their results stored (the counts are theirs). */
   readonly checkpoint: number;

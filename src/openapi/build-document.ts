@@ -1,3 +1,4 @@
+import { RECORD_SCHEMAS } from '../services/token-view';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
 import { MAX_BODY_BYTES } from '../http/middleware';
 import { ROUTES, scopesOf, type RouteDefinition } from '../http/routes';
@@ -214,6 +215,11 @@ const HEADERS: Record<string, JsonObject> = {
     schema: { type: 'string' },
   },
   Location: { description: 'URL of the new record.', required: true, schema: { type: 'string' } },
+  RestrictedFields: {
+    description:
+      'Only for a token with a field grant of this record type (contract §25): the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). Withheld fields are absent from the records, never null; a body or filter naming one answers `is not permitted`.',
+    schema: { type: 'string' },
+  },
   Link: {
     description: 'RFC 8288 links `first`, `prev`, `next`, `last` where they apply (keeps the filters of the request).',
     schema: { type: 'string' },
@@ -625,6 +631,14 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
 
   const [successStatus, success] = successOf(route, responseName);
   responses[successStatus] = success;
+  // Records a field grant may narrow (contract §25): the answer names what it withheld; bodies and filters
+  // naming a withheld field are refused.
+  const granted = responseName !== undefined && RECORD_SCHEMAS[responseName] !== undefined;
+  if (granted)
+    responses[successStatus] = {
+      ...success,
+      headers: { ...success.headers, 'Restricted-Fields': headerRef('RestrictedFields') },
+    };
 
   if (hasBody && hasQuery) {
     responses['400'] = response(
@@ -636,7 +650,9 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     responses['400'] = errorResponse('Body is not valid JSON or not a JSON object (`bad_request`)', 'bad_request');
   } else if (hasQuery) {
     responses['400'] = response(
-      'Query parameter errors, keyed by parameter name',
+      granted
+        ? 'Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted`'
+        : 'Query parameter errors, keyed by parameter name',
       json(schemaRef('FieldErrors'), { per_page: ['is invalid'] }),
       errorHeaders(),
     );
@@ -691,7 +707,9 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       'unsupported_media_type',
     );
     responses['422'] = response(
-      'Field errors: every failing field at once, Rails wording; nothing was written',
+      granted
+        ? 'Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted`'
+        : 'Field errors: every failing field at once, Rails wording; nothing was written',
       json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
       errorHeaders(),
     );

@@ -115,6 +115,12 @@ export const ChangeEntry = {
       description:
         'The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted',
     },
+    restricted_fields: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null)',
+    },
   },
 } as const;
 

@@ -50,6 +50,20 @@ import { transactWrite } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { applyImportRows, importCellKinds } from './import-rows';
+import { grantOfHash } from '../data/token-store';
+import type { TokenView } from '../domain/token-view';
+import { deniedBodyFields } from './token-view';
+
+/**
+ * The rights of the token that created an import, as they are now (contract §25): 'revoked' once it is
+ * revoked or expired; undefined for an import stored without its token's hash (every right). One GetItem.
+ */
+async function creatorRights(job: ImportJob): Promise<TokenView | 'revoked' | undefined> {
+  if (job.tokenHash === undefined) return undefined;
+  const grant = await grantOfHash(job.tokenHash);
+  if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= Date.now())) return 'revoked';
+  return { scopes: grant.scopes, ...(grant.fields ? { grants: grant.fields } : {}) };
+}
 
 /** The run's function: its DynamoDB calls are checked against WORKER_GRANTS['run-import'] (src/http/routes.ts). */
 export const IMPORT_WORKER_NAME = 'run-import';
@@ -112,6 +126,10 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     let counts: ImportCounts = job.counts;
     let checkpoint = job.checkpoint;
     let savedAt = Date.now();
+    // The run acts with its creating token's rights: checked at its start, at each checkpoint and at its end.
+    const rights = await creatorRights(job);
+    if (rights === 'revoked') return await fail(job, 'token_revoked', lease, counts);
+    const tokenGone = async (): Promise<boolean> => rights !== undefined && (await creatorRights(job)) === 'revoked';
     const lines = applyImportRows(readImportRows(uploadBytes(businessId, id), job.format, kinds), {
       businessId,
       type: job.type,
@@ -119,6 +137,9 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       origin: originOf(job),
       importId: job.id,
       resumeAfter: job.checkpoint,
+      ...(rights?.grants?.[job.type] !== undefined
+        ? { denied: (body, create) => deniedBodyFields(rights, job.type, body, create) }
+        : {}),
       ...(options.translate ? { translate: (fields) => options.translate!(fields, job.language) } : {}),
     });
     for await (const line of lines) {
@@ -132,8 +153,10 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       if (Date.now() - savedAt >= PROGRESS_INTERVAL_MS) {
         await saveImportProgress(job, lease, LEASE_MS, { checkpoint, counts });
         savedAt = Date.now();
+        if (await tokenGone()) return await fail(job, 'token_revoked', lease, counts);
       }
     }
+    if (await tokenGone()) return await fail(job, 'token_revoked', lease, counts);
     await writeResultsFile(businessId, id, resultLines(businessId, id));
     await finish(job, lease, { status: 'completed', counts });
     await deleteUpload(businessId, id);
@@ -156,8 +179,14 @@ async function* resultLines(businessId: string, id: string): AsyncGenerator<stri
   } while (start);
 }
 
-async function fail(job: ImportJob, reason: FailureReason, lease?: string): Promise<RunOutcome> {
-  await finish(job, lease, { status: 'failed', counts: zeroCounts(), failureReason: reason });
+/** Ends the import failed; `counts` of the rows applied before (token_revoked), else none. */
+async function fail(
+  job: ImportJob,
+  reason: FailureReason,
+  lease?: string,
+  counts: ImportCounts = zeroCounts(),
+): Promise<RunOutcome> {
+  await finish(job, lease, { status: 'failed', counts, failureReason: reason });
   await deleteUpload(job.businessId, job.id).catch(() => undefined);
   return { outcome: 'finished', status: 'failed' };
 }

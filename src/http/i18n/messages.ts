@@ -50,6 +50,7 @@ const en: Catalogue = {
     'is not a known field': 'is not a known field',
     'must be on or after from': 'must be on or after from',
     'is not allowed': 'is not allowed',
+    'is not permitted': 'is not permitted',
     'must be less than or equal to 20': 'must be less than or equal to 20',
   },
   records: {
@@ -118,6 +119,7 @@ const de: Catalogue = {
     'is not a known field': 'ist kein bekanntes Feld',
     'must be on or after from': 'muss am oder nach from liegen',
     'is not allowed': 'ist nicht erlaubt',
+    'is not permitted': 'ist nicht erlaubt',
     'must be less than or equal to 20': 'muss kleiner oder gleich 20 sein',
   },
   records: {
@@ -187,6 +189,7 @@ const it: Catalogue = {
     'is not a known field': 'non è un campo conosciuto',
     'must be on or after from': 'deve essere uguale o successiva a from',
     'is not allowed': 'non è consentito',
+    'is not permitted': 'non è consentito',
     'must be less than or equal to 20': 'deve essere minore o uguale a 20',
   },
   records: {
