@@ -82,6 +82,12 @@ type Args<K extends OperationId> =
     : [input: Input<K>, options?: RequestOptions];
 
 export type Client = { [K in OperationId]: (...args: Args<K>) => Promise<Result<K>> } & {
+  /**
+   * The fields the last answered request withheld from this token (its `Restricted-Fields`, sorted), or null when
+   * that answer named none: the token has no field grant of that record type (feed entries carry theirs as
+   * `restricted_fields`). A withheld field is absent from the record; a null field has no value.
+   */
+  readonly lastRestrictedFields: string[] | null;
   /** Every record of every page of a list operation, each once, in the list's order (100 per request). */
   paginate<K extends ListOperationId>(
     operationId: K,
@@ -202,6 +208,7 @@ export function createClient(options: ClientOptions): Client {
   const timeoutMs = options.timeoutMs ?? 30_000;
   /** No request of this client starts before this time: a `RateLimit` field said `r=0`. */
   let notBefore = 0;
+  let lastRestricted: string[] | null = null;
 
   async function attempt(method: string, url: string, init: RequestInit, signal?: AbortSignal) {
     const controller = new AbortController();
@@ -259,6 +266,8 @@ export function createClient(options: ClientOptions): Client {
             /* a gateway's answer that says JSON and is not: keep the text */
           }
         }
+        const restricted = res.headers.get('restricted-fields');
+        lastRestricted = restricted === null ? null : restricted.split(',').map((f) => f.trim()).filter(Boolean);
         if (res.ok) return res.status === 204 ? undefined : parsed;
         error = errorOf(res.status, parsed, res.headers, Date.now());
         if (!RETRY_STATUSES.has(res.status)) throw error;
@@ -269,6 +278,7 @@ export function createClient(options: ClientOptions): Client {
   }
 
   const client: Record<string, unknown> = {};
+  Object.defineProperty(client, 'lastRestrictedFields', { get: () => lastRestricted, enumerable: true });
   for (const operationId of Object.keys(OPERATIONS) as OperationId[])
     client[operationId] = (input?: Record<string, unknown>, opts?: RequestOptions) => call(operationId, input, opts);
 

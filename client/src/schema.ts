@@ -1101,6 +1101,8 @@ export interface components {
                 changed_fields?: string[];
                 /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
                 data: Record<string, never> | null;
+                /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+                restricted_fields?: string[];
             }[];
             /** @description Always present: the position after this page (the last entry’s cursor, or `after` itself when nothing is new). Poll with it forever. */
             next_cursor: string;
@@ -1338,7 +1340,7 @@ export interface components {
              * @description When failed: why the whole file was refused
              * @enum {unknown}
              */
-            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired";
+            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired" | "token_revoked";
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1409,6 +1411,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change (Employee, EmployeeJob, Application, or Attachment without `download_url` and `upload`); null for application.deleted and attachment.deleted */
             data: Record<string, never> | null;
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         /** @description A page of Employee records */
         EmployeePage: {
@@ -1484,6 +1488,8 @@ export interface components {
         ETag: string;
         /** @description URL of the new record. */
         Location: string;
+        /** @description Only for a token with a field grant of this record type (contract §25): the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). Withheld fields are absent from the records, never null; a body or filter naming one answers `is not permitted`. */
+        RestrictedFields: string;
         /** @description RFC 8288 links `first`, `prev`, `next`, `last` where they apply (keeps the filters of the request). */
         Link: string;
         /** @description Seconds to wait before retrying. */
@@ -1532,6 +1538,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1540,7 +1547,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmployeePage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1694,6 +1701,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1822,7 +1830,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1935,6 +1943,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2099,6 +2108,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2247,7 +2257,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2364,6 +2374,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2372,7 +2383,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmployeeJobPage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2526,6 +2537,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2674,7 +2686,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2787,6 +2799,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4071,6 +4084,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4079,7 +4093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationPage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4233,6 +4247,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4381,7 +4396,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4494,6 +4509,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4658,6 +4674,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4806,7 +4823,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
