@@ -267,7 +267,13 @@ export function createClient(options: ClientOptions): Client {
           }
         }
         const restricted = res.headers.get('restricted-fields');
-        lastRestricted = restricted === null ? null : restricted.split(',').map((f) => f.trim()).filter(Boolean);
+        lastRestricted =
+          restricted === null
+            ? null
+            : restricted
+                .split(',')
+                .map((f) => f.trim())
+                .filter(Boolean);
         if (res.ok) return res.status === 204 ? undefined : parsed;
         error = errorOf(res.status, parsed, res.headers, Date.now());
         if (!RETRY_STATUSES.has(res.status)) throw error;

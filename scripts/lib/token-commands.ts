@@ -116,7 +116,14 @@ export function parseFieldGrants(specs: readonly string[]): FieldGrants | string
     const type = at < 0 ? spec : spec.slice(0, at);
     if (!isGrantType(type)) return `unknown type ${type || '(empty)'} in ${spec}; types are ${GRANT_TYPES.join(', ')}`;
     if (grants[type]) return `names ${type} twice`;
-    const names = at < 0 ? [] : spec.slice(at + 1).split(',').map((f) => f.trim()).filter((f) => f !== '');
+    const names =
+      at < 0
+        ? []
+        : spec
+            .slice(at + 1)
+            .split(',')
+            .map((f) => f.trim())
+            .filter((f) => f !== '');
     if (names.length === 0) return `${type} names no field (TYPE=F1,F2)`;
     const unknown = names.filter((f) => !TYPE_FIELDS[type].includes(f) && !/^cf_\d+$/.test(f));
     if (unknown.length > 0) return `unknown field ${unknown.join(', ')} of ${type}`;

@@ -17,6 +17,16 @@ export const isGrantType = (value: string): value is GrantType => (GRANT_TYPES a
 /** Per type, the fields granted; a type without an entry keeps every field. */
 export type FieldGrants = Readonly<Partial<Record<GrantType, readonly string[]>>>;
 
+/**
+ * The record type of a route's response schema (src/http/routes.ts `response`): the answers the response step
+ * projects and the OpenAPI document says may carry `Restricted-Fields`. Other schemas hold no such record.
+ */
+export const RECORD_SCHEMAS: Readonly<Record<string, GrantType>> = {
+  Employee: 'employees',
+  EmployeeJob: 'employee_jobs',
+  Application: 'applications',
+};
+
 /** Granted whatever the grant says: a record is not addressable without them (and a job not placeable). */
 export const ALWAYS_GRANTED: Readonly<Record<GrantType, readonly string[]>> = {
   employees: ['id', 'created_at', 'updated_at'],
@@ -104,7 +114,9 @@ export function scopesForChangeType(type: string): readonly Scope[] {
  * `data` when the grant withholds any field of that type, `changed_fields` naming granted fields only.
  * `typeFields` names every field a record of the type may hold beside those of `data` (the schema's).
  */
-export function projectEntry<E extends { readonly type: string; readonly data: unknown; readonly changed_fields?: readonly string[] }>(
+export function projectEntry<
+  E extends { readonly type: string; readonly data: unknown; readonly changed_fields?: readonly string[] },
+>(
   view: TokenView,
   entry: E,
   typeFields: (type: GrantType) => readonly string[],
@@ -113,9 +125,10 @@ export function projectEntry<E extends { readonly type: string; readonly data: u
   if (grantType === undefined || view.grants?.[grantType] === undefined) return entry;
   const data = entry.data as Record<string, unknown> | null;
   const restricted = withheldOf(view, grantType, [...typeFields(grantType), ...Object.keys(data ?? {})]);
-  const { changed_fields: changed, ...rest } = entry;
+  const changed = entry.changed_fields;
+  // The entry's own keys keep their places; `restricted_fields` comes right after `data`.
   return {
-    ...rest,
+    ...entry,
     ...(changed === undefined ? {} : { changed_fields: changed.filter((f) => isGranted(view, grantType, f)) }),
     data: data === null ? null : projectRecord(view, grantType, data),
     restricted_fields: restricted,

@@ -9,8 +9,7 @@ import { tokenViewOf, type AuthContext } from './auth';
  * checks refuse one that lacks its type's: the write scope to create or
  * cancel it, the read or the write scope to see it.
  */
-const grantedScopes = async (auth: AuthContext): Promise<readonly Scope[]> =>
-  (await tokenViewOf(auth)).scopes;
+const grantedScopes = async (auth: AuthContext): Promise<readonly Scope[]> => (await tokenViewOf(auth)).scopes;
 
 export async function importWriteCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
   const granted = await grantedScopes(auth);

@@ -1,4 +1,4 @@
-import { RECORD_SCHEMAS } from '../services/token-view';
+import { RECORD_SCHEMAS } from '../domain/token-view';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
 import { MAX_BODY_BYTES } from '../http/middleware';
 import { ROUTES, scopesOf, type RouteDefinition } from '../http/routes';

@@ -563,7 +563,10 @@ async function applyRow(
     importId && mode === 'apply' ? [rowResultWrite(businessId, importId, [l])] : [];
   const denied = options.denied?.(body, owner === undefined && !earlier) ?? [];
   if (denied.length > 0)
-    return { line: line('failed', null, Object.fromEntries(denied.map((f) => [f, [MESSAGES.notPermitted]]))), stored: false };
+    return {
+      line: line('failed', null, Object.fromEntries(denied.map((f) => [f, [MESSAGES.notPermitted]]))),
+      stored: false,
+    };
 
   try {
     if ((owner !== undefined || earlier) && type === 'employee_jobs')

@@ -50,20 +50,7 @@ import { transactWrite } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { applyImportRows, importCellKinds } from './import-rows';
-import { grantOfHash } from '../data/token-store';
-import type { TokenView } from '../domain/token-view';
-import { deniedBodyFields } from './token-view';
-
-/**
- * The rights of the token that created an import, as they are now (contract §25): 'revoked' once it is
- * revoked or expired; undefined for an import stored without its token's hash (every right). One GetItem.
- */
-async function creatorRights(job: ImportJob): Promise<TokenView | 'revoked' | undefined> {
-  if (job.tokenHash === undefined) return undefined;
-  const grant = await grantOfHash(job.tokenHash);
-  if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= Date.now())) return 'revoked';
-  return { scopes: grant.scopes, ...(grant.fields ? { grants: grant.fields } : {}) };
-}
+import { deniedBodyFields, rightsOfToken } from './token-view';
 
 /** The run's function: its DynamoDB calls are checked against WORKER_GRANTS['run-import'] (src/http/routes.ts). */
 export const IMPORT_WORKER_NAME = 'run-import';
@@ -127,9 +114,11 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     let checkpoint = job.checkpoint;
     let savedAt = Date.now();
     // The run acts with its creating token's rights: checked at its start, at each checkpoint and at its end.
-    const rights = await creatorRights(job);
+    // (An import stored without its token's hash has every right.)
+    const rights = job.tokenHash === undefined ? undefined : await rightsOfToken(job.tokenHash);
     if (rights === 'revoked') return await fail(job, 'token_revoked', lease, counts);
-    const tokenGone = async (): Promise<boolean> => rights !== undefined && (await creatorRights(job)) === 'revoked';
+    const tokenGone = async (): Promise<boolean> =>
+      job.tokenHash !== undefined && (await rightsOfToken(job.tokenHash)) === 'revoked';
     const lines = applyImportRows(readImportRows(uploadBytes(businessId, id), job.format, kinds), {
       businessId,
       type: job.type,

@@ -11,9 +11,11 @@ import { Application } from '../schemas/applications';
 import { Employee, EmployeeCreate, EmployeeJob, EmployeeJobCreate } from '../schemas/employees';
 import { ApplicationCreate } from '../schemas/applications';
 import { FieldError } from '../domain/errors';
+import { grantOfHash } from '../data/token-store';
 import type { ApiResult } from '../domain/result';
 import {
   GRANT_TYPES,
+  RECORD_SCHEMAS,
   notPermitted,
   projectEntry,
   projectRecord,
@@ -27,13 +29,6 @@ export const TYPE_FIELDS: Readonly<Record<GrantType, readonly string[]>> = {
   employees: Object.keys(Employee.properties),
   employee_jobs: Object.keys(EmployeeJob.properties),
   applications: Object.keys(Application.properties),
-};
-
-/** The record type of a route's response schema (src/http/routes.ts `response`); other schemas hold no such record. */
-export const RECORD_SCHEMAS: Readonly<Record<string, GrantType>> = {
-  Employee: 'employees',
-  EmployeeJob: 'employee_jobs',
-  Application: 'applications',
 };
 
 /** The mandatory fields of each type's create (a create without all of them granted cannot succeed). */
@@ -52,8 +47,11 @@ export function restrictedFieldsOf(view: TokenView, type: GrantType, records: re
 }
 
 /** One record as the token sees it. */
-export const projectOne = <T extends Record<string, unknown>>(view: TokenView, type: GrantType, record: T): Partial<T> =>
-  projectRecord(view, type, record);
+export const projectOne = <T extends Record<string, unknown>>(
+  view: TokenView,
+  type: GrantType,
+  record: T,
+): Partial<T> => projectRecord(view, type, record);
 
 /**
  * A route's answer as the token sees it: its record, or each record of its page envelope, projected, with
@@ -122,4 +120,14 @@ export function deniedBodyFields(view: TokenView, type: GrantType, body: unknown
 export const isTypeField = (type: GrantType, field: string, customIds: readonly string[]): boolean =>
   TYPE_FIELDS[type].includes(field) || (/^cf_\d+$/.test(field) && customIds.includes(field.slice(3)));
 
-export { GRANT_TYPES };
+/**
+ * What the token with this hash may see now (the creator of a webhook subscription or an import acts with its
+ * token's rights as they are, contract §25): 'revoked' once it is revoked or expired. One GetItem.
+ */
+export async function rightsOfToken(hash: string, now = Date.now()): Promise<TokenView | 'revoked'> {
+  const grant = await grantOfHash(hash);
+  if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= now)) return 'revoked';
+  return { scopes: grant.scopes, ...(grant.fields ? { grants: grant.fields } : {}) };
+}
+
+export { GRANT_TYPES, RECORD_SCHEMAS };

@@ -41,24 +41,11 @@ import {
 } from '../data/webhook-store';
 import { changeSource, type FeedEntry } from './change-source';
 import { deliver } from './webhook-delivery';
-import { grantOfHash } from '../data/token-store';
-import { readsEntry, type TokenView } from '../domain/token-view';
-import { projectFeedEntry } from './token-view';
+import { readsEntry } from '../domain/token-view';
+import { projectFeedEntry, rightsOfToken } from './token-view';
 
 /** `last_delivery_error` of a subscription whose creating token was revoked or expired (contract §25). */
 export const TOKEN_REVOKED = 'token_revoked';
-
-/**
- * What a subscription may deliver now (contract §25): the scopes and field grants of the token that created
- * it as they are at delivery time (one GetItem), 'revoked' once that token is revoked or expired. A
- * subscription stored without its token's hash delivers everything.
- */
-async function deliveryRights(sub: StoredSubscription, now: number): Promise<TokenView | 'revoked' | undefined> {
-  if (sub.tokenHash === undefined) return undefined;
-  const grant = await grantOfHash(sub.tokenHash);
-  if (!grant || (grant.expiresAt !== undefined && grant.expiresAt <= now)) return 'revoked';
-  return { scopes: grant.scopes, ...(grant.fields ? { grants: grant.fields } : {}) };
-}
 
 /** The function's name: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const DISPATCHER_NAME = 'dispatch-webhooks';
@@ -136,7 +123,9 @@ export async function pumpSubscription(
     if (now + LEASE_MS > deadline) return { state: 'out-of-time' };
 
     if (page.length === 0) page = (await changeSource().readAfter(businessId, sub.cursor, PAGE)).entries;
-    const rights = page.length === 0 ? undefined : await deliveryRights(sub, now);
+    // Its creating token's rights at delivery time (a subscription stored without its token's hash: every right).
+    const rights =
+      page.length === 0 || sub.tokenHash === undefined ? undefined : await rightsOfToken(sub.tokenHash, now);
     if (rights === 'revoked') {
       // Its token is gone: the subscription is disabled and receives nothing more.
       if (!(await claimLease(sub, now + LEASE_MS, sub.cursor))) return { state: 'busy' };
