@@ -8,7 +8,7 @@ import { startLocalDispatcher } from '../../src/services/webhook-dispatcher';
 import { runImport } from '../../src/services/import-run';
 import { handler as runImportFunction } from '../../functions/run-import';
 import '../../src/services/feed-wiring';
-import { API, startApi, type ApiResponse, type TestApi } from '../support/harness';
+import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { objectCreatedEvent, uploadAs } from '../support/attachment-upload';
 import { startLoopbackReceiver } from '../support/loopback-receiver';
 import { until } from '../support/until';
@@ -363,6 +363,42 @@ describe('field grants on every way out (contract §25)', () => {
     const plain = await send('GET', `/employees/${id}`, full);
     expect(plain.headers.get('restricted-fields')).toBeNull();
     expect(plain.body).toMatchObject({ iban: 'DE89370400440532013000', birthday: '1990-02-03', city: 'Bozen' });
+  });
+
+  test('grants cost no DynamoDB call: a granted token’s reads and writes make the calls an ungranted one makes', async () => {
+    const scopes: Scope[] = ['employees:read', 'employees:write', 'applications:read', 'changes:read'];
+    const plain = await tokenWith(scopes);
+    const narrow = await tokenWith(scopes, {
+      employees: ['first_name', 'last_name', 'city'],
+      applications: ['first_name'],
+    });
+    const made = await send('POST', '/employees', full, { first_name: 'Co', last_name: 'St' });
+    const cost = async (token: string): Promise<number[]> => {
+      const calls: number[] = [];
+      for (const [method, path, body] of [
+        ['GET', `/employees/${made.body.id}`],
+        ['GET', '/employees?per_page=5'],
+        ['GET', '/applications?per_page=5'],
+        ['GET', '/changes?limit=20'],
+        ['PUT', `/employees/${made.body.id}`, { city: `C${Date.now()}` }],
+      ] as const) {
+        const { result, calls: n } = await countCalls(() => send(method, path, token, body));
+        expect(result.status).toBe(200);
+        calls.push(n);
+      }
+      return calls;
+    };
+    // The dispatcher's polls would count among the calls: paused meanwhile.
+    await stopDispatcher();
+    try {
+      // Warm first (list page hints, the config kept per instance), then measured alike, one after the other.
+      await cost(plain);
+      await cost(narrow);
+      const without = await cost(plain);
+      expect(await cost(narrow)).toEqual(without);
+    } finally {
+      stopDispatcher = startLocalDispatcher(50, undefined, (error) => dispatcherErrors.push(error));
+    }
   });
 
   test('feed entries hold granted fields only, name the rest, and list granted changed_fields', async () => {
