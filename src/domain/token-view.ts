@@ -71,6 +71,17 @@ export function projectRecord<T extends Record<string, unknown>>(
   return Object.fromEntries(Object.entries(record).filter(([k]) => isGranted(view, type, k))) as Partial<T>;
 }
 
+/**
+ * Whether the token sees every field of `type` that a reader with `other` grants saw (an export written for
+ * another token: a narrower grant must not download what it was denied).
+ */
+export function seesAllOf(view: TokenView, other: FieldGrants | undefined, type: GrantType): boolean {
+  const mine = view.grants?.[type];
+  if (mine === undefined) return true;
+  const theirs = other?.[type];
+  return theirs !== undefined && theirs.every((f) => isGranted(view, type, f));
+}
+
 /** `{"<field>": ["is not permitted"]}` for each named field outside the grant (none: an empty map). */
 export function notPermitted(view: TokenView, type: GrantType, fields: Iterable<string>): Record<string, string[]> {
   return Object.fromEntries(withheldOf(view, type, fields).map((f) => [f, [MESSAGES.notPermitted]]));

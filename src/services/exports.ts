@@ -33,8 +33,8 @@ import { encodeCursor } from '../domain/change-feed';
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { renderApplication } from '../domain/application-record';
-import { insufficientScope, notFound, serviceUnavailable } from '../domain/errors';
-import type { FieldGrants, TokenView } from '../domain/token-view';
+import { fieldsWithheld, insufficientScope, notFound, serviceUnavailable } from '../domain/errors';
+import { seesAllOf, type FieldGrants, type TokenView } from '../domain/token-view';
 import { projectExportRecord } from './token-view';
 import type { ApiResult } from '../domain/result';
 import { ok } from '../domain/result';
@@ -190,7 +190,8 @@ export async function startExport(
 
 /**
  * GET /exports/{id}: the job (one read); a download URL once completed; a job whose worker died is resumed.
- * 403 for a token lacking the read scope of a type the export holds (contract §25), once `view` settles.
+ * 403 for a token lacking the read scope of a type the export holds, or whose field grant of such a type
+ * withholds a field the export's lines hold (contract §25), once `view` settles.
  */
 export async function showExport(
   businessId: string,
@@ -199,9 +200,12 @@ export async function showExport(
 ): Promise<ApiResult> {
   const job = await readExportJob(businessId, id);
   if (!job) throw notFound('export', id);
-  const { scopes } = await view;
-  const missing = job.types.map((t) => SCOPE_OF[t]).find((s) => !scopes.includes(s));
+  const reader = await view;
+  const missing = job.types.map((t) => SCOPE_OF[t]).find((s) => !reader.scopes.includes(s));
   if (missing) throw insufficientScope(missing);
+  // Written with its creator's grants: a token whose grant withholds more may not download it.
+  const narrower = job.types.find((t) => !seesAllOf(reader, job.grants, t));
+  if (narrower) throw fieldsWithheld(narrower);
   if (isStale(job, Date.now())) await launch(businessId, id);
   const url = job.status === 'completed' ? await downloadUrl(businessId, id) : undefined;
   return ok(exportView(job, url));

@@ -257,7 +257,8 @@ describe('field grants on every way out (contract §25)', () => {
       const withGrant = await send_(granted);
       expect({ route: route.name, status: withGrant.status }).toEqual({
         route: route.name,
-        status: successStatus(route),
+        // The sample export was written for a token without a grant: a granted token may not download it.
+        status: route.name === 'get-export' ? 403 : successStatus(route),
       });
       const leaked = [...keysIn(withGrant.body)].filter((k) => MARKERS.has(k));
       expect({ route: route.name, leaked }).toEqual({ route: route.name, leaked: [] });
@@ -472,6 +473,15 @@ describe('field grants on every way out (contract §25)', () => {
     const plain = await exportLines(full, ['employees']);
     expect(plain.lines[0]).not.toHaveProperty('restricted_fields');
     expect(plain.lines[0].data).toHaveProperty('iban');
+    // The file holds what its creator saw: a token whose grant withholds more may not download it.
+    const narrow = await tokenWith(['changes:read', 'employees:read'], { employees: ['first_name', 'last_name'] });
+    const refused = await send('GET', `/exports/${plain.id}`, narrow);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: 'insufficient_scope' });
+    expect(refused.body.message).toContain('field grant');
+    expect(refused.text).not.toContain('download_url');
+    // Its own export, and one written with the same grant or a narrower one, it may read.
+    expect((await send('GET', `/exports/${plain.id}`, full)).status).toBe(200);
   });
 
   test('a filter on a withheld field is 400 is not permitted', async () => {

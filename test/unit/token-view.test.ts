@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { etagOf, ok } from '../../src/domain/result';
-import { GRANT_TYPES, ALWAYS_GRANTED, type GrantType, type TokenView } from '../../src/domain/token-view';
+import { GRANT_TYPES, ALWAYS_GRANTED, seesAllOf, type GrantType, type TokenView } from '../../src/domain/token-view';
 import { SCOPES } from '../../src/domain/scopes';
 import {
   checkFilters,
@@ -126,3 +126,12 @@ describe('the projection step (contract §25)', () => {
 function withheldOver(type: GrantType, granted: readonly string[], record: Record<string, unknown>): string[] {
   return [...new Set([...TYPE_FIELDS[type], ...Object.keys(record)])].filter((f) => !allowed(type, granted, f)).sort();
 }
+
+test("a token sees all of an export only if its grant withholds nothing the export's grant showed", () => {
+  const narrow: TokenView = { scopes: SCOPES, grants: { employees: ['first_name'] } };
+  expect(seesAllOf(narrow, undefined, 'employees')).toBe(false);
+  expect(seesAllOf(narrow, { employees: ['first_name', 'iban'] }, 'employees')).toBe(false);
+  expect(seesAllOf(narrow, { employees: ['first_name', 'id'] }, 'employees')).toBe(true);
+  expect(seesAllOf(narrow, undefined, 'applications')).toBe(true);
+  expect(seesAllOf({ scopes: SCOPES }, { employees: ['first_name'] }, 'employees')).toBe(true);
+});

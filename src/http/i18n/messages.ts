@@ -79,6 +79,7 @@ const en: Catalogue = {
     unknown_token: () => 'Unknown or revoked token',
     expired_token: () => 'This token has expired',
     insufficient_scope: ({ scope }) => `This token lacks the scope ${scope}`,
+    fields_withheld: ({ type }) => `This token's field grant withholds fields of ${type} that this export holds`,
     record_not_found: ({ record, id }) => en.records[record](id),
     route_not_found: ({ method, path }) => `No route for ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `This resource is only available as ${available}; check the Accept header`,
@@ -148,6 +149,8 @@ const de: Catalogue = {
     unknown_token: () => 'Unbekanntes oder widerrufenes Token',
     expired_token: () => 'Dieses Token ist abgelaufen',
     insufficient_scope: ({ scope }) => `Diesem Token fehlt der Scope ${scope}`,
+    fields_withheld: ({ type }) =>
+      `Die Feldfreigabe dieses Tokens verbirgt Felder von ${type}, die dieser Export enthält`,
     record_not_found: ({ record, id }) => de.records[record](id),
     route_not_found: ({ method, path }) => `Keine Route für ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `Diese Ressource gibt es nur als ${available}; bitte den Accept-Header prüfen`,
@@ -218,6 +221,8 @@ const it: Catalogue = {
     unknown_token: () => 'Token sconosciuto o revocato',
     expired_token: () => 'Questo token è scaduto',
     insufficient_scope: ({ scope }) => `A questo token manca lo scope ${scope}`,
+    fields_withheld: ({ type }) =>
+      `La concessione di campi di questo token nasconde campi di ${type} contenuti in questo export`,
     record_not_found: ({ record, id }) => it.records[record](id),
     route_not_found: ({ method, path }) => `Nessuna route per ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `Questa risorsa è disponibile solo come ${available}; verifica l'header Accept`,
