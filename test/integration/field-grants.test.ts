@@ -136,6 +136,7 @@ describe('read scopes bind everywhere a record shows (the issue reproductions)',
   });
 
   test('GET /exports/{id} needs the read scope of every type the export holds', async () => {
+    expect((await send('POST', '/applications', full, applicant())).status).toBe(201);
     const { id, lines } = await exportLines(full, ['applications']);
     expect(lines.length).toBeGreaterThan(0);
     const feedOnly = await tokenWith(['changes:read']);
@@ -461,7 +462,10 @@ describe('field grants on every way out (contract §25)', () => {
       employees: ['first_name'],
       employee_jobs: ['name'],
     });
+    const employee = await send('POST', '/employees', full, { first_name: 'Ex', last_name: 'Port', iban: null });
+    await send('POST', '/employee_jobs', full, { employee_id: employee.body.id, name: 'Cook', from: '2026-01-01' });
     const { lines } = await exportLines(exporter, ['employees', 'employee_jobs']);
+    expect(lines.map((l) => l.type)).toEqual(expect.arrayContaining(['employee', 'employee_job']));
     expect(lines.length).toBeGreaterThan(0);
     for (const line of lines) {
       const keys = Object.keys(line.data).sort();
