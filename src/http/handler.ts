@@ -6,7 +6,13 @@ import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes
 import { inCallScope } from '../data/call-scope';
 import { FieldErrorCollector, MESSAGES } from '../domain/errors';
 import { authMiddleware, tokenViewOf, type AuthContext } from './auth';
-import { checkFilters, deniedBodyFields, projectResult, RECORD_SCHEMAS } from '../services/token-view';
+import {
+  checkFilters,
+  deniedBodyFields,
+  projectResult,
+  RECORD_SCHEMAS,
+  ungrantedAsNotPermitted,
+} from '../services/token-view';
 import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
@@ -111,14 +117,14 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
     const query = spec.query ? spec.query(rawQuery) : ({} as Q);
     const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
     const auth = (context as { auth?: AuthContext }).auth;
-    if (recordType && spec.body && auth) {
+    const view = recordType && spec.body && auth ? await tokenViewOf(auth) : undefined;
+    if (recordType && view) {
       // A body naming a field outside the token's grant is refused before anything is written (contract §25).
-      const view = await tokenViewOf(auth);
       const denied = deniedBodyFields(view, recordType, (event as { body?: unknown }).body, route.method === 'POST');
       for (const field of denied) fieldErrors.only(field, MESSAGES.notPermitted);
       if (denied.length > 0) fieldErrors.throwIfAny();
     }
-    return run({
+    const answered = run({
       requestId: requestIdOf(event),
       auth: auth ?? { businessId: '' },
       params: (event.pathParameters ?? {}) as Record<string, string>,
@@ -129,6 +135,11 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       method: event.requestContext.http.method,
       path: event.rawPath,
       rawQuery,
+    });
+    // A create missing a mandatory field the token may not send (a required custom field) says so (contract §25).
+    if (!recordType || !view || route.method !== 'POST') return answered;
+    return answered.catch((error: unknown) => {
+      throw ungrantedAsNotPermitted(view, recordType, error);
     });
   }
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB

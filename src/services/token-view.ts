@@ -10,7 +10,7 @@ import { APPLICATION_FILTERS } from '../schemas/application-filters';
 import { Application } from '../schemas/applications';
 import { Employee, EmployeeCreate, EmployeeJob, EmployeeJobCreate } from '../schemas/employees';
 import { ApplicationCreate } from '../schemas/applications';
-import { FieldError } from '../domain/errors';
+import { FieldError, MESSAGES } from '../domain/errors';
 import { grantOfHash } from '../data/token-store';
 import type { ApiResult } from '../domain/result';
 import {
@@ -114,6 +114,22 @@ export function deniedBodyFields(view: TokenView, type: GrantType, body: unknown
   if (view.grants?.[type] === undefined) return [];
   const named = body !== null && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
   return withheldOf(view, type, [...named, ...(create ? CREATE_REQUIRED[type] : [])]);
+}
+
+/**
+ * A create's field errors with "can't be blank" of a field the token may not send (a mandatory custom field
+ * outside its grant) said as `is not permitted`: the create cannot succeed for this token (contract §25).
+ */
+export function ungrantedAsNotPermitted(view: TokenView, type: GrantType, error: unknown): unknown {
+  if (!(error instanceof FieldError) || view.grants?.[type] === undefined) return error;
+  const withheld = new Set(withheldOf(view, type, Object.keys(error.fields)));
+  if (withheld.size === 0) return error;
+  const fields = Object.fromEntries(
+    Object.entries(error.fields).map(([f, messages]) =>
+      withheld.has(f) && messages.includes(MESSAGES.blank) ? [f, [MESSAGES.notPermitted]] : [f, messages],
+    ),
+  );
+  return new FieldError(error.status, fields);
 }
 
 /** Whether a field name is one of a type's GET (a fixed field, or a custom field's `cf_N`). */

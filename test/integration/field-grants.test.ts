@@ -537,6 +537,23 @@ describe('field grants on every way out (contract §25)', () => {
     expect((await send('PUT', `/employees/${made.body.id}`, writer, { city: 'Meran' })).status).toBe(200);
   });
 
+  test('a create whose required custom field the grant lacks says is not permitted', async () => {
+    const id = 'grants-required';
+    const fields = demo.employee_fields.map((f) => (f.id === '12' ? { ...f, required: true } : f));
+    await api.provision({ ...demo, business: { ...demo.business, id }, employee_fields: fields });
+    const writer = (
+      await createToken(id, { scopes: ['employees:write'], fields: { employees: ['first_name', 'last_name'] } })
+    ).token;
+    const refused = await send('POST', '/employees', writer, { first_name: 'No', last_name: 'Shoes' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({ cf_12: ['is not permitted'] });
+    // A token that may send it is told it is blank, as before.
+    const plain = (await createToken(id, { scopes: ['employees:write'] })).token;
+    expect((await send('POST', '/employees', plain, { first_name: 'No', last_name: 'Shoes' })).body).toEqual({
+      cf_12: ["can't be blank"],
+    });
+  });
+
   test('import rows naming a field outside the grant fail is not permitted; the others apply', async () => {
     const importer = await tokenWith(['employees:write', 'employees:read'], {
       employees: ['first_name', 'last_name'],
