@@ -432,7 +432,7 @@ describe('field grants on every way out (contract §25)', () => {
     expect(plain[1].data.city).toBe('Brixen');
   });
 
-  test('webhook bodies hold what the subscription’s token may see, as it is at delivery time', async () => {
+  test('webhook bodies hold what the subscription’s token may see', async () => {
     const receiver = await startLoopbackReceiver();
     try {
       const manager = await tokenWith(['webhooks:manage', 'applications:read'], {
