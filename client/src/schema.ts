@@ -1488,7 +1488,7 @@ export interface components {
         ETag: string;
         /** @description URL of the new record. */
         Location: string;
-        /** @description Only for a token with a field grant of this record type (contract §25): the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). Withheld fields are absent from the records, never null; a body or filter naming one answers `is not permitted`. */
+        /** @description Only for a token with a field grant of this record type: the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). The fields it names are absent from the records (never null), though the schema lists them; a body or filter naming one answers `is not permitted`. A token without a grant never gets it. */
         RestrictedFields: string;
         /** @description RFC 8288 links `first`, `prev`, `next`, `last` where they apply (keeps the filters of the request). */
         Link: string;

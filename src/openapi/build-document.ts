@@ -217,7 +217,7 @@ const HEADERS: Record<string, JsonObject> = {
   Location: { description: 'URL of the new record.', required: true, schema: { type: 'string' } },
   RestrictedFields: {
     description:
-      'Only for a token with a field grant of this record type (contract §25): the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). Withheld fields are absent from the records, never null; a body or filter naming one answers `is not permitted`.',
+      'Only for a token with a field grant of this record type: the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). The fields it names are absent from the records (never null), though the schema lists them; a body or filter naming one answers `is not permitted`. A token without a grant never gets it.',
     schema: { type: 'string' },
   },
   Link: {
