@@ -1,6 +1,10 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies, feed entries and file lines are arbitrary JSON */
 import demo from '../../fixtures/demo.json';
-import { createToken, revokeToken } from '../../src/data/token-store';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { db } from '../../src/data/client';
+import { tableName } from '../../src/data/config';
+import { token as tokenEntity } from '../../src/data/entities/token';
+import { createToken, hashToken, revokeToken } from '../../src/data/token-store';
 import { SCOPES, type Scope } from '../../src/domain/scopes';
 import type { FieldGrants, GrantType } from '../../src/domain/token-view';
 import { TYPE_FIELDS } from '../../src/services/token-view';
@@ -175,6 +179,34 @@ describe('read scopes bind everywhere a record shows (the issue reproductions)',
       await send('POST', '/employees', full, { first_name: 'Hook', last_name: 'Three' });
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect(receiver.received).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('a subscription whose token expired is disabled token_revoked and receives nothing more', async () => {
+    const receiver = await startLoopbackReceiver();
+    try {
+      const manager = await tokenWith(['webhooks:manage', 'employees:read']);
+      const sub = await send('POST', '/webhook_subscriptions', manager, { url: receiver.url });
+      expect(sub.status).toBe(201);
+      // The token expires (its stored expiry moves into the past; it is not deleted).
+      await db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: tokenEntity.key(hashToken(manager)),
+          UpdateExpression: 'SET expires_at = :past',
+          ExpressionAttributeValues: { ':past': Math.floor(Date.now() / 1000) - 60 },
+        }),
+      );
+      await send('POST', '/employees', full, { first_name: 'Ex', last_name: 'Pired' });
+      const shown = () => send('GET', `/webhook_subscriptions/${sub.body.id}`, full);
+      for (let i = 0; (await shown()).body.status !== 'disabled'; i++) {
+        if (i > 150) throw new Error('the subscription was not disabled');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect((await shown()).body).toMatchObject({ status: 'disabled', last_delivery_error: 'token_revoked' });
+      expect(receiver.received).toHaveLength(0);
     } finally {
       await receiver.close();
     }
