@@ -25,5 +25,6 @@ export const handler = apiHandler({ route: 'create-export', body }, async (req) 
       const missing = scopesFor(req.body.types).find((s) => !granted.includes(s));
       if (missing) throw insufficientScope(missing);
     },
+    req.auth.grants,
   );
 });

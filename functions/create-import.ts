@@ -23,6 +23,7 @@ export const handler = apiHandler({ route: 'create-import', body }, async (req) 
     {
       tokenId: actor.type === 'token' ? actor.token_id : '',
       tokenName: actor.type === 'token' ? actor.token_name : '',
+      ...(req.auth.tokenHash !== undefined ? { tokenHash: req.auth.tokenHash } : {}),
       requestId: request_id,
       language: languageOf(req.headers),
     },

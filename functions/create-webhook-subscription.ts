@@ -10,5 +10,12 @@ const body = bodyValidator<SubscriptionBody>(validateWebhookSubscriptionCreate, 
 });
 
 export const handler = apiHandler({ route: 'create-webhook-subscription', body }, (req) =>
-  createSubscription(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
+  createSubscription(
+    req.auth.businessId,
+    req.body,
+    req.fieldErrors,
+    idempotencyKeyOf(req.headers),
+    req,
+    req.auth.tokenHash,
+  ),
 );

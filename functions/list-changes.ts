@@ -1,4 +1,5 @@
 import { apiHandler } from '../src/http/handler';
+import { tokenViewOf } from '../src/http/auth';
 import { queryCollector } from '../src/schemas/validation';
 import { ok } from '../src/domain/result';
 import { listChanges, type ChangesQuery } from '../src/services/changes';
@@ -9,5 +10,5 @@ const query = queryCollector<ChangesQuery>(validateChangesQuery);
 
 export const handler = apiHandler({ route: 'list-changes' }, async (req) => {
   const { query: q, errors } = query(req.rawQuery);
-  return ok(await listChanges(req.auth.businessId, q, errors));
+  return ok(await listChanges(req.auth.businessId, q, errors, tokenViewOf(req.auth)));
 });

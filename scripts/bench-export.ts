@@ -10,6 +10,7 @@
  * expected, apart) and read units.
  * The file is then downloaded and its lines counted against the seed.
  */
+import { SCOPES } from '../src/domain/scopes';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { dynamoStats, resetClient } from '../src/data/client';
@@ -57,7 +58,10 @@ async function exportOnce(businessId: string, n: number): Promise<Row> {
   const run = await runWorker(businessId, id);
   if (run.code !== 0) throw new Error(`worker run failed: ${run.stderr}`);
   const report = JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as WorkerReport;
-  const shown = (await showExport(businessId, id)).body as { download_url: string; counts: { applications: number } };
+  const shown = (await showExport(businessId, id, { scopes: SCOPES })).body as {
+    download_url: string;
+    counts: { applications: number };
+  };
   // Streamed: the file is counted line by line, never held whole.
   const res = await fetch(shown.download_url);
   let lines = 0;

@@ -87,6 +87,12 @@ export type Methods = { [K in OperationId]: Method<K> };
 type Method<K extends OperationId> = (...args: Args<K>) => Promise<Result<K>>;
 
 export type Client = Methods & {
+  /**
+   * The fields the last answered request withheld from this token (its `Restricted-Fields`, sorted), or null when
+   * that answer named none: the token has no field grant of that record type (feed entries carry theirs as
+   * `restricted_fields`). A withheld field is absent from the record; a null field has no value.
+   */
+  readonly lastRestrictedFields: string[] | null;
   /** Every record of every page of a list operation, each once, in the list's order (100 per request). */
   paginate<K extends ListOperationId>(
     operationId: K,
@@ -265,6 +271,7 @@ export function createClient(options: ClientOptions): Client {
   const timeoutMs = options.timeoutMs ?? 30_000;
   /** No request of this client starts before this time: a `RateLimit` field said `r=0`. */
   let notBefore = 0;
+  let lastRestricted: string[] | null = null;
 
   async function attempt(method: string, url: string, init: RequestInit, signal?: AbortSignal) {
     const controller = new AbortController();
@@ -323,6 +330,14 @@ export function createClient(options: ClientOptions): Client {
             /* a gateway's answer that says JSON and is not: keep the text */
           }
         }
+        const restricted = res.headers.get('restricted-fields');
+        lastRestricted =
+          restricted === null
+            ? null
+            : restricted
+                .split(',')
+                .map((f) => f.trim())
+                .filter(Boolean);
         if (res.ok) return res.status === 204 ? undefined : parsed;
         error = errorOf(res.status, parsed, res.headers, Date.now());
         if (!RETRY_STATUSES.has(res.status)) throw error;
@@ -468,5 +483,14 @@ export function createClient(options: ClientOptions): Client {
     return { import: done, results: results() };
   };
 
-  return { ...methods, paginate, changes, uploadAttachment, runImport };
+  return {
+    ...methods,
+    get lastRestrictedFields() {
+      return lastRestricted;
+    },
+    paginate,
+    changes,
+    uploadAttachment,
+    runImport,
+  };
 }

@@ -1295,7 +1295,7 @@ export interface components {
              * @description When failed: why. The whole file refused, nothing written (size_mismatch, not_utf8, malformed_file, too_many_rows, upload_expired); or run_failed: its run kept failing or made no progress for longer than a run may take, the rows applied before stay, counted
              * @enum {unknown}
              */
-            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired" | "run_failed";
+            failure_reason?: "size_mismatch" | "not_utf8" | "malformed_file" | "too_many_rows" | "upload_expired" | "run_failed" | "token_revoked";
             /** @description When malformed_file: the row where reading broke (0: the CSV header line) */
             failure_row?: number;
             /** Format: date-time */
@@ -1372,6 +1372,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change */
             data: components["schemas"]["Employee"];
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         EmployeeJobChange: {
             /** @description Pass as `after` to continue right after this entry */
@@ -1430,6 +1432,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change */
             data: components["schemas"]["EmployeeJob"];
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         ApplicationChange: {
             /** @description Pass as `after` to continue right after this entry */
@@ -1488,6 +1492,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change; null once the application was erased (DELETE or retention) */
             data: components["schemas"]["Application"] | null;
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         AttachmentChange: {
             /** @description Pass as `after` to continue right after this entry */
@@ -1546,6 +1552,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The record exactly as its GET answered right after this change, without `download_url`; null once the application was erased (DELETE or retention) */
             data: components["schemas"]["Attachment"] | null;
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         DeletionChange: {
             /** @description Pass as `after` to continue right after this entry */
@@ -1604,6 +1612,8 @@ export interface components {
             changed_fields?: string[];
             /** @description Always null: the record is gone */
             data: null;
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         ImportChange: {
             /** @description Pass as `after` to continue right after this entry */
@@ -1662,6 +1672,8 @@ export interface components {
             changed_fields?: string[];
             /** @description The import as it ended */
             data: components["schemas"]["Import"];
+            /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
+            restricted_fields?: string[];
         };
         /** @description A page of Employee records */
         EmployeePage: {
@@ -1737,6 +1749,8 @@ export interface components {
         ETag: string;
         /** @description URL of the new record. */
         Location: string;
+        /** @description Only for a token with a field grant of this record type: the sorted fields of the type withheld from it, comma-separated (`iban, swift, tax_number`). The fields it names are absent from the records (never null), though the schema lists them; a body or filter naming one answers `is not permitted`. A token without a grant never gets it. */
+        RestrictedFields: string;
         /** @description RFC 8288 links `first`, `prev`, `next`, `last` where they apply (keeps the filters of the request). */
         Link: string;
         /** @description Seconds to wait before retrying. */
@@ -1787,6 +1801,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -1795,7 +1810,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmployeePage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1949,6 +1964,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2077,7 +2093,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2193,6 +2209,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2201,7 +2218,7 @@ export interface operations {
                     "application/json": components["schemas"]["Employee"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2377,6 +2394,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2525,7 +2543,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2642,6 +2660,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2650,7 +2669,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmployeeJobPage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -2804,6 +2823,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -2952,7 +2972,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3065,6 +3085,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4349,6 +4370,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Link: components["headers"]["Link"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4357,7 +4379,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationPage"];
                 };
             };
-            /** @description Query parameter errors, keyed by parameter name */
+            /** @description Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted` */
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4511,6 +4533,7 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     Location: components["headers"]["Location"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4659,7 +4682,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4772,6 +4795,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -4936,6 +4960,7 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     ETag: components["headers"]["ETag"];
+                    "Restricted-Fields": components["headers"]["RestrictedFields"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -5084,7 +5109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted` */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -7,6 +7,10 @@ import { say, type AdminIo } from './admin-io';
 import { parseCommandArgs } from './parse-command';
 import { SCOPES, isScope, type Scope } from '../../src/domain/scopes';
 import { parseRatePolicy, type RatePolicy } from '../../src/domain/rate-window';
+import { GRANT_TYPES, isGrantType, type FieldGrants, type GrantType } from '../../src/domain/token-view';
+import { isTypeField, TYPE_FIELDS } from '../../src/services/token-view';
+import { readBusinessConfig } from '../../src/data/business-store';
+import type { BusinessConfig } from '../../src/domain/business';
 import {
   UnknownBusiness,
   createToken,
@@ -19,6 +23,7 @@ export const MAX_TOKEN_NAME_LENGTH = 64;
 
 export const TOKEN_USAGE = [
   '       npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME] [--rate-limit N/W]',
+  '         [--fields TYPE=F1,F2 ...]   only these fields of TYPE (employees, employee_jobs, applications), cf_N included',
   '       npm run admin -- token list BUSINESS_ID',
   '       npm run admin -- token revoke BUSINESS_ID HASH_PREFIX',
   `scopes: ${SCOPES.join(', ')} (default: all)`,
@@ -35,6 +40,7 @@ export type TokenCommand =
       readonly expiresInDays?: number;
       readonly name?: string;
       readonly rateLimit?: RatePolicy;
+      readonly fields?: FieldGrants;
     }
   | { readonly kind: 'list'; readonly businessId: string }
   | { readonly kind: 'revoke'; readonly businessId: string; readonly hashPrefix: string };
@@ -46,6 +52,7 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
     'expires-in-days': { type: 'string' },
     name: { type: 'string' },
     'rate-limit': { type: 'string' },
+    fields: { type: 'string', multiple: true },
   });
   if (typeof parsed === 'string') return parsed;
   const { values, positionals } = parsed;
@@ -89,7 +96,56 @@ export function parseTokenCommand(argv: readonly string[]): TokenCommand | strin
     if (typeof parsed === 'string') return `token create: --rate-limit ${parsed}`;
     rateLimit = parsed;
   }
-  return { kind: 'create', businessId, scopes, expiresInDays, name: values.name, rateLimit };
+  let fields: FieldGrants | undefined;
+  if (values.fields !== undefined) {
+    const parsed = parseFieldGrants(values.fields);
+    if (typeof parsed === 'string') return `token create: --fields ${parsed}`;
+    fields = parsed;
+  }
+  return { kind: 'create', businessId, scopes, expiresInDays, name: values.name, rateLimit, fields };
+}
+
+/**
+ * `--fields TYPE=F1,F2` (repeatable, one per type): the grants, or what is wrong. Fixed field names are checked
+ * here; `cf_N` names against the business's field definitions before anything is written (unknownCustomField).
+ */
+export function parseFieldGrants(specs: readonly string[]): FieldGrants | string {
+  const grants: Partial<Record<GrantType, string[]>> = {};
+  for (const spec of specs) {
+    const at = spec.indexOf('=');
+    const type = at < 0 ? spec : spec.slice(0, at);
+    if (!isGrantType(type)) return `unknown type ${type || '(empty)'} in ${spec}; types are ${GRANT_TYPES.join(', ')}`;
+    if (grants[type]) return `names ${type} twice`;
+    const names =
+      at < 0
+        ? []
+        : spec
+            .slice(at + 1)
+            .split(',')
+            .map((f) => f.trim())
+            .filter((f) => f !== '');
+    if (names.length === 0) return `${type} names no field (TYPE=F1,F2)`;
+    const unknown = names.filter((f) => !TYPE_FIELDS[type].includes(f) && !/^cf_\d+$/.test(f));
+    if (unknown.length > 0) return `unknown field ${unknown.join(', ')} of ${type}`;
+    grants[type] = [...new Set(names)].sort();
+  }
+  return grants;
+}
+
+const CUSTOM_FIELDS_OF: Readonly<Record<GrantType, keyof BusinessConfig>> = {
+  employees: 'employee_fields',
+  employee_jobs: 'employee_job_fields',
+  applications: 'application_fields',
+};
+
+/** The first `cf_N` of the grants that names no field definition of its type in the business, as one line. */
+export function unknownCustomField(grants: FieldGrants, config: BusinessConfig): string | undefined {
+  for (const type of GRANT_TYPES) {
+    const ids = (config[CUSTOM_FIELDS_OF[type]] as { id: string }[]).map((d) => d.id);
+    const unknown = (grants[type] ?? []).filter((f) => !isTypeField(type, f, ids));
+    if (unknown.length > 0) return `token create: --fields unknown field ${unknown.join(', ')} of ${type}`;
+  }
+  return undefined;
 }
 
 /** Runs a parsed command; stdout carries the result (last line JSON), stderr the human-readable notes. */
@@ -97,11 +153,22 @@ export async function tokenCommand(command: TokenCommand, io: AdminIo): Promise<
   switch (command.kind) {
     case 'create': {
       try {
+        if (command.fields) {
+          const config = await readBusinessConfig(command.businessId).catch((error: Error) => {
+            throw error.message.startsWith('business config missing') ? new UnknownBusiness(command.businessId) : error;
+          });
+          const unknown = unknownCustomField(command.fields, config);
+          if (unknown) {
+            say(io.err, unknown);
+            return 2;
+          }
+        }
         const created = await createToken(command.businessId, {
           name: command.name ?? 'admin',
           scopes: command.scopes,
           expiresInDays: command.expiresInDays,
           rateLimit: command.rateLimit,
+          ...(command.fields ? { fields: command.fields } : {}),
         });
         say(io.err, `Token for ${command.businessId} created; it is shown only this once`);
         say(io.out, JSON.stringify(created));

@@ -10,6 +10,7 @@ import { business } from './entities/business';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { token as tokenEntity, type StoredToken } from './entities/token';
 import type { Key } from './keys';
+import type { FieldGrants } from '../domain/token-view';
 import { getItem, queryAll, type Item } from './table-io';
 import { transactWrite } from './transact-write';
 
@@ -56,6 +57,8 @@ export interface TokenGrant {
   readonly name: string;
   /** The token's own rate limit (`token create --rate-limit`); undefined = its business's default (contract §18). */
   readonly rateLimit: RatePolicy | undefined;
+  /** Field grants (contract §25), read with the token's item; undefined = every field. */
+  readonly fields?: FieldGrants;
 }
 
 export interface TokenInfo {
@@ -66,6 +69,8 @@ export interface TokenInfo {
   readonly hash_prefix: string;
   /** The limit the token has: its own, else its business's default for tokens (contract §18). */
   readonly rate_limit: StoredRatePolicy;
+  /** Its field grants per type (contract §25), when it has any. */
+  readonly fields?: FieldGrants;
 }
 
 export interface IssueOptions {
@@ -75,6 +80,8 @@ export interface IssueOptions {
   readonly expiresInDays?: number;
   /** Default: the business's default for its tokens, as it is when a request is counted. */
   readonly rateLimit?: RatePolicy;
+  /** Field grants per type (contract §25); default: every field. */
+  readonly fields?: FieldGrants;
 }
 
 export class UnknownBusiness extends Error {
@@ -95,7 +102,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function createToken(
   businessId: string,
   options: IssueOptions = {},
-): Promise<{ token: string; scopes: Scope[]; expires_at: string | null }> {
+): Promise<{ token: string; scopes: Scope[]; expires_at: string | null; fields?: FieldGrants }> {
   return storeToken(newToken(businessId), businessId, options);
 }
 
@@ -104,7 +111,7 @@ export async function storeToken(
   token: string,
   businessId: string,
   options: IssueOptions = {},
-): Promise<{ token: string; scopes: Scope[]; expires_at: string | null }> {
+): Promise<{ token: string; scopes: Scope[]; expires_at: string | null; fields?: FieldGrants }> {
   const hash = hashToken(token);
   const wanted = new Set(options.scopes ?? SCOPES);
   const scopes = SCOPES.filter((s) => wanted.has(s));
@@ -119,6 +126,7 @@ export async function storeToken(
     createdAt: new Date(now).toISOString(),
     expiresAt,
     rateLimit: options.rateLimit,
+    ...(options.fields ? { fields: options.fields } : {}),
   };
   await transactWrite([
     {
@@ -131,7 +139,12 @@ export async function storeToken(
     },
     { item: { Put: { Item: tokenEntity.listingItem(hash, stored) } } },
   ]);
-  return { token, scopes, expires_at: expiresAt === undefined ? null : new Date(expiresAt * 1000).toISOString() };
+  return {
+    token,
+    scopes,
+    expires_at: expiresAt === undefined ? null : new Date(expiresAt * 1000).toISOString(),
+    ...(options.fields ? { fields: options.fields } : {}),
+  };
 }
 
 /** A token with every scope that never expires (what `import`, `npm start` and the tests hand out). */
@@ -168,6 +181,7 @@ export function grantOfItem(item: Item | undefined, claimed: string | undefined)
     expiresAt: stored.expiresAt === undefined ? undefined : stored.expiresAt * 1000,
     name: stored.name,
     rateLimit: stored.rateLimit,
+    ...(stored.fields ? { fields: stored.fields } : {}),
   };
 }
 
@@ -189,6 +203,7 @@ export async function listTokens(businessId: string): Promise<TokenInfo[]> {
         expires_at: stored.expiresAt === undefined ? null : new Date(stored.expiresAt * 1000).toISOString(),
         hash_prefix: tokenEntity.hashOfListing(item).slice(0, HASH_PREFIX_LENGTH),
         rate_limit: storedRatePolicy(stored.rateLimit ?? businessDefault),
+        ...(stored.fields ? { fields: stored.fields } : {}),
       };
     })
     .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.hash_prefix.localeCompare(b.hash_prefix));
@@ -229,4 +244,12 @@ export async function revokeTokenByHashPrefix(
   if (!hash) return 'unknown';
   await revokeHash(hash);
   return 'revoked';
+}
+
+/**
+ * What the token with this hash grants now (the creator of a webhook subscription or an import, contract §25):
+ * undefined once it is revoked; expiry is the caller's to check. One GetItem.
+ */
+export async function grantOfHash(hash: string): Promise<TokenGrant | undefined> {
+  return grantOfItem(await getItem(tokenEntity.key(hash)), undefined);
 }

@@ -44,6 +44,7 @@ export interface ErrorMessageParams {
   unknown_token: Record<string, never>;
   expired_token: Record<string, never>;
   insufficient_scope: { scope: string };
+  fields_withheld: { type: string };
   record_not_found: { record: RecordName; id: string };
   route_not_found: { method: string; path: string };
   not_acceptable: { available: string };
@@ -128,6 +129,8 @@ export const MESSAGES = {
   toBeforeFrom: 'must be on or after from',
   unknownField: 'is not a known field',
   notAllowed: 'is not allowed',
+  /** A field outside the token's field grant (contract §25). */
+  notPermitted: 'is not permitted',
   /** rails-i18n `less_than_or_equal_to` with count 20: the webhook subscriptions of a business (contract §14). */
   atMostTwenty: 'must be less than or equal to 20',
 } as const;
@@ -161,6 +164,11 @@ export const unauthorized = (key: UnauthorizedKey): HttpError =>
 export const insufficientScope = (scope: string): HttpError =>
   new HttpError(403, 'insufficient_scope', byKey('insufficient_scope', { scope }), {
     'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+  });
+/** 403: the token's field grant withholds fields of `type` that what it asks for holds (contract §25). */
+export const fieldsWithheld = (type: string): HttpError =>
+  new HttpError(403, 'insufficient_scope', byKey('fields_withheld', { type }), {
+    'WWW-Authenticate': 'Bearer error="insufficient_scope"',
   });
 export const methodNotAllowed = (allowed: readonly string[]): HttpError =>
   new HttpError(405, 'method_not_allowed', byKey('method_not_allowed', { allowed }), {

@@ -15,6 +15,7 @@
  * ends at each record's last change: file + feed = what the API serves. Replay
  * is idempotent (upserts of whole records, deletes of absent ones are no-ops).
  */
+import type { FieldGrants } from './token-view';
 import type { Scope } from './scopes';
 
 export const EXPORT_TYPES = ['employees', 'employee_jobs', 'applications'] as const;
@@ -81,6 +82,8 @@ export interface ExportJob {
   readonly expiresAt: string;
   /** The change feed's cursor taken before the first record was read. */
   readonly feedCursor: string;
+  /** The field grants of the token that created it (contract §25): its lines hold what that token may see. */
+  readonly grants?: FieldGrants;
   readonly uploadId?: string;
   readonly checkpoint: ExportCheckpoint;
   /** Until when a worker run holds the job (ms; 0: nobody). */
@@ -101,9 +104,12 @@ export const isStale = (job: ExportJob, nowMs: number): boolean =>
   (job.leaseUntilMs ?? 0) + STALE_AFTER_MS < nowMs &&
   Date.parse(job.createdAt) + STALE_AFTER_MS < nowMs;
 
-/** One line of the file: the record as its GET answers it. */
-export const exportLine = (type: ExportType, data: unknown): string =>
-  `${JSON.stringify({ type: RECORD_TYPE[type], data })}\n`;
+/**
+ * One line of the file: the record as its GET answers it to the export's token (projected by
+ * src/services/token-view.ts), with `restricted_fields` beside `data` when its grant withholds any.
+ */
+export const exportLine = (type: ExportType, shown: { data: unknown; restricted_fields?: string[] }): string =>
+  `${JSON.stringify({ type: RECORD_TYPE[type], ...shown })}\n`;
 
 /** What GET /exports/{id} answers (contract §20); `downloadUrl` only once completed. */
 export function exportView(job: ExportJob, downloadUrl?: string): Record<string, unknown> {

@@ -25,6 +25,8 @@ export const FAILURE_REASONS = [
   'too_many_rows',
   'upload_expired',
   'run_failed',
+  // The token that created it was revoked or expired before the run ended (contract §25): rows before stay.
+  'token_revoked',
 ] as const;
 export type FailureReason = (typeof FAILURE_REASONS)[number];
 
@@ -190,6 +192,8 @@ export interface ImportJob {
   /** Who created it: its records' change-feed entries name this token and request. */
   readonly tokenId: string;
   readonly tokenName: string;
+  /** The hash of that token: the run acts with its rights as they are (contract §25). */
+  readonly tokenHash?: string;
   readonly requestId: string | null;
   /** Rows 1..checkpoint have their results stored (the counts are theirs). */
   readonly checkpoint: number;

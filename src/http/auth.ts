@@ -15,6 +15,7 @@ import { getItem, type Item, type ReadAlong } from '../data/table-io';
 import { setWriteOrigin } from '../data/write-origin';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';
+import type { FieldGrants, TokenView } from '../domain/token-view';
 import { logger } from './logger';
 import { requestIdOf } from './middleware';
 import { admit as countRequest, knownRefusal, standingForAnswer } from '../data/rate-counts';
@@ -26,12 +27,19 @@ export interface AuthContext {
   readonly businessId: string;
   /** The scopes the token grants, for routes whose body decides what else they need (POST /exports, contract §20). */
   readonly scopes?: readonly Scope[];
+  /** The token's field grants (contract §25), read with its item; undefined = every field. */
+  readonly grants?: FieldGrants;
+  /**
+   * The token's hash (writes): what a webhook subscription, export or import keeps of the token that created it,
+   * to act later with that token's rights as they are then (contract §25).
+   */
+  readonly tokenHash?: string;
   /**
    * Set while the token of a read is being looked up beside the read (see `authMiddleware`): fulfils once the
-   * token is admitted (with the scopes it grants), rejects with its 401/403/429. Nothing read may be answered
-   * before it has settled.
+   * token is admitted (with the scopes and field grants it has), rejects with its 401/403/429. Nothing read may
+   * be answered before it has settled.
    */
-  readonly verified?: Promise<readonly Scope[]>;
+  readonly verified?: Promise<TokenView>;
   /**
    * Set instead of a lookup of its own on a read whose handler reads the token with the page's BatchGetItem
    * (the route table's `tokenAlong`: list pages): the token's item, for the service to read along.
@@ -87,6 +95,21 @@ export async function grantOfToken(token: string): Promise<TokenGrant | undefine
   const grant = await lookupToken(token);
   keep(hash, grant);
   return grant;
+}
+
+const viewOfGrant = (grant: TokenGrant): TokenView => ({
+  scopes: grant.scopes,
+  ...(grant.fields ? { grants: grant.fields } : {}),
+});
+
+/**
+ * What the request's token may see (contract §25): its scopes and field grants, once the token is admitted
+ * (a read's lookup beside it settled). Public routes: nothing granted.
+ */
+export function tokenViewOf(auth: AuthContext): Promise<TokenView> {
+  // The lookup's own promise (never a new one that could reject unobserved when a handler fails first).
+  if (auth.verified) return auth.verified;
+  return Promise.resolve({ scopes: auth.scopes ?? [], ...(auth.grants ? { grants: auth.grants } : {}) });
 }
 
 /** Which token a request was counted (or refused) for: its answer carries the RateLimit fields. */
@@ -188,9 +211,9 @@ export const authMiddleware = (scopes: readonly Scope[], readOnly: boolean, toke
       // token of another business is an unknown token.
       const riding = tokenAlong ? tokenReadAlong(token, claimed) : undefined;
       const looked = riding ? riding.grant.then((grant) => (keep(hash, grant), grant)) : grantOfToken(token);
-      const verified = looked.then((grant) => {
+      const verified = looked.then((grant): TokenView => {
         admit(grant, scopes, who, request);
-        return grant.scopes;
+        return viewOfGrant(grant);
       });
       verified.catch(() => undefined); // settled by the handler; never an unhandled rejection meanwhile
       (request.context as { auth?: AuthContext }).auth = {
@@ -202,7 +225,12 @@ export const authMiddleware = (scopes: readonly Scope[], readOnly: boolean, toke
     }
     const grant = await grantOfToken(token);
     admit(grant, scopes, who, request);
-    (request.context as { auth?: AuthContext }).auth = { businessId: grant.businessId, scopes: grant.scopes };
+    (request.context as { auth?: AuthContext }).auth = {
+      businessId: grant.businessId,
+      scopes: grant.scopes,
+      ...(grant.fields ? { grants: grant.fields } : {}),
+      tokenHash: hash,
+    };
   },
   after: async (request) => rateFields(request),
   onError: async (request) => rateFields(request),

@@ -4,8 +4,15 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes';
 import { inCallScope } from '../data/call-scope';
-import { FieldErrorCollector } from '../domain/errors';
-import { authMiddleware, type AuthContext } from './auth';
+import { FieldErrorCollector, MESSAGES } from '../domain/errors';
+import { authMiddleware, tokenViewOf, type AuthContext } from './auth';
+import {
+  checkFilters,
+  deniedBodyFields,
+  projectResult,
+  RECORD_SCHEMAS,
+  ungrantedAsNotPermitted,
+} from '../services/token-view';
 import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
 import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
@@ -63,6 +70,8 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   run: (request: ApiRequest<Q, B>) => Promise<ApiResult>,
 ): LambdaHandler {
   const route = routeOf(spec.route);
+  // Routes answering employees, jobs or applications: what they answer passes the projection step (contract §25).
+  const recordType = route.response === undefined ? undefined : RECORD_SCHEMAS[route.response];
   const middlewares: MiddlewareObj[] = [responseMiddleware(route.name)];
   if (route.auth) middlewares.push(authMiddleware(scopesOf(route), route.method === 'GET', route.tokenAlong === true));
   if (spec.body) middlewares.push(bodyGuardMiddleware(), httpJsonBodyParser() as MiddlewareObj, bodyShapeMiddleware());
@@ -71,7 +80,7 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
     .use(middlewares)
     .handler(async (event, context) => {
       const auth = (context as { auth?: AuthContext }).auth;
-      if (!auth?.verified) return answer(event, context);
+      if (!auth?.verified) return respond(event, auth, await answer(event, context));
       // The token is still being looked up (a read, src/http/auth.ts): its refusal outranks whatever the read
       // answered or threw, and nothing read leaves before the token is admitted.
       // A token to be read along that the handler did not take (it failed before its read) is read on its own.
@@ -79,17 +88,45 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       const [outcome, verified] = await Promise.allSettled([answered, auth.verified]);
       if (verified.status === 'rejected') throw verified.reason;
       if (outcome.status === 'rejected') throw outcome.reason;
-      return outcome.value;
+      return respond(event, auth, outcome.value);
     });
 
-  async function answer(event: APIGatewayProxyEventV2, context: Context): Promise<APIGatewayProxyStructuredResultV2> {
+  /** The response step: what the route answered, as the token may see it (contract §25), serialized. */
+  async function respond(
+    event: APIGatewayProxyEventV2,
+    auth: AuthContext | undefined,
+    answered: ApiResult,
+  ): Promise<APIGatewayProxyStructuredResultV2> {
+    let result = answered;
+    if (recordType && auth) {
+      const view = await tokenViewOf(auth);
+      if (route.list) checkFilters(view, recordType, rawQueryOf(event));
+      result = projectResult(view, recordType, route.list === true, result);
+    }
+    const isText = typeof result.body === 'string';
+    return {
+      statusCode: result.status,
+      headers: result.headers,
+      body: isText ? (result.body as string) : JSON.stringify(result.body),
+    };
+  }
+
+  async function answer(event: APIGatewayProxyEventV2, context: Context): Promise<ApiResult> {
     const rawQuery = rawQueryOf(event);
     const fieldErrors = new FieldErrorCollector();
     const query = spec.query ? spec.query(rawQuery) : ({} as Q);
     const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
-    const result = await run({
+    const auth = (context as { auth?: AuthContext }).auth;
+    const view = recordType && spec.body && auth ? await tokenViewOf(auth) : undefined;
+    if (recordType && view) {
+      // A body naming a field outside the token's grant is refused before anything is written (contract §25).
+      const denied = deniedBodyFields(view, recordType, (event as { body?: unknown }).body, route.method === 'POST');
+      for (const field of denied) fieldErrors.only(field, MESSAGES.notPermitted);
+      if (denied.length > 0) fieldErrors.throwIfAny();
+    }
+    const answered = run({
       requestId: requestIdOf(event),
-      auth: (context as { auth?: AuthContext }).auth ?? { businessId: '' },
+      auth: auth ?? { businessId: '' },
       params: (event.pathParameters ?? {}) as Record<string, string>,
       query,
       body,
@@ -99,12 +136,11 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
       path: event.rawPath,
       rawQuery,
     });
-    const isText = typeof result.body === 'string';
-    return {
-      statusCode: result.status,
-      headers: result.headers,
-      body: isText ? (result.body as string) : JSON.stringify(result.body),
-    };
+    // A create missing a mandatory field the token may not send (a required custom field) says so (contract §25).
+    if (!recordType || !view || route.method !== 'POST') return answered;
+    return answered.catch((error: unknown) => {
+      throw ungrantedAsNotPermitted(view, recordType, error);
+    });
   }
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
   // calls are attributed to this route (its IAM grant is checked against them in the tests); its writes are made

@@ -1,7 +1,7 @@
 import { insufficientScope } from '../domain/errors';
 import { READ_SCOPES_OF, WRITE_SCOPE_OF, type ImportType } from '../domain/imports';
 import type { Scope } from '../domain/scopes';
-import type { AuthContext } from './auth';
+import { tokenViewOf, type AuthContext } from './auth';
 
 /**
  * An import's scope depends on its type (contract §22): its route admits a
@@ -9,8 +9,7 @@ import type { AuthContext } from './auth';
  * checks refuse one that lacks its type's: the write scope to create or
  * cancel it, the read or the write scope to see it.
  */
-const grantedScopes = async (auth: AuthContext): Promise<readonly Scope[]> =>
-  auth.scopes ?? (await auth.verified) ?? [];
+const grantedScopes = async (auth: AuthContext): Promise<readonly Scope[]> => (await tokenViewOf(auth)).scopes;
 
 export async function importWriteCheck(auth: AuthContext): Promise<(type: ImportType) => void> {
   const granted = await grantedScopes(auth);

@@ -1,3 +1,4 @@
+import { RECORD_SCHEMAS } from '../domain/token-view';
 import { IDEMPOTENCY_KEY_MAX_LENGTH, IDEMPOTENCY_KEY_PATTERN } from '../http/idempotency-key';
 import { MAX_BODY_BYTES } from '../http/middleware';
 import { ROUTES, scopesOf, type RouteDefinition } from '../http/routes';
@@ -239,6 +240,14 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
 
   const [successStatus, success] = successOf(route, responseName);
   responses[successStatus] = success;
+  // Records a field grant may narrow: the answer names what it withheld; bodies and filters naming a withheld
+  // field are refused.
+  const granted = responseName !== undefined && RECORD_SCHEMAS[responseName] !== undefined;
+  if (granted)
+    responses[successStatus] = {
+      ...success,
+      headers: { ...success.headers, 'Restricted-Fields': headerRef('RestrictedFields') },
+    };
 
   if (hasBody && hasQuery) {
     responses['400'] = response(
@@ -250,7 +259,9 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
     responses['400'] = errorResponse('Body is not valid JSON or not a JSON object (`bad_request`)', 'bad_request');
   } else if (hasQuery) {
     responses['400'] = response(
-      'Query parameter errors, keyed by parameter name',
+      granted
+        ? 'Query parameter errors, keyed by parameter name; a filter on a field outside the token’s field grant is `is not permitted`'
+        : 'Query parameter errors, keyed by parameter name',
       json(schemaRef('FieldErrors'), { per_page: ['is invalid'] }),
       errorHeaders(),
     );
@@ -305,7 +316,9 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       'unsupported_media_type',
     );
     responses['422'] = response(
-      'Field errors: every failing field at once, Rails wording; nothing was written',
+      granted
+        ? 'Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted`'
+        : 'Field errors: every failing field at once, Rails wording; nothing was written',
       json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
       errorHeaders(),
     );

@@ -28,6 +28,7 @@ export const HEADERS: Record<string, JsonObject> = {
   XRequestId: header('XRequestId', { required: true, schema: { type: 'string' } }),
   ETag: header('ETag', { required: true, schema: { type: 'string' } }),
   Location: header('Location', { required: true, schema: { type: 'string' } }),
+  RestrictedFields: header('RestrictedFields', { schema: { type: 'string' } }),
   Link: header('Link', { schema: { type: 'string' } }),
   RetryAfter: header('RetryAfter', { required: true, schema: { type: 'integer', minimum: 0 } }),
   WWWAuthenticate: header('WWWAuthenticate', { required: true, schema: { type: 'string' } }),

@@ -121,6 +121,12 @@ const changeOf = (types: readonly ChangeType[], data: object, dataDescription: s
           '`*.updated` entries only: the sorted names of the fields whose value changed (never the values; `updated_at`, which every update moves, is left out). For `employee.updated` after a job was created, or by `effective_date` when a day began: the derived fields that moved',
       },
       data: { ...data, description: dataDescription },
+      restricted_fields: {
+        type: 'array',
+        items: { type: 'string' },
+        description:
+          'Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null)',
+      },
     },
   }) as const;
 

@@ -16,7 +16,16 @@ import {
   type FeedEntry,
   type FeedPosition,
 } from '../domain/change-feed';
-import { cursorExpired, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
+import {
+  cursorExpired,
+  FieldError,
+  FieldErrorCollector,
+  insufficientScope,
+  MESSAGES,
+  type FieldMessages,
+} from '../domain/errors';
+import { readsEntry, scopesForChangeType, type TokenView } from '../domain/token-view';
+import { projectFeedEntry } from './token-view';
 import { feedEnd, readEntries, readLaneCounters } from '../data/feed-store';
 
 export interface ChangesQuery {
@@ -34,12 +43,17 @@ export interface ChangesPage {
 /**
  * A page after `after` (undefined: from the oldest retained entry). 400 with
  * every failing parameter (`schemaErrors`: what the query schema found), 410
- * when the cursor's next entries expired.
+ * when the cursor's next entries expired. `view` (contract §25): what the
+ * reading token may see, known once its lookup beside the reads settles; the
+ * page holds only entries of types it may read, each as it may see it, and a
+ * `types` filter naming a type it may not read is 403. Without a view (the
+ * webhook dispatcher, which projects per subscription): every entry as stored.
  */
 export async function listChanges(
   businessId: string,
   q: ChangesQuery,
   schemaErrors: FieldMessages = {},
+  view?: Promise<TokenView> | TokenView,
   now = Date.now(),
 ): Promise<ChangesPage> {
   const errors = new FieldErrorCollector();
@@ -64,7 +78,16 @@ export async function listChanges(
     tokenId: q.token_id,
   });
   if (page.expired) throw cursorExpired();
-  return { entries: page.entries, next_cursor: encodeCursor(businessId, page.next) };
+  const next_cursor = encodeCursor(businessId, page.next);
+  if (view === undefined) return { entries: page.entries, next_cursor };
+  const seen = await view;
+  for (const type of wanted ?? []) {
+    const needs = scopesForChangeType(type);
+    if (needs.length > 0 && !needs.some((s) => seen.scopes.includes(s))) throw insufficientScope(needs[0]!);
+  }
+  // Entries the token may not read are consumed (the cursor moves past them), never shown.
+  const entries = page.entries.filter((e) => readsEntry(seen, e.type, e.data)).map((e) => projectFeedEntry(seen, e));
+  return { entries, next_cursor };
 }
 
 /**

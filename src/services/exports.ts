@@ -19,6 +19,7 @@ import { randomUUID } from 'node:crypto';
 import {
   EXPORT_TTL_MS,
   PART_BYTES,
+  SCOPE_OF,
   START,
   exportLine,
   exportView,
@@ -32,7 +33,9 @@ import { encodeCursor } from '../domain/change-feed';
 import type { BusinessConfig } from '../domain/business';
 import { todayIn } from '../domain/job-dates';
 import { renderApplication } from '../domain/application-record';
-import { notFound, serviceUnavailable } from '../domain/errors';
+import { fieldsWithheld, insufficientScope, notFound, serviceUnavailable } from '../domain/errors';
+import { seesAllOf, type FieldGrants, type TokenView } from '../domain/token-view';
+import { projectExportRecord } from './token-view';
 import type { ApiResult } from '../domain/result';
 import { ok } from '../domain/result';
 import { API_PREFIX } from '../domain/api-paths';
@@ -144,6 +147,7 @@ export async function startExport(
   types: readonly ExportType[],
   idem: Idempotency | undefined,
   authorize: () => Promise<void>,
+  grants?: FieldGrants,
 ): Promise<ApiResult> {
   const result = await idempotentCreate(
     idem,
@@ -169,6 +173,7 @@ export async function startExport(
           counters.map((c) => c.n),
         ),
         checkpoint: START,
+        ...(grants ? { grants } : {}),
       };
       const result: ApiResult = {
         status: 202,
@@ -183,10 +188,24 @@ export async function startExport(
   return result;
 }
 
-/** GET /exports/{id}: the job (one read); a download URL once completed; a job whose worker died is resumed. */
-export async function showExport(businessId: string, id: string): Promise<ApiResult> {
+/**
+ * GET /exports/{id}: the job (one read); a download URL once completed; a job whose worker died is resumed.
+ * 403 for a token lacking the read scope of a type the export holds, or whose field grant of such a type
+ * withholds a field the export's lines hold (contract §25), once `view` settles.
+ */
+export async function showExport(
+  businessId: string,
+  id: string,
+  view: Promise<TokenView> | TokenView,
+): Promise<ApiResult> {
   const job = await readExportJob(businessId, id);
   if (!job) throw notFound('export', id);
+  const reader = await view;
+  const missing = job.types.map((t) => SCOPE_OF[t]).find((s) => !reader.scopes.includes(s));
+  if (missing) throw insufficientScope(missing);
+  // Written with its creator's grants: a token whose grant withholds more may not download it.
+  const narrower = job.types.find((t) => !seesAllOf(reader, job.grants, t));
+  if (narrower) throw fieldsWithheld(narrower);
   if (isStale(job, Date.now())) await launch(businessId, id);
   const url = job.status === 'completed' ? await downloadUrl(businessId, id) : undefined;
   return ok(exportView(job, url));
@@ -257,14 +276,21 @@ const LEASE_MS = 60_000;
  */
 const PAGE_RECORDS = 1000;
 
-function renderer(config: BusinessConfig): (type: ExportType, item: Item) => unknown {
+/** Each record as its GET answers it to the export's token (the projection step, contract §25). */
+function renderer(
+  config: BusinessConfig,
+  grants: FieldGrants | undefined,
+): (type: ExportType, item: Item) => { data: unknown; restricted_fields?: string[] } {
   const today = todayIn(config.timezone);
-  return (type, item) =>
+  // Scopes were checked when the export was made (POST /exports); the grants decide the fields.
+  const view: TokenView = { scopes: [], ...(grants ? { grants } : {}) };
+  const record = (type: ExportType, item: Item): Record<string, unknown> =>
     type === 'applications'
-      ? renderApplication(config, storedOf(item))
+      ? (renderApplication(config, storedOf(item)) as unknown as Record<string, unknown>)
       : type === 'employees'
-        ? employeeView(item, config, today)
-        : employeeJobView(item, config);
+        ? (employeeView(item, config, today) as Record<string, unknown>)
+        : (employeeJobView(item, config) as Record<string, unknown>);
+  return (type, item) => projectExportRecord(view, type, record(type, item));
 }
 
 /**
@@ -281,7 +307,7 @@ export async function runExport(
   const job = await leaseExportJob(businessId, id, lease, LEASE_MS);
   if (!job) return 'busy';
   try {
-    const render = renderer(await readExportConfig(businessId));
+    const render = renderer(await readExportConfig(businessId), job.grants);
     let uploadId = job.uploadId;
     if (uploadId === undefined) {
       uploadId = await startUpload(businessId, id);

@@ -178,6 +178,11 @@ export interface ApplyRowsOptions {
   readonly resumeAfter?: number;
   /** The messages of a row's errors, in the import's language (default: as the services word them, English). */
   readonly translate?: (fields: FieldMessages) => FieldMessages;
+  /**
+   * The fields of a row's body outside the creating token's field grant (contract §25: the row fails with
+   * `is not permitted` for each, nothing written); absent: every field is granted.
+   */
+  readonly denied?: (body: Readonly<Record<string, unknown>>, create: boolean) => string[];
 }
 
 /** The most new records of a type in one transaction. */
@@ -566,6 +571,12 @@ async function applyRow(
   if (extId !== undefined && mode === 'validate') seen.externalIds.add(extId);
   const resultWrite = (l: ResultLine): TxWrite[] =>
     importId && mode === 'apply' ? [rowResultWrite(businessId, importId, [l])] : [];
+  const denied = options.denied?.(body, owner === undefined && !earlier) ?? [];
+  if (denied.length > 0)
+    return {
+      line: line('failed', null, Object.fromEntries(denied.map((f) => [f, [MESSAGES.notPermitted]]))),
+      stored: false,
+    };
 
   try {
     if ((owner !== undefined || earlier) && type === 'employee_jobs')

@@ -57,6 +57,7 @@ import { transactWrite } from '../data/transact-write';
 import { withRetries } from '../data/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { applyImportRows, importCellKinds } from './import-rows';
+import { deniedBodyFields, rightsOfToken } from './token-view';
 
 /** The run's function: its DynamoDB calls are checked against WORKER_GRANTS['run-import'] (src/http/routes.ts). */
 export const IMPORT_WORKER_NAME = 'run-import';
@@ -127,6 +128,12 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     let counts: ImportCounts = job.counts;
     let checkpoint = job.checkpoint;
     let savedAt = Date.now();
+    // The run acts with its creating token's rights: checked at its start, at each checkpoint and at its end.
+    // (Only a run created without a token, as the import bench does, has no token to check.)
+    const rights = job.tokenHash === undefined ? undefined : await rightsOfToken(job.tokenHash);
+    if (rights === 'revoked') return await fail(job, 'token_revoked', { lease });
+    const tokenGone = async (): Promise<boolean> =>
+      job.tokenHash !== undefined && (await rightsOfToken(job.tokenHash)) === 'revoked';
     const lines = applyImportRows(readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds), {
       businessId,
       type: job.type,
@@ -134,6 +141,9 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       origin: originOf(job),
       importId: job.id,
       resumeAfter: job.checkpoint,
+      ...(rights?.grants?.[job.type] !== undefined
+        ? { denied: (body, create) => deniedBodyFields(rights, job.type, body, create) }
+        : {}),
       ...(options.translate ? { translate: (fields) => options.translate!(fields, job.language) } : {}),
     });
     for await (const line of lines) {
@@ -147,8 +157,10 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       if (Date.now() - savedAt >= PROGRESS_INTERVAL_MS) {
         await saveImportProgress(job, lease, LEASE_MS, { checkpoint, counts });
         savedAt = Date.now();
+        if (await tokenGone()) return await fail(job, 'token_revoked', { lease });
       }
     }
+    if (await tokenGone()) return await fail(job, 'token_revoked', { lease });
     await writeResultsFile(businessId, id, resultLines(businessId, id));
     await finish(job, { lease }, { status: 'completed', counts });
     await deleteUpload(businessId, id);
@@ -174,7 +186,7 @@ async function* resultLines(businessId: string, id: string): AsyncGenerator<stri
 /**
  * Ends the import as failed, under the lease of the run that fails it or in
  * the state it was read in. A whole-file failure wrote nothing (zero counts);
- * `run_failed` keeps the counts of the rows applied before.
+ * `run_failed` and `token_revoked` keep the counts of the rows applied before.
  */
 async function fail(
   job: ImportJob,
@@ -182,7 +194,7 @@ async function fail(
   condition: EndCondition,
   failureRow?: number,
 ): Promise<RunOutcome> {
-  const counts = reason === 'run_failed' ? await appliedCounts(job) : zeroCounts();
+  const counts = reason === 'run_failed' || reason === 'token_revoked' ? await appliedCounts(job) : zeroCounts();
   await finish(job, condition, { status: 'failed', counts, failureReason: reason, failureRow });
   await deleteUpload(job.businessId, job.id).catch(() => undefined);
   return { outcome: 'finished', status: 'failed' };

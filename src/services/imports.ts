@@ -44,6 +44,8 @@ export const importLocation = (id: string): string => `${API_PREFIX}/imports/${e
 export interface ImportCreator {
   readonly tokenId: string;
   readonly tokenName: string;
+  /** The creating token's hash: the run acts with its rights (contract §25). */
+  readonly tokenHash?: string;
   readonly requestId: string | null;
   readonly language: string;
 }
@@ -95,6 +97,7 @@ export async function createImport(
         progressAt: now,
         tokenId: creator.tokenId,
         tokenName: creator.tokenName,
+        ...(creator.tokenHash !== undefined ? { tokenHash: creator.tokenHash } : {}),
         requestId: creator.requestId,
         checkpoint: 0,
         checked: false,

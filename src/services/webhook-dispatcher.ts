@@ -41,6 +41,11 @@ import {
 } from '../data/webhook-store';
 import { changeSource, type FeedEntry } from './change-source';
 import { deliver } from './webhook-delivery';
+import { readsEntry } from '../domain/token-view';
+import { projectFeedEntry, rightsOfToken } from './token-view';
+
+/** `last_delivery_error` of a subscription whose creating token was revoked or expired (contract §25). */
+export const TOKEN_REVOKED = 'token_revoked';
 
 /** The function's name: its DynamoDB calls are checked against WORKER_GRANTS of src/http/grants.ts. */
 export const DISPATCHER_NAME = 'dispatch-webhooks';
@@ -118,7 +123,19 @@ export async function pumpSubscription(
     if (now + LEASE_MS > deadline) return { state: 'out-of-time' };
 
     if (page.length === 0) page = (await changeSource().readAfter(businessId, sub.cursor, PAGE)).entries;
-    const at = page.findIndex((e) => wants(sub?.types ?? null, e.type));
+    // Its creating token's rights at delivery time (a subscription stored without its token's hash: every right).
+    const rights =
+      page.length === 0 || sub.tokenHash === undefined ? undefined : await rightsOfToken(sub.tokenHash, now);
+    if (rights === 'revoked') {
+      // Its token is gone: the subscription is disabled and receives nothing more.
+      if (!(await claimLease(sub, now + LEASE_MS, sub.cursor))) return { state: 'busy' };
+      const ended = { ...sub, status: 'disabled' as const, nextAttemptAt: 0, lastDeliveryError: TOKEN_REVOKED };
+      await recordAttempt(sub, sub.version + 1, ended);
+      return { state: 'disabled' };
+    }
+    const at = page.findIndex(
+      (e) => wants(sub?.types ?? null, e.type) && (rights === undefined || readsEntry(rights, e.type, e.data)),
+    );
     const next = page[at];
     if (!next) {
       const last = page.at(-1);
@@ -133,7 +150,8 @@ export async function pumpSubscription(
     if (!(await claimLease(sub, now + LEASE_MS, skippedTo))) return { state: 'busy' };
     const leased = { ...sub, cursor: skippedTo };
 
-    const outcome = await deps.send(leased, next, await secretOf(sub));
+    const body = rights === undefined ? next : projectFeedEntry(rights, next);
+    const outcome = await deps.send(leased, body, await secretOf(sub));
     const after = afterAttempt(leased, next.cursor, outcome, deps.now(), deps.retryDelays);
     if (!(await recordAttempt(leased, sub.version + 1, after))) return { state: 'gone' };
     if (after.status === 'disabled') return { state: 'disabled' };

@@ -59,6 +59,7 @@ export async function createSubscription(
   fieldErrors: FieldErrorCollector,
   idempotencyKey: string | undefined,
   target: RequestTarget,
+  tokenHash?: string,
 ): Promise<ApiResult> {
   const idem = idempotencyOf(businessId, idempotencyKey, body, target);
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
@@ -85,6 +86,7 @@ export async function createSubscription(
         nextAttemptAt: 0,
         lastDeliveryError: null,
         ...(idem ? { idempotencyPk: idem.key.PK } : {}),
+        ...(tokenHash !== undefined ? { tokenHash } : {}),
       };
       const shown = { id, url: sub.url, types: sub.types, status: sub.status, created_at: sub.createdAt };
       // Stored (idempotency record) with the sealed secret; opened below for the response.

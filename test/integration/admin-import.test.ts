@@ -245,4 +245,50 @@ describe('npm run admin -- token create / list / revoke (contract §15)', () => 
     expect(unknown.stderr).toContain('No business no-such-business');
     expect(unknown.stdout).not.toContain('hr_');
   }, 90_000);
+
+  it('--fields TYPE=F1,F2 grants fields: token list shows them, the token reads only them (contract §25)', async () => {
+    const created = await admin(
+      'token',
+      'create',
+      'tok',
+      '--name',
+      'time tracking',
+      '--scopes',
+      'employees:read',
+      '--fields',
+      'employees=first_name,last_name,location_id,cf_12',
+    );
+    expect(created.code).toBe(0);
+    const { token, fields } = lastJson<Created & { fields: unknown }>(created.stdout);
+    expect(fields).toEqual({ employees: ['cf_12', 'first_name', 'last_name', 'location_id'] });
+    const listed = (await admin('token', 'list', 'tok')).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Listed & { fields?: unknown });
+    expect(listed.find((l) => l.name === 'time tracking')?.fields).toEqual(fields);
+    // A token without a grant lists none.
+    expect(listed.filter((l) => l.name !== 'time tracking').every((l) => l.fields === undefined)).toBe(true);
+    const page = await api.request('GET', `${API}/employees?per_page=2`, { token });
+    expect(page.status).toBe(200);
+    for (const e of page.body.entries)
+      expect(Object.keys(e).sort()).toEqual(
+        ['cf_12', 'created_at', 'first_name', 'id', 'last_name', 'location_id', 'updated_at'].filter(
+          (k) => k !== 'cf_12' || k in e,
+        ),
+      );
+    expect(page.headers.get('restricted-fields')).toContain('iban');
+
+    // An unknown field or type, or a custom field the business does not define: one line, exit 2, nothing written.
+    const before = (await admin('token', 'list', 'tok')).stdout;
+    for (const bad of ['employees=first_name,salary', 'payslips=amount', 'employees=first_name,cf_999']) {
+      const refused = await admin('token', 'create', 'tok', '--fields', bad);
+      expect({ bad, code: refused.code }).toEqual({ bad, code: 2 });
+      const lines = refused.stderr
+        .split('\n')
+        .filter((l) => l !== '' && !l.startsWith('npm warn') && !l.startsWith('Target:'));
+      expect(lines).toEqual([expect.stringMatching(/^token create: --fields unknown (field|type) /)]);
+      expect(refused.stdout).not.toContain('hr_');
+    }
+    expect((await admin('token', 'list', 'tok')).stdout).toBe(before);
+  }, 120_000);
 });

@@ -23,6 +23,7 @@ import { handler as checkAttachment } from '../../functions/check-attachment';
 import { handler as runImportFunction } from '../../functions/run-import';
 import { advanceRateClock } from '../../src/data/rate-counts';
 import { pumpSubscription } from '../../src/services/webhook-dispatcher';
+import { createToken } from '../../src/data/token-store';
 import '../../src/services/feed-wiring';
 import { objectCreatedEvent } from '../support/attachment-upload';
 import { startApi, type TestApi } from '../support/harness';
@@ -410,6 +411,24 @@ describe('webhooks', () => {
 });
 
 // Last: the tests above, through one client or another, sent every operation of the document at least once.
+describe('field grants (contract §25)', () => {
+  it('lastRestrictedFields names what the last answer withheld; null for a token without a grant', async () => {
+    const employee = await client.createEmployee({ body: { first_name: 'Gra', last_name: 'Nted', city: 'Bozen' } });
+    expect(client.lastRestrictedFields).toBeNull();
+    const { token: narrow } = await createToken(BUSINESS, {
+      scopes: ['employees:read'],
+      fields: { employees: ['first_name', 'last_name'] },
+    });
+    const granted = newClient({ token: narrow });
+    const seen = await granted.getEmployee({ id: employee.id });
+    expect(Object.keys(seen).sort()).toEqual(['created_at', 'first_name', 'id', 'last_name', 'updated_at']);
+    expect(granted.lastRestrictedFields).toEqual(expect.arrayContaining(['city', 'iban']));
+    expect(granted.lastRestrictedFields).not.toContain('first_name');
+    await client.getEmployee({ id: employee.id });
+    expect(client.lastRestrictedFields).toBeNull();
+  });
+});
+
 describe('coverage', () =>
   it('every operation of the document was sent', () => {
     const used = new Set(sent.map((s) => s.operation));

@@ -139,13 +139,38 @@ function checkAgainst(
       `${where}: response ${status} has a JSON body, but the document gives no application/json schema for it`,
     );
   }
-  const validate = validatorFor(key, schema);
+  // A response to a token with a field grant leaves out the fields its Restricted-Fields names (contract §25): the
+  // record schemas it refers to are checked with those fields no longer required, every other rule kept.
+  const withheld = headers ? headerOf(headers, 'Restricted-Fields') : undefined;
+  const validate = withheld
+    ? validatorFor(`${key} without ${withheld}`, withoutRequired(schema, new Set(withheld.split(', '))))
+    : validatorFor(key, schema);
   if (!validate(body)) {
     throw new Error(
       `${where}: response ${status} does not match the OpenAPI document:\n  ` +
         `${contractAjv().errorsText(validate.errors, { separator: '\n  ', dataVar: 'body' })}\n  body: ${excerpt(body)}`,
     );
   }
+}
+
+/** `schema` with the component schemas it refers to inlined and `fields` dropped from their `required`. */
+function withoutRequired(schema: unknown, fields: ReadonlySet<string>): JsonObject {
+  const walk = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    const ref = (value as JsonObject).$ref;
+    if (typeof ref === 'string' && ref.startsWith(COMPONENT_REF)) {
+      const component = contractDocument().components.schemas[ref.slice(COMPONENT_REF.length)];
+      if (component && Array.isArray(component.required)) return walk(component);
+    }
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [
+        k,
+        k === 'required' && Array.isArray(v) ? v.filter((f) => !fields.has(String(f))) : walk(v),
+      ]),
+    );
+  };
+  return walk(schema) as JsonObject;
 }
 
 /**

@@ -39,7 +39,10 @@ export interface SampleRequest {
   readonly method: string;
   readonly path: string;
   readonly body?: unknown;
-  /** Scopes the body asks for besides the route's own (POST /exports: the read scope of each type, contract §20). */
+  /**
+   * Scopes the body or the record asks for besides the route's own (POST /exports: the read scope of each type,
+   * contract §20; GET /exports/{id}: that of each type the export holds, §25).
+   */
   readonly alsoNeeds?: readonly Scope[];
   /**
    * Headers a repeatable success needs: POST /imports sends the Idempotency-Key createSampleRecords started the
@@ -135,7 +138,8 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
     body: { types: ['applications'] },
     alsoNeeds: ['applications:read'],
   }),
-  'get-export': (ids) => ({ method: 'GET', path: `${API}/exports/${ids.export}` }),
+  // The sample export holds employees (createSampleRecords).
+  'get-export': (ids) => ({ method: 'GET', path: `${API}/exports/${ids.export}`, alsoNeeds: ['employees:read'] }),
   'create-import': () => ({
     method: 'POST',
     path: `${API}/imports`,

@@ -38,6 +38,47 @@ describe('npm run admin -- token ... arguments (contract §15)', () => {
       );
   });
 
+  it('create --fields TYPE=F1,F2 (repeatable): the grants per type, sorted; always-granted fields need no naming (§25)', () => {
+    expect(
+      parseTokenCommand([
+        'create',
+        'acme',
+        '--fields',
+        'employees=last_name,first_name,cf_12',
+        '--fields',
+        'applications=first_name, application_status_id',
+      ]),
+    ).toEqual({
+      kind: 'create',
+      businessId: 'acme',
+      fields: {
+        employees: ['cf_12', 'first_name', 'last_name'],
+        applications: ['application_status_id', 'first_name'],
+      },
+    });
+    expect(parseTokenCommand(['create', 'acme', '--fields', 'employee_jobs=name,from'])).toMatchObject({
+      fields: { employee_jobs: ['from', 'name'] },
+    });
+  });
+
+  it.each([
+    [['--fields', 'employees=first_name,salary'], 'token create: --fields unknown field salary of employees'],
+    [
+      ['--fields', 'locations=name'],
+      'token create: --fields unknown type locations in locations=name; types are employees, employee_jobs, applications',
+    ],
+    [['--fields', 'employees='], 'token create: --fields employees names no field (TYPE=F1,F2)'],
+    [['--fields', 'employees'], 'token create: --fields employees names no field (TYPE=F1,F2)'],
+    [['--fields', 'applications=job_idd'], 'token create: --fields unknown field job_idd of applications'],
+    [['--fields', 'employees=cf_x'], 'token create: --fields unknown field cf_x of employees'],
+    [
+      ['--fields', 'employees=first_name', '--fields', 'employees=last_name'],
+      'token create: --fields names employees twice',
+    ],
+  ])('create %j is refused with one line: %s', (args, message) => {
+    expect(parseTokenCommand(['create', 'acme', ...args])).toBe(message);
+  });
+
   it('list and revoke', () => {
     expect(parseTokenCommand(['list', 'acme'])).toEqual({ kind: 'list', businessId: 'acme' });
     expect(parseTokenCommand(['revoke', 'acme', '0123abcd4567'])).toEqual({

@@ -5,6 +5,7 @@
  * next worker run resumes), `lease`/`lease_until` (one worker at a time),
  * `expires_at` (TTL). The item mapping of a job.
  */
+import type { FieldGrants } from '../../domain/token-view';
 import {
   EXPORT_TTL_MS,
   START,
@@ -42,6 +43,7 @@ export const exportJob = {
     expires_at: Math.ceil(Date.parse(job.expiresAt) / 1000),
     feed_cursor: job.feedCursor,
     checkpoint: job.checkpoint,
+    ...(job.grants ? { grants: job.grants } : {}),
   }),
   fromItem: (item: Readonly<Record<string, unknown>>): ExportJob => ({
     id: String(item[TABLE.sortKey]),
@@ -53,6 +55,7 @@ export const exportJob = {
     // The TTL attribute is whole seconds; the answer says exactly what the job was created with.
     expiresAt: new Date(Date.parse(String(item.created_at)) + EXPORT_TTL_MS).toISOString(),
     feedCursor: String(item.feed_cursor),
+    ...(item.grants !== null && typeof item.grants === 'object' ? { grants: item.grants as FieldGrants } : {}),
     ...(typeof item.upload_id === 'string' ? { uploadId: item.upload_id } : {}),
     checkpoint: item.checkpoint as ExportCheckpoint,
     leaseUntilMs: Number(item[LEASE.until] ?? 0),

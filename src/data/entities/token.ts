@@ -6,6 +6,7 @@
  */
 import { SCOPES, type Scope } from '../../domain/scopes';
 import type { RatePolicy } from '../../domain/rate-window';
+import { GRANT_TYPES, type FieldGrants } from '../../domain/token-view';
 import { keys, type Key } from '../keys';
 import { TABLE } from '../table-definition';
 import { pattern } from './entity';
@@ -22,6 +23,8 @@ export interface StoredToken {
   readonly expiresAt: number | undefined;
   /** The token's own limit; undefined = its business's default. */
   readonly rateLimit: RatePolicy | undefined;
+  /** Field grants per type (contract §25); undefined = every field of every type. */
+  readonly fields?: FieldGrants;
 }
 
 const ofBusiness = pattern<{ readonly businessId: string }>('table', 'token hash (sha256 hex)', ({ businessId }) =>
@@ -35,7 +38,21 @@ const metadata = (t: StoredToken): Record<string, unknown> => ({
   created_at: t.createdAt,
   ...(t.expiresAt === undefined ? {} : { expires_at: t.expiresAt }),
   ...(t.rateLimit ? { rate_limit: storedRatePolicy(t.rateLimit) } : {}),
+  ...(t.fields ? { fields: t.fields } : {}),
 });
+
+/** Stored field grants: per known type, its field names (read with the token, so they cost no call). */
+const fieldsOf = (value: unknown): FieldGrants | undefined => {
+  if (value === null || typeof value !== 'object') return undefined;
+  const stored = value as Record<string, unknown>;
+  const grants = Object.fromEntries(
+    GRANT_TYPES.filter((t) => Array.isArray(stored[t])).map((t) => [
+      t,
+      (stored[t] as unknown[]).filter((f): f is string => typeof f === 'string'),
+    ]),
+  );
+  return Object.keys(grants).length > 0 ? grants : undefined;
+};
 
 /** Stored scopes in the order of SCOPES. */
 const scopesOf = (value: unknown): Scope[] => {
@@ -66,6 +83,7 @@ export const token = {
       createdAt: String(item.created_at ?? ''),
       expiresAt: typeof item.expires_at === 'number' ? item.expires_at : undefined,
       rateLimit: ratePolicyOf(item.rate_limit),
+      ...(fieldsOf(item.fields) ? { fields: fieldsOf(item.fields) } : {}),
     };
   },
   /** The token hash a listing item is sorted by. */

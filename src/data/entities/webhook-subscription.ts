@@ -21,6 +21,8 @@ export interface StoredSubscription extends DeliveryState {
   readonly leaseUntil: number;
   /** The PK of the idempotency record its create stored, if it was sent with a key. */
   readonly idempotencyPk?: string;
+  /** The hash of the token that created it: its deliveries act with that token's rights (contract §25). */
+  readonly tokenHash?: string;
 }
 
 const ACTIVE_PARTITION = 'webhook-subscriptions#active';
@@ -96,6 +98,7 @@ export const webhookSubscription = {
     last_delivery_error: null,
     version: 1,
     ...(sub.idempotencyPk !== undefined ? { idempotency_pk: sub.idempotencyPk } : {}),
+    ...(sub.tokenHash !== undefined ? { token_hash: sub.tokenHash } : {}),
     ...dueAt(0),
   }),
   /** The subscription an item holds; undefined for none. */
@@ -116,6 +119,7 @@ export const webhookSubscription = {
       version: Number(item[VERSION] ?? 0),
       leaseUntil: Number(item[LEASE] ?? 0),
       ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
+      ...(typeof item.token_hash === 'string' ? { tokenHash: item.token_hash } : {}),
     };
   },
   versionAttribute: VERSION,

@@ -50,6 +50,7 @@ const en: Catalogue = {
     'is not a known field': 'is not a known field',
     'must be on or after from': 'must be on or after from',
     'is not allowed': 'is not allowed',
+    'is not permitted': 'is not permitted',
     'must be less than or equal to 20': 'must be less than or equal to 20',
   },
   records: {
@@ -78,6 +79,7 @@ const en: Catalogue = {
     unknown_token: () => 'Unknown or revoked token',
     expired_token: () => 'This token has expired',
     insufficient_scope: ({ scope }) => `This token lacks the scope ${scope}`,
+    fields_withheld: ({ type }) => `This token's field grant withholds fields of ${type} that this export holds`,
     record_not_found: ({ record, id }) => en.records[record](id),
     route_not_found: ({ method, path }) => `No route for ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `This resource is only available as ${available}; check the Accept header`,
@@ -118,6 +120,7 @@ const de: Catalogue = {
     'is not a known field': 'ist kein bekanntes Feld',
     'must be on or after from': 'muss am oder nach from liegen',
     'is not allowed': 'ist nicht erlaubt',
+    'is not permitted': 'ist nicht erlaubt',
     'must be less than or equal to 20': 'muss kleiner oder gleich 20 sein',
   },
   records: {
@@ -146,6 +149,8 @@ const de: Catalogue = {
     unknown_token: () => 'Unbekanntes oder widerrufenes Token',
     expired_token: () => 'Dieses Token ist abgelaufen',
     insufficient_scope: ({ scope }) => `Diesem Token fehlt der Scope ${scope}`,
+    fields_withheld: ({ type }) =>
+      `Die Feldfreigabe dieses Tokens verbirgt Felder von ${type}, die dieser Export enthält`,
     record_not_found: ({ record, id }) => de.records[record](id),
     route_not_found: ({ method, path }) => `Keine Route für ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `Diese Ressource gibt es nur als ${available}; bitte den Accept-Header prüfen`,
@@ -187,6 +192,7 @@ const it: Catalogue = {
     'is not a known field': 'non è un campo conosciuto',
     'must be on or after from': 'deve essere uguale o successiva a from',
     'is not allowed': 'non è consentito',
+    'is not permitted': 'non è consentito',
     'must be less than or equal to 20': 'deve essere minore o uguale a 20',
   },
   records: {
@@ -215,6 +221,8 @@ const it: Catalogue = {
     unknown_token: () => 'Token sconosciuto o revocato',
     expired_token: () => 'Questo token è scaduto',
     insufficient_scope: ({ scope }) => `A questo token manca lo scope ${scope}`,
+    fields_withheld: ({ type }) =>
+      `La concessione di campi di questo token nasconde campi di ${type} contenuti in questo export`,
     record_not_found: ({ record, id }) => it.records[record](id),
     route_not_found: ({ method, path }) => `Nessuna route per ${clip(`${method} ${path}`)}`,
     not_acceptable: ({ available }) => `Questa risorsa è disponibile solo come ${available}; verifica l'header Accept`,
