@@ -141,7 +141,12 @@ function checkAgainst(
   }
   // A response to a token with a field grant leaves out the fields its Restricted-Fields names (contract §25): the
   // record schemas it refers to are checked with those fields no longer required, every other rule kept.
-  const withheld = headers ? headerOf(headers, 'Restricted-Fields') : undefined;
+  // Feed entries name theirs in the body, as `restricted_fields` beside `data`.
+  const named = [
+    ...(headers ? (headerOf(headers, 'Restricted-Fields')?.split(', ') ?? []) : []),
+    ...restrictedInBody(body),
+  ].filter(Boolean);
+  const withheld = named.length ? [...new Set(named)].sort().join(', ') : undefined;
   const validate = withheld
     ? validatorFor(`${key} without ${withheld}`, withoutRequired(schema, new Set(withheld.split(', '))))
     : validatorFor(key, schema);
@@ -153,24 +158,37 @@ function checkAgainst(
   }
 }
 
+/** The fields a list of feed entries names as withheld (`restricted_fields` of each entry). */
+function restrictedInBody(body: unknown): string[] {
+  const entries = (body as { entries?: unknown } | null)?.entries;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((e) =>
+    Array.isArray((e as { restricted_fields?: unknown })?.restricted_fields)
+      ? ((e as { restricted_fields: unknown[] }).restricted_fields.map(String) as string[])
+      : [],
+  );
+}
+
 /** `schema` with the component schemas it refers to inlined and `fields` dropped from their `required`. */
 function withoutRequired(schema: unknown, fields: ReadonlySet<string>): JsonObject {
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk);
+  // Every component on the way is inlined (a feed entry reaches its record through two), except one already
+  // being inlined above (a recursive schema keeps its reference there).
+  const walk = (value: unknown, inlining: ReadonlySet<string>): unknown => {
+    if (Array.isArray(value)) return value.map((v) => walk(v, inlining));
     if (value === null || typeof value !== 'object') return value;
     const ref = (value as JsonObject).$ref;
-    if (typeof ref === 'string' && ref.startsWith(COMPONENT_REF)) {
+    if (typeof ref === 'string' && ref.startsWith(COMPONENT_REF) && !inlining.has(ref)) {
       const component = contractDocument().components.schemas[ref.slice(COMPONENT_REF.length)];
-      if (component && Array.isArray(component.required)) return walk(component);
+      if (component) return walk(component, new Set([...inlining, ref]));
     }
     return Object.fromEntries(
       Object.entries(value).map(([k, v]) => [
         k,
-        k === 'required' && Array.isArray(v) ? v.filter((f) => !fields.has(String(f))) : walk(v),
+        k === 'required' && Array.isArray(v) ? v.filter((f) => !fields.has(String(f))) : walk(v, inlining),
       ]),
     );
   };
-  return walk(schema) as JsonObject;
+  return walk(schema, new Set()) as JsonObject;
 }
 
 /**
