@@ -8,6 +8,11 @@ import tseslint from 'typescript-eslint';
  */
 const layer = (...names) => `^(\\.\\./)+(src/)?(${names.join('|')})(/|$)`;
 const OUTSIDE_RUNTIME = layer('lib', 'scripts', 'bin', 'test', 'functions', 'client');
+/** The list engine (src/data/lists/) has one door, its index: nothing outside the folder imports what is inside. */
+const LIST_ENGINE_DOOR = {
+  regex: '(^|/)lists/(?!index$)[^/]+$',
+  message: 'The list engine has one door: import src/data/lists (its index), not a module inside it.',
+};
 const rule = (files, regexes, extra = []) => ({
   files,
   rules: {
@@ -17,6 +22,7 @@ const rule = (files, regexes, extra = []) => ({
         patterns: [
           ...regexes.map((regex) => ({ regex, message: 'Layers point one way: see docs/architecture.md.' })),
           ...extra,
+          LIST_ENGINE_DOOR,
         ],
       },
     ],
@@ -67,7 +73,7 @@ const TABLE_KEY_MESSAGE = 'Raw table key attribute in an expression: use the hel
 export const INDEX_ATTRIBUTE_RULES = [
   {
     files: ['**/*.ts', '**/*.mjs', '**/*.js', '**/*.cjs'],
-    ignores: ['src/data/entities/**', 'src/data/table-definition.ts', 'test/**'],
+    ignores: ['src/data/entities/**', 'src/data/dynamo/table-definition.ts', 'test/**'],
     rules: {
       'no-restricted-syntax': [
         'error',

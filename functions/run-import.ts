@@ -16,7 +16,7 @@ import { LANGUAGES, type Language } from '../src/http/i18n/messages';
 import { translateFields } from '../src/http/i18n/language';
 import { logger } from '../src/http/logger';
 import { recordFailedImport, recordStalledImport } from '../src/http/metrics';
-import { inCallScope } from '../src/data/call-scope';
+import { inCallScope } from '../src/data/dynamo/call-scope';
 import { invokeNextRun } from '../src/data/import-continuation';
 import {
   IMPORT_WORKER_NAME,

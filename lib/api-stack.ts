@@ -49,8 +49,8 @@ import {
 } from '../src/http/metric-names';
 import { FALLBACK_ROUTE, ROUTES, type RouteDefinition, type RouteName } from '../src/http/routes';
 import { BUCKET_GRANTS, TABLE_GRANTS, WORKER_GRANTS, RATE_COUNT_GRANT, type TableGrant } from '../src/http/grants';
-import { TABLE } from '../src/data/table-definition';
-import { RATE_PREFIX } from '../src/data/keys';
+import { TABLE } from '../src/data/dynamo/table-definition';
+import { RATE_PREFIX } from '../src/data/dynamo/keys';
 
 /** The repository root (this file lives in lib/). */
 export const REPO_ROOT = path.resolve(__dirname, '..');

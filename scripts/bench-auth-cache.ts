@@ -8,7 +8,7 @@
  *   BENCH_AUTH_REQUESTS (default 100 per request kind and setting)
  */
 import fixture from '../fixtures/demo.json';
-import { dynamoStats } from '../src/data/client';
+import { dynamoStats } from '../src/data/dynamo/client';
 import { startBenchStack } from './lib/bench-stack';
 
 const API = '/services/api/v1';

@@ -7,7 +7,7 @@
  * index projecting ALL. Reads are what DynamoDB Local reports for every call,
  * indexes included (ReturnConsumedCapacity INDEXES); a list page's records
  * read is its last BatchGetItem (dynamoStats.log), less the business's config
- * and the token it reads with them (src/data/list-page.ts; the bench's pages
+ * and the token it reads with them (src/data/lists/page.ts; the bench's pages
  * have 30 records and read their token every time), whose units are measured
  * on their own. The designs differ in list
  * pages only: other requests cost the same in all three. Writes are counted by
@@ -30,13 +30,13 @@
  */
 import fixture from '../fixtures/demo.json';
 import { FUNCTION_DEFAULTS } from '../lib/constructs/api-function';
-import { dynamoStats } from '../src/data/client';
-import { TABLE, type IndexDefinition } from '../src/data/table-definition';
+import { dynamoStats } from '../src/data/dynamo/client';
+import { TABLE, type IndexDefinition } from '../src/data/dynamo/table-definition';
 import { API_PREFIX } from '../src/domain/api-paths';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../src/data/client';
+import { db } from '../src/data/dynamo/client';
 import { business } from '../src/data/entities/business';
-import type { Key } from '../src/data/keys';
+import type { Key } from '../src/data/dynamo/keys';
 import { tokenKeyOf } from '../src/data/token-store';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 import { countTrueUnits, trueUnits } from './lib/write-units';
@@ -54,7 +54,7 @@ const APPLICATIONS = 130;
 
 type Design = 'all-projection' | 'keys-only+consistent-records' | 'keys-only+eventual-records';
 const DESIGNS: readonly Design[] = ['all-projection', 'keys-only+consistent-records', 'keys-only+eventual-records'];
-/** The design main runs: list indexes as src/data/table-definition.ts has them, records read as application-store's pageRecords. */
+/** The design main runs: list indexes as src/data/dynamo/table-definition.ts has them, records read as application-store's pageRecords. */
 const CHOSEN: Design = 'keys-only+eventual-records';
 
 /** What one request of a type consumed, averaged over its samples. */

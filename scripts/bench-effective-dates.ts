@@ -13,9 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { importBusiness, markEffectiveThrough } from '../src/data/business-store';
-import { dynamoStats, resetClient } from '../src/data/client';
+import { dynamoStats, resetClient } from '../src/data/dynamo/client';
 import { employee, employeeJob } from '../src/data/entities/employee';
-import { batchPut, type Item } from '../src/data/table-io';
+import { batchPut, type Item } from '../src/data/dynamo/table-io';
 import { buildBusiness } from '../src/domain/fixture';
 import { idsInLane, laneOfTicket } from '../src/domain/change-feed';
 import { addDays } from '../src/domain/effective-dates';

@@ -13,8 +13,8 @@
 import { SCOPES } from '../src/domain/scopes';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { dynamoStats, resetClient } from '../src/data/client';
-import { resetS3Client } from '../src/data/s3-client';
+import { dynamoStats, resetClient } from '../src/data/dynamo/client';
+import { resetS3Client } from '../src/data/s3/client';
 import { exportsBucket } from '../src/data/config';
 import { showExport, startExport, useExportLauncher } from '../src/services/exports';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';

@@ -14,8 +14,8 @@
  * capacity.
  */
 import type { AddressInfo } from 'node:net';
-import { dynamoStats, resetClient } from '../src/data/client';
-import { forgetPageHints } from '../src/data/page-hints';
+import { dynamoStats, resetClient } from '../src/data/dynamo/client';
+import { forgetPageHints } from '../src/data/lists/hints';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
 import { benchChangeFeed } from './lib/bench-feed';

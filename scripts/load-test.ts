@@ -9,7 +9,7 @@
  * contention per request (refused transactions by the item whose condition
  * failed, retries and waits for a turn; attempts and refusals per write and
  * the share of pauses;
- * src/data/write-stats.ts). Exits 1 on an error or a loss.
+ * src/data/dynamo/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   LOAD_SCENARIO=one-business runs only the one-business scenario,
  *   LOAD_ONE_KINDS (default applications,employees): what its writers create, one kind after the other,
@@ -30,8 +30,8 @@ import { parseFixture } from '../src/schemas/fixture';
 import { importBusiness } from '../src/data/business-store';
 import { issueToken } from '../src/data/token-store';
 import { authCacheSeconds } from '../src/data/config';
-import { dynamoStats } from '../src/data/client';
-import { writeStats } from '../src/data/write-stats';
+import { dynamoStats } from '../src/data/dynamo/client';
+import { writeStats } from '../src/data/dynamo/write-stats';
 import { isolationReport, runIsolation } from './lib/load-isolation';
 import { LOAD_KINDS, oneBusinessReport, runOneBusiness, type LoadKind } from './lib/load-one-business';
 import { isInstance, serveInstance } from './lib/instances';

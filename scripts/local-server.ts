@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { business } from '../src/data/entities/business';
-import { getItem } from '../src/data/table-io';
+import { getItem } from '../src/data/dynamo/table-io';
 import { issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
 import {

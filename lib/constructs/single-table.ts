@@ -1,9 +1,9 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import type { IndexDefinition, KeyType } from '../../src/data/table-definition';
+import type { IndexDefinition, KeyType } from '../../src/data/dynamo/table-definition';
 
-/** The shape of src/data/table-definition.ts's TABLE, so the builder can be tested with other definitions. */
+/** The shape of src/data/dynamo/table-definition.ts's TABLE, so the builder can be tested with other definitions. */
 export interface TableDefinition {
   readonly partitionKey: string;
   readonly sortKey: string;
@@ -40,7 +40,7 @@ export function tableKeys(definition: TableDefinition): {
 }
 
 /**
- * The production table, built from src/data/table-definition.ts: on-demand, point-in-time
+ * The production table, built from src/data/dynamo/table-definition.ts: on-demand, point-in-time
  * recovery, deletion protection, retained on stack deletion, encrypted with the
  * AWS managed key, TTL on the definition's attribute.
  */

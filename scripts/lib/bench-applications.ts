@@ -4,7 +4,7 @@
  * updates, put through the store the way creates would have written them.
  */
 import type { StoredApplication } from '../../src/data/entities/application';
-import { batchPut } from '../../src/data/table-io';
+import { batchPut } from '../../src/data/dynamo/table-io';
 import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { MAP_SIZE } from '../../src/domain/list-map';

@@ -9,7 +9,7 @@
  */
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';
-import type { Item } from '../../src/data/table-io';
+import type { Item } from '../../src/data/dynamo/table-io';
 import {
   HOLE,
   liveAttribute,
@@ -20,7 +20,7 @@ import {
   superblockOf,
   versionAttribute,
 } from '../../src/domain/list-map';
-import { keys } from '../../src/data/keys';
+import { keys } from '../../src/data/dynamo/keys';
 
 /** Erases each application with probability `share` (random() < share); returns the remaining items and the count erased. */
 export function eraseAtRandom(

@@ -9,9 +9,9 @@
  * through HTTP. BENCH_FEED_CHANGES (default 2,500) is N.
  */
 import type { AddressInfo } from 'node:net';
-import { batchPut } from '../../src/data/table-io';
+import { batchPut } from '../../src/data/dynamo/table-io';
 import { importBusiness } from '../../src/data/business-store';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { entryItem } from '../../src/data/feed-store';
 import { feedLane } from '../../src/data/entities/feed-lane';
 import { issueToken } from '../../src/data/token-store';

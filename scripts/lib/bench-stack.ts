@@ -5,11 +5,11 @@
  */
 import type { AddressInfo } from 'node:net';
 import { importBusiness } from '../../src/data/business-store';
-import { resetClient } from '../../src/data/client';
+import { resetClient } from '../../src/data/dynamo/client';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
-import type { IndexDefinition } from '../../src/data/table-definition';
+import type { IndexDefinition } from '../../src/data/dynamo/table-definition';
 import { ensureTable, startDynamoLocal } from './dynamodb-local';
 import { createLocalServer } from './server';
 

@@ -8,7 +8,7 @@
  * capacity test (test/integration/capacity.test.ts) holds every operation to
  * its budget; `npm run bench` prints the same table.
  */
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { API_PREFIX } from '../../src/domain/api-paths';
 import { countTrueUnits, trueUnits } from './write-units';
 
@@ -28,7 +28,7 @@ export interface OperationUnits {
  * DynamoDB Local reported a transaction as one item, so the budgets of every
  * create and update rose to what DynamoDB bills). They hold today's figures,
  * so a rise fails the capacity test. The list indexes project keys and a few
- * attributes no name or email change touches (src/data/table-definition.ts),
+ * attributes no name or email change touches (src/data/dynamo/table-definition.ts),
  * so such an update writes index units only for the application's move in
  * the order of writes (updatedlist-keys: delete + put of a small entry) and
  * none for an employee. A status change also moves the application between

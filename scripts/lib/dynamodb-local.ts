@@ -14,8 +14,8 @@ import {
   UpdateTimeToLiveCommand,
   type CreateTableCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { localEndpointConfig } from '../../src/data/client';
-import { projectionOf, TABLE, TABLE_LAYOUT, type IndexDefinition } from '../../src/data/table-definition';
+import { localEndpointConfig } from '../../src/data/dynamo/client';
+import { projectionOf, TABLE, TABLE_LAYOUT, type IndexDefinition } from '../../src/data/dynamo/table-definition';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 
 /** A free TCP port on loopback. */
@@ -184,7 +184,7 @@ export async function startDynamoLocal(
   };
 }
 
-/** CreateTable input from the shared definition (src/data/table-definition.ts), the same one CDK uses. */
+/** CreateTable input from the shared definition (src/data/dynamo/table-definition.ts), the same one CDK uses. */
 export function createTableInput(
   tableName: string,
   indexes: readonly IndexDefinition[] = TABLE.indexes,

@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_TABLE_NAME } from '../../src/data/table-definition';
-import { db } from '../../src/data/client';
+import { DEFAULT_TABLE_NAME } from '../../src/data/dynamo/table-definition';
+import { db } from '../../src/data/dynamo/client';
 import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
 import { DEFAULT_LOCAL_BUCKET, ensureBucket, startS3Local, type RunningS3 } from './s3-local';
 

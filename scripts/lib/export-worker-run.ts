@@ -4,7 +4,7 @@
  * table and S3 from the environment. Prints one JSON line: time, DynamoDB
  * calls, items and read units, the process's peak RSS.
  */
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { asExportWorker, runExport } from '../../src/services/exports';
 
 export interface WorkerReport {

@@ -7,8 +7,8 @@
  * With IMPORT_TRUE_UNITS=1 it also counts write units from the items read
  * around each write (countTrueUnits: slower, for the unit figures only).
  */
-import { dynamoStats } from '../../src/data/client';
-import { inCallScope } from '../../src/data/call-scope';
+import { dynamoStats } from '../../src/data/dynamo/client';
+import { inCallScope } from '../../src/data/dynamo/call-scope';
 import { IMPORT_WORKER_NAME, runImport } from '../../src/services/import-run';
 import { countDerivedWriteUnits, countTrueUnits, derivedWrites, trueUnits } from './write-units';
 

@@ -14,7 +14,7 @@
  *   LOAD_ISOLATION_SECONDS (default 12): time under each condition (>= 300 quiet requests each).
  */
 import { importBusiness } from '../../src/data/business-store';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';

@@ -20,7 +20,7 @@ import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
-import { itemKindOf } from '../../src/data/keys';
+import { itemKindOf } from '../../src/data/dynamo/keys';
 import { freePort } from './dynamodb-local';
 import { startInstances } from './instances';
 

@@ -1,6 +1,6 @@
 /**
  * Turns within one process on the items optimistic writers were refused on
- * (src/data/with-retries.ts; docs/pagination.md, consistency notes).
+ * (src/data/dynamo/with-retries.ts; docs/pagination.md, consistency notes).
  *
  * A writer refused on an item (a list counter, a feed lane, a record) waits
  * for its turn on that item behind the other writers of this process that
@@ -12,9 +12,9 @@
  * Local, which works on one thread, every lost race costs the other writers
  * as much store time as a commit. The local server injects them
  * (`processTurns`, taken by createLocalServer through takeWriterTurns of
- * src/data/operation-state.ts). A Lambda instance serves one request at a
+ * src/data/dynamo/operation-state.ts). A Lambda instance serves one request at a
  * time and has none: writers of different instances race through conditions
- * (with the pauses of src/data/retry-pause.ts).
+ * (with the pauses of src/data/dynamo/retry-pause.ts).
  *
  * Nothing is stored: a turn is a promise in this process's memory, released
  * when its operation ends however it ends. Keys are taken in sorted order and
@@ -22,7 +22,7 @@
  * writers cannot wait for each other in a circle.
  */
 
-import type { WriterTurns } from '../../src/data/operation-state';
+import type { WriterTurns } from '../../src/data/dynamo/operation-state';
 
 interface Queue {
   holder: symbol;
@@ -136,5 +136,5 @@ export function heldKeys(): string[] {
   return [...queues.keys()];
 }
 
-/** What the local server injects into the data layer's retries (src/data/operation-state.ts). */
+/** What the local server injects into the data layer's retries (src/data/dynamo/operation-state.ts). */
 export const processTurns: WriterTurns = { heldByOthers, takeTurns, releaseTurns, untilWanted };

@@ -6,8 +6,8 @@ import { join, resolve as resolvePath } from 'node:path';
 import { CreateBucketCommand, HeadBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import type { S3Event } from 'aws-lambda';
 import type S3rver from 's3rver';
-import { localS3Config } from '../../src/data/s3-client';
-import { LOCAL_S3_CREDENTIALS } from '../../src/data/s3-requests';
+import { localS3Config } from '../../src/data/s3/client';
+import { LOCAL_S3_CREDENTIALS } from '../../src/data/s3/requests';
 import { createS3Gate } from './s3-gate';
 import { freePort, makePrivate } from './dynamodb-local';
 

@@ -18,8 +18,8 @@ import {
 } from '../../src/domain/list-map';
 import { applicationItem, updatedCounterKey } from '../../src/data/application-store';
 import { application, type CreatedPosition, type StoredApplication } from '../../src/data/entities/application';
-import { keys, type Key } from '../../src/data/keys';
-import type { Item } from '../../src/data/table-io';
+import { keys, type Key } from '../../src/data/dynamo/keys';
+import type { Item } from '../../src/data/dynamo/table-io';
 
 /**
  * Every item a sequence of creates would leave behind (records with their
@@ -54,7 +54,7 @@ export function seedItems(businessId: string, config: BusinessConfig, apps: read
     ),
   );
   apps.forEach((app, i) => {
-    // Every list an application is created into takes its business position (src/data/list-sequence.ts).
+    // Every list an application is created into takes its business position (src/data/lists/sequence.ts).
     const created = Object.fromEntries(
       application
         .createdIn(app)

@@ -9,7 +9,7 @@ import { languageOf } from '../../src/http/i18n/language';
 import { headersTooLarge, internalError, malformedRequest, payloadTooLarge } from '../../src/domain/errors';
 import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
 import { inProcessLauncher, useExportLauncher } from '../../src/services/exports';
-import { takeWriterTurns } from '../../src/data/operation-state';
+import { takeWriterTurns } from '../../src/data/dynamo/operation-state';
 import { processTurns } from './process-turns';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */

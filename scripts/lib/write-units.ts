@@ -29,9 +29,9 @@
  * service).
  */
 import { DynamoDBClient, GetItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { db, isBesideRequest, localEndpointConfig } from '../../src/data/client';
+import { db, isBesideRequest, localEndpointConfig } from '../../src/data/dynamo/client';
 import { dynamodbEndpoint } from '../../src/data/config';
-import { TABLE, type IndexDefinition } from '../../src/data/table-definition';
+import { TABLE, type IndexDefinition } from '../../src/data/dynamo/table-definition';
 
 type Wire = Record<string, AttributeValue>;
 
@@ -139,7 +139,7 @@ type Marshalled = {
 /**
  * What an Update sends of its item: the key and each value under the name of the attribute it goes to (the
  * first name of a path; `#a = :v`, `#a = if_not_exists(#a, :v)`, `ADD #a :v`), a value under no name kept
- * under its placeholder (src/data/update-expression.ts writes these forms).
+ * under its placeholder (src/data/dynamo/update-expression.ts writes these forms).
  */
 function sentByUpdate(m: Marshalled): Wire {
   const sent: Wire = { ...m.Key };

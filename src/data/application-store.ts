@@ -7,13 +7,13 @@
  * the last write: a write moves it to the end of the order of writes). The
  * list indexes project keys (and what their filters need), never a name or an
  * email, so an update does not rewrite them: pages read the index entries,
- * then the records by key (`recordsOf`, src/data/list-store.ts).
+ * then the records by key (`recordsOf`, src/data/lists/store.ts).
  */
 import type { BusinessConfig } from '../domain/business';
 import { HOLE, mapValue, positionOf, statusCode, straddlingSuperblocks } from '../domain/list-map';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
-import { keys, recordIdOf, type Key } from './keys';
+import { keys, recordIdOf, type Key } from './dynamo/keys';
 import { business } from './entities/business';
 import {
   application,
@@ -23,10 +23,22 @@ import {
   type StoredApplication,
 } from './entities/application';
 import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
-import { filterOf, readEntries, recordsOf } from './list-store';
-import { readMappedPage, readSummary, type ListPage } from './list-page';
-import { countInSummary, mapWritesAt, mapWritesFrom, moveInSummary, placeAt, placeInList } from './list-counter';
-import { reservePositions, type Reservation } from './list-sequence';
+import {
+  filterOf,
+  readEntries,
+  recordsOf,
+  readMappedPage,
+  readSummary,
+  type ListPage,
+  countInSummary,
+  mapWritesAt,
+  mapWritesFrom,
+  moveInSummary,
+  placeAt,
+  placeInList,
+  reservePositions,
+  type Reservation,
+} from './lists';
 import {
   feedCounterKey,
   feedLaneCounterKey,
@@ -37,8 +49,8 @@ import {
 } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { batchGet, batchGetEventually, readWithAlong, type Item, type ReadAlong } from './table-io';
-import { carries, exists, type TxWrite } from './transact-write';
+import { batchGet, batchGetEventually, readWithAlong, type Item, type ReadAlong } from './dynamo/table-io';
+import { carries, exists, type TxWrite } from './dynamo/transact-write';
 
 export const applicationKey = application.key;
 /** The summary of the order of writes (updated_at ascending). */

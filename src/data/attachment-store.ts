@@ -16,12 +16,12 @@ import { FieldError, MESSAGES, notFound } from '../domain/errors';
 import { applicationKey } from './application-store';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState } from './feed-store';
 import { attachment, type StoredAttachment } from './entities/attachment';
-import type { Key } from './keys';
-import { batchGet, query, type Item } from './table-io';
-import { MAX_TRANSACTION_ITEMS, type TxWrite } from './transact-write';
+import type { Key } from './dynamo/keys';
+import { batchGet, query, type Item } from './dynamo/table-io';
+import { MAX_TRANSACTION_ITEMS, type TxWrite } from './dynamo/transact-write';
 import { applicationRedactions } from './feed-redaction';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { updateOf } from './update-expression';
+import { updateOf } from './dynamo/update-expression';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 
 export type { StoredAttachment } from './entities/attachment';

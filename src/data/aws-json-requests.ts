@@ -2,7 +2,7 @@
  * Calls of AWS's JSON protocols without the service clients: KMS Encrypt and Decrypt (src/data/secret-box.ts) and
  * SQS SendMessage (src/data/export-queue.ts), one signed POST each, made with the SDK's own signer
  * (@smithy/signature-v4) and credential chain, which every function carries for DynamoDB anyway, as
- * src/data/s3-requests.ts does for S3. The clients were 28 KB (KMS) and 25 KB (SQS) of the bundles that call them
+ * src/data/s3/requests.ts does for S3. The clients were 28 KB (KMS) and 25 KB (SQS) of the bundles that call them
  * and 2-3 % of a bare DocumentClient's init each (docs/benchmarks.md "Cold start and bundles").
  *
  * Endpoint: the one a call names (SQS: its queue URL's), else AWS_ENDPOINT_URL_<SERVICE> (the SDK's own override),

@@ -3,13 +3,13 @@ import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
 import { business, type RegisteredBusiness } from './entities/business';
 import { IF_PRESENT, partitionQuery } from './entities/entity';
 import { reference } from './entities/reference';
-import { readPositions } from './list-store';
+import { readPositions } from './lists';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
 import { rateCounter } from './entities/rate-counter';
-import { updateOf } from './update-expression';
-import { batchGet, batchPut, queryAll, type Item } from './table-io';
+import { updateOf } from './dynamo/update-expression';
+import { batchGet, batchPut, queryAll, type Item } from './dynamo/table-io';
 
 const REFERENCE_KINDS: readonly ReferenceKind[] = [
   'location',

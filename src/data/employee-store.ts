@@ -13,22 +13,19 @@
  *   list position and its position within its employee's jobs (dense: 1..job_count).
  * - the business lists `employees`, `employee_jobs`: positions and created_at
  *   reserved per business before the transaction (`employees-sequence`,
- *   `employee_jobs-sequence`: src/data/list-sequence.ts), counted in the
+ *   `employee_jobs-sequence`: src/data/lists/sequence.ts), counted in the
  *   list's summary and maps in the transaction with no condition
- *   (src/data/list-counter.ts `placeInList`), so position order = created_at
+ *   (src/data/lists/counter.ts `placeInList`), so position order = created_at
  *   order and concurrent creates never refuse each other on a list; a
  *   reservation whose create does not commit is a hole (docs/pagination.md).
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
-import { keys, type Key } from './keys';
+import { keys, type Key } from './dynamo/keys';
 import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
-import { placeInList } from './list-counter';
-import { readMappedPage } from './list-page';
-import { reservePositions, type Reservation } from './list-sequence';
-import { readPositions } from './list-store';
+import { placeInList, readMappedPage, reservePositions, type Reservation, readPositions } from './lists';
 import {
   feedCounterKey,
   feedLaneCounterKey,
@@ -39,11 +36,11 @@ import {
 } from './feed-store';
 import { laneOf, laneOfTicket } from '../domain/change-feed';
 import type { LastWrite } from '../domain/effective-dates';
-import { batchGet, queryAll, readWithAlong, type Item, type ReadAlong } from './table-io';
+import { batchGet, queryAll, readWithAlong, type Item, type ReadAlong } from './dynamo/table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
-import { carries, exists, type TxWrite } from './transact-write';
+import { carries, exists, type TxWrite } from './dynamo/transact-write';
 import { IF_ABSENT, IF_PRESENT, partitionQuery, sortOf } from './entities/entity';
-import { updateOf } from './update-expression';
+import { updateOf } from './dynamo/update-expression';
 
 const EMPLOYEE_NUMBER = employeeEntity.numberField;
 
@@ -237,7 +234,7 @@ export async function readRecordWithConfig(
 
 /**
  * A page of the business's employees or jobs (a list with holes, located by
- * the page locator, src/data/list-page.ts), or of one employee's jobs: that
+ * the page locator, src/data/lists/page.ts), or of one employee's jobs: that
  * list is dense (1..job_count, the employee item counts it), so the employee
  * item and the config (and `along`, a read's token) go out beside the page's
  * Query and its records follow (2 round trips).

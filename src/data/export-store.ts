@@ -1,6 +1,6 @@
 /**
  * Every DynamoDB access of exports (contract §20, src/services/exports.ts);
- * the file's S3 calls are in src/data/export-objects.ts.
+ * the file's S3 calls are in src/data/s3/export-objects.ts.
  *
  * The job: one item in the business's export partition (src/data/entities/export-job.ts).
  * Every write after the create is conditioned on the lease its worker holds,
@@ -14,17 +14,17 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type ExportCheckpoint, type ExportJob, type ExportType } from '../domain/exports';
 import type { BusinessConfig } from '../domain/business';
 import { configOf, requireConfig } from './business-store';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
-import { recordIdOf, type Key } from './keys';
+import { recordIdOf, type Key } from './dynamo/keys';
 import { business } from './entities/business';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { exportJob } from './entities/export-job';
-import { batchGet, queryPage, type Item } from './table-io';
-import type { TxWrite } from './transact-write';
-import { updateOf } from './update-expression';
+import { batchGet, queryPage, type Item } from './dynamo/table-io';
+import type { TxWrite } from './dynamo/transact-write';
+import { updateOf } from './dynamo/update-expression';
 
 const jobOf = exportJob.fromItem;
 const { holder: LEASE, until: LEASE_UNTIL } = exportJob.leaseAttributes;
@@ -250,7 +250,7 @@ const entityOf = { employees: employee, employee_jobs: employeeJob, applications
  * order: one strongly consistent Query of the type's record partition (every
  * record written before the call, in its latest version), at most `limit`
  * records or DynamoDB's 1 MB page. The partition holds that type's records
- * and nothing else (src/data/keys.ts); erased records are gone from it.
+ * and nothing else (src/data/dynamo/keys.ts); erased records are gone from it.
  * `next`: the id to continue after (the Query's LastEvaluatedKey), undefined
  * once the partition has no more.
  */

@@ -7,12 +7,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { laneOf } from '../domain/change-feed';
 import { redactionPlan, type FeedRef } from '../domain/feed-refs';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
 import { IF_PRESENT } from './entities/entity';
 import { feedLane } from './entities/feed-lane';
-import type { TxWrite } from './transact-write';
-import { updateOf } from './update-expression';
+import type { TxWrite } from './dynamo/transact-write';
+import { updateOf } from './dynamo/update-expression';
 
 // Never creates an entry (IF_PRESENT): one TTL removed stays removed.
 const REDACT = updateOf({ set: { [feedLane.dataAttribute]: null } }, { expression: IF_PRESENT });

@@ -22,12 +22,12 @@ import {
   type StoredEntry,
 } from '../domain/change-feed';
 import { currentOrigin } from './write-origin';
-import type { Key } from './keys';
+import type { Key } from './dynamo/keys';
 import { IF_ABSENT } from './entities/entity';
 import { feedLane, type NewFeedEntry } from './entities/feed-lane';
-import { batchGet, batchGetEventually, queryPartition, type Item } from './table-io';
-import type { TxWrite } from './transact-write';
-import { ifNotExists, updateOf } from './update-expression';
+import { batchGet, batchGetEventually, queryPartition, type Item } from './dynamo/table-io';
+import type { TxWrite } from './dynamo/transact-write';
+import { ifNotExists, updateOf } from './dynamo/update-expression';
 
 /** A lane's counter as a writer read it. */
 export interface FeedLaneState extends LaneCounter {
@@ -47,7 +47,7 @@ function countersByLane(items: readonly Item[]): Map<number, Item> {
  * all: its reserved business position picks one). Billed by the bytes read,
  * about one read unit, where a BatchGetItem would bill each counter as an
  * item. A Query does not wait for a writer of this process holding one of
- * them (src/data/operation-state.ts): only the transaction of the lane picked
+ * them (src/data/dynamo/operation-state.ts): only the transaction of the lane picked
  * does.
  */
 export async function readKindLanes(businessId: string, kind: LaneOwner): Promise<FeedLaneState[]> {

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import stableStringify from 'fast-json-stable-stringify';
 import { applicationErased, idempotencyKeyReused, subscriptionDeleted } from '../domain/errors';
 import type { ApiResult } from '../domain/result';
-import { keys, type Key } from './keys';
-import type { Item } from './table-io';
-import { commitWrite, type TxWrite, type WriteHooks } from './transact-write';
-import { withRetries } from './with-retries';
+import { keys, type Key } from './dynamo/keys';
+import type { Item } from './dynamo/table-io';
+import { commitWrite, type TxWrite, type WriteHooks } from './dynamo/transact-write';
+import { withRetries } from './dynamo/with-retries';
 import { IF_ABSENT } from './entities/entity';
-import { ifNotExists, updateOf } from './update-expression';
+import { ifNotExists, updateOf } from './dynamo/update-expression';
 
 /** Contract §11: retries within 24 hours replay the first response. */
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;

@@ -20,14 +20,14 @@ import {
 } from '../domain/imports';
 import type { LaneOwner } from '../domain/change-feed';
 import { feedCounterKey, feedLaneStateOf, type FeedLaneState, type NewFeedEntry } from './feed-store';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
-import { keys, type Key } from './keys';
+import { keys, type Key } from './dynamo/keys';
 import { IF_ABSENT, IF_PRESENT, keyNames, type AccessPattern } from './entities/entity';
-import { ifNotExists, updateOf, type UpdateSpec } from './update-expression';
+import { ifNotExists, updateOf, type UpdateSpec } from './dynamo/update-expression';
 import { importJob } from './entities/import-job';
-import { batchGet, batchPut, queryPage, type Item } from './table-io';
-import type { TxWrite } from './transact-write';
+import { batchGet, batchPut, queryPage, type Item } from './dynamo/table-io';
+import type { TxWrite } from './dynamo/transact-write';
 
 /** The unique-value field an import's external ids of one type are kept under. */
 const externalIdField = (type: ImportType): string => `external_id:${type}`;

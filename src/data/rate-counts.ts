@@ -16,11 +16,11 @@ import {
   type PolicyState,
   type RatePolicy,
 } from '../domain/rate-window';
-import { besideRequest, db } from './client';
+import { besideRequest, db } from './dynamo/client';
 import { tableName } from './config';
 import { rateCounter, type BusinessRateLimits } from './entities/rate-counter';
-import type { Key } from './keys';
-import { updateOf } from './update-expression';
+import type { Key } from './dynamo/keys';
+import { updateOf } from './dynamo/update-expression';
 
 /**
  * Rate counts of this instance (contract §18, docs/rate-limits.md): a Lambda

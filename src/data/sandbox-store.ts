@@ -17,7 +17,7 @@
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { dayMarkOf, LANE_COUNT } from '../domain/change-feed';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
 import { application } from './entities/application';
 import { employee, employeeJob } from './entities/employee';
@@ -25,10 +25,10 @@ import { feedLane } from './entities/feed-lane';
 import { exportJob } from './entities/export-job';
 import { importJob } from './entities/import-job';
 import { webhookSubscription } from './entities/webhook-subscription';
-import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './keys';
+import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './dynamo/keys';
 import { readLaneCounterItems } from './feed-store';
-import { batchDelete, batchGet, queryAll, type Item } from './table-io';
-import { updateOf } from './update-expression';
+import { batchDelete, batchGet, queryAll, type Item } from './dynamo/table-io';
+import { updateOf } from './dynamo/update-expression';
 
 const keyOf = (item: Item): Key => ({ PK: String(item.PK), SK: String(item.SK) });
 

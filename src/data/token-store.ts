@@ -4,15 +4,15 @@ import { SCOPES, type Scope } from '../domain/scopes';
 import type { StoredRatePolicy } from '../domain/business';
 import { DEFAULT_TOKEN_RATE_LIMIT, type RatePolicy } from '../domain/rate-window';
 import { rateCounter, storedRatePolicy } from './entities/rate-counter';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
 import { business } from './entities/business';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { token as tokenEntity, type StoredToken } from './entities/token';
-import type { Key } from './keys';
+import type { Key } from './dynamo/keys';
 import type { FieldGrants } from '../domain/token-view';
-import { getItem, queryAll, type Item } from './table-io';
-import { transactWrite } from './transact-write';
+import { getItem, queryAll, type Item } from './dynamo/table-io';
+import { transactWrite } from './dynamo/transact-write';
 
 /**
  * `hr_` + 256 random bits (43 base64url characters) + `_` + the business id in

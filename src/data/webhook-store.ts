@@ -18,16 +18,16 @@
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
 import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState } from '../domain/webhooks';
 import { idempotencyTombstoneWrite, IDEMPOTENCY_TTL_SECONDS } from './idempotency';
-import type { Key } from './keys';
+import type { Key } from './dynamo/keys';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { webhookSubscription, type StoredSubscription } from './entities/webhook-subscription';
-import { db } from './client';
+import { db } from './dynamo/client';
 import { tableName } from './config';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, getItem, isStorableKey, queryAll } from './table-io';
-import { exists, transactWrite, type TxWrite } from './transact-write';
-import { updateOf } from './update-expression';
-import { withRetries } from './with-retries';
+import { batchGet, getItem, isStorableKey, queryAll } from './dynamo/table-io';
+import { exists, transactWrite, type TxWrite } from './dynamo/transact-write';
+import { updateOf } from './dynamo/update-expression';
+import { withRetries } from './dynamo/with-retries';
 
 export type { StoredSubscription } from './entities/webhook-subscription';
 

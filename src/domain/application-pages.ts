@@ -1,7 +1,7 @@
 /**
  * Pure rules of the application lists (docs/pagination.md): `*_since` values.
  * Position maps are in list-map.ts; creation times follow positions by their
- * reservation (src/data/list-sequence.ts). No I/O here.
+ * reservation (src/data/lists/sequence.ts). No I/O here.
  */
 import { parseTimestamp, toIsoMillis } from './formats';
 

@@ -61,7 +61,7 @@ export const lanesOfKind = (kind: LaneOwner): number[] => {
 /**
  * The lane a new record of `kind` takes with its ticket (a per-business number
  * every create of the kind takes, one up each time: a new application's or
- * employee's business position, src/data/list-sequence.ts): consecutive
+ * employee's business position, src/data/lists/sequence.ts): consecutive
  * tickets take consecutive lanes, round the kind's lanes.
  */
 export function laneOfTicket(kind: LaneOwner, ticket: number): number {

@@ -2,7 +2,7 @@
  * Position maps of the application lists (docs/pagination.md), pure maths.
  *
  * An entry takes a position at creation (reserved per business, in
- * created_at order: src/data/list-sequence.ts); positions never reserved for
+ * created_at order: src/data/lists/sequence.ts); positions never reserved for
  * a list (another job's, a create that did not commit) and erased entries are
  * holes. To find the k-th live entry (optionally of one status, optionally
  * created at/after a time) without reading the entries before it, each list
@@ -75,7 +75,7 @@ export interface ListSummary {
    */
   readonly firstCreated: readonly number[];
   /**
-   * Per superblock, the sum of what the writes that changed its counts added (src/data/list-counter.ts: a random
+   * Per superblock, the sum of what the writes that changed its counts added (src/data/lists/counter.ts: a random
    * amount each; 0 for none counted). Equal in two reads of a summary, nothing in that superblock was created,
    * erased or moved in between: what a page counted in its map then still holds (src/domain/page-locator.ts
    * `KnownCut`).

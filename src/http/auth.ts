@@ -11,7 +11,7 @@ import {
   tokenKeyOf,
   type TokenGrant,
 } from '../data/token-store';
-import { getItem, type Item, type ReadAlong } from '../data/table-io';
+import { getItem, type Item, type ReadAlong } from '../data/dynamo/table-io';
 import { setWriteOrigin } from '../data/write-origin';
 import { insufficientScope, unauthorized } from '../domain/errors';
 import type { Scope } from '../domain/scopes';

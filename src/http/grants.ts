@@ -5,7 +5,7 @@
  * (src/http/routes.ts) because it reads the entities' index names: no
  * function's bundle needs them at run time.
  */
-import type { IndexName } from '../data/table-definition';
+import type { IndexName } from '../data/dynamo/table-definition';
 import type { PatternIndex } from '../data/entities/entity';
 import { application } from '../data/entities/application';
 import { employee, employeeJob } from '../data/entities/employee';
@@ -158,7 +158,7 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
  * (src/data/rate-counts.ts): UpdateItem of the `RATE#` counter items and of no
  * other item (the CDK stack adds it as its own statement with a
  * `dynamodb:LeadingKeys` condition, so a GET route still writes no record).
- * The tests attribute those calls to RATE_COUNTS_SCOPE (src/data/call-scope.ts).
+ * The tests attribute those calls to RATE_COUNTS_SCOPE (src/data/dynamo/call-scope.ts).
  */
 export const RATE_COUNT_GRANT = { actions: ['UpdateItem'], indexes: [] } as const satisfies TableGrant;
 

@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes';
-import { inCallScope } from '../data/call-scope';
+import { inCallScope } from '../data/dynamo/call-scope';
 import { FieldErrorCollector, MESSAGES } from '../domain/errors';
 import { authMiddleware, tokenViewOf, type AuthContext } from './auth';
 import {

@@ -6,8 +6,8 @@ import type { ApplicationRecord } from '../domain/application-record';
  * validator and the OpenAPI document follow from ApplicationQuery) and how it
  * selects a stored application. Everything else is derived: the filter type,
  * the http layer's parsing (src/http/application-query.ts), the
- * FilterExpression where DynamoDB applies it (src/data/list-store.ts) and what
- * the filtered indexes project (src/data/table-definition.ts). The entity's
+ * FilterExpression where DynamoDB applies it (src/data/lists/store.ts) and what
+ * the filtered indexes project (src/data/dynamo/table-definition.ts). The entity's
  * `listOf` must read every filter (the compiler checks it) to pick its list.
  */
 export interface ListFilterRule {

@@ -26,7 +26,7 @@ import {
   storedOf,
   updateWrites,
 } from '../data/application-store';
-import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
+import { dryReservation, reservedTime, type Reservation } from '../data/lists';
 import { application } from '../data/entities/application';
 import { feedAppendWrites, type FeedLaneState } from '../data/feed-store';
 import { noAttachmentsLeft } from '../data/attachment-store';
@@ -38,10 +38,10 @@ import { changedFields } from '../domain/audit';
 import { idsInLane, laneOfTicket } from '../domain/change-feed';
 import type { RetentionOutcome } from '../domain/retention';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import type { Item, ReadAlong } from '../data/table-io';
-import { RetryOperation } from '../data/operation-state';
-import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type WriteHooks } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
+import type { Item, ReadAlong } from '../data/dynamo/table-io';
+import { RetryOperation } from '../data/dynamo/operation-state';
+import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type WriteHooks } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
 import {
   fieldsForCreate,
   fieldsForUpdate,
@@ -63,7 +63,7 @@ export type Body = Record<string, unknown>;
 /**
  * Creates of one business serialize on its list counter: each conflict round
  * lets one writer through, so a burst of k parallel creates needs up to k
- * rounds for the last one. withRetries spaces the rounds (src/data/retry-pause.ts).
+ * rounds for the last one. withRetries spaces the rounds (src/data/dynamo/retry-pause.ts).
  */
 const CREATE_ATTEMPTS = 40;
 const UPDATE_ATTEMPTS = 40;

@@ -51,12 +51,12 @@ import {
   objectHead,
   presignDownload,
   presignUpload,
-} from '../data/attachment-objects';
+} from '../data/s3/attachment-objects';
 import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import { transactWrite } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
-import { inCallScope } from '../data/call-scope';
+import { transactWrite } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
+import { inCallScope } from '../data/dynamo/call-scope';
 import { runWithOrigin } from '../data/write-origin';
 import { ATTACHMENT_CHECK_ORIGIN } from '../domain/audit';
 

@@ -10,9 +10,9 @@
  * the read and keeps its reservation while it has room.
  */
 import type { FieldError, FieldErrorCollector, HttpError } from '../domain/errors';
-import type { Reservation } from '../data/list-sequence';
-import { transactWrite, type TxWrite } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
+import type { Reservation } from '../data/lists';
+import { transactWrite, type TxWrite } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
 
 /** One body of a chunk of creates: its schema-checked fields and what its schema check collected. */
 export interface CreateRow {

@@ -25,7 +25,7 @@
  * `GET /employees/{id}?as_of=<day>` does): a run that catches up missed days
  * writes one entry per day, oldest first, and the last one matches today's GET.
  */
-import { inCallScope } from '../data/call-scope';
+import { inCallScope } from '../data/dynamo/call-scope';
 import {
   markEffectiveThrough,
   readBusinessConfig,
@@ -39,9 +39,9 @@ import {
   readForEffectiveWrite,
 } from '../data/employee-store';
 import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
-import type { Item } from '../data/table-io';
-import { transactWrite, type TxWrite } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
+import type { Item } from '../data/dynamo/table-io';
+import { transactWrite, type TxWrite } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { EFFECTIVE_DATE_ORIGIN } from '../domain/audit';
 import type { BusinessConfig } from '../domain/business';

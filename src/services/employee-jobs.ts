@@ -14,14 +14,14 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, type FeedLaneState, type NewFeedEntry } from '../data/feed-store';
-import { reservedTime, type Reservation } from '../data/list-sequence';
+import { reservedTime, type Reservation } from '../data/lists';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import { MAX_TRANSACTION_ITEMS } from '../data/transact-write';
+import { MAX_TRANSACTION_ITEMS } from '../data/dynamo/transact-write';
 import { laneOf } from '../domain/change-feed';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { todayIn } from '../domain/job-dates';
 import { employeeView, lastShownView } from './employees';
-import type { Item, ReadAlong } from '../data/table-io';
+import type { Item, ReadAlong } from '../data/dynamo/table-io';
 import type { BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';
 import type { PageRequest } from '../domain/pagination';

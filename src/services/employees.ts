@@ -14,13 +14,13 @@ import {
   type StoredJobSpan,
 } from '../data/employee-store';
 import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data/feed-store';
-import { dryReservation, reservedTime, type Reservation } from '../data/list-sequence';
+import { dryReservation, reservedTime, type Reservation } from '../data/lists';
 import { idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
 import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
-import type { Item, ReadAlong } from '../data/table-io';
-import { MAX_TRANSACTION_ITEMS, commitWrite, type WriteHooks } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
+import type { Item, ReadAlong } from '../data/dynamo/table-io';
+import { MAX_TRANSACTION_ITEMS, commitWrite, type WriteHooks } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
 import { preferredLanguage, type BusinessConfig } from '../domain/business';
 import { renderCustomFields, validateCustomFields } from '../domain/custom-fields';

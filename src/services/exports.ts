@@ -40,10 +40,10 @@ import type { ApiResult } from '../domain/result';
 import { ok } from '../domain/result';
 import { API_PREFIX } from '../domain/api-paths';
 import { readLaneCounters } from '../data/feed-store';
-import { inCallScope } from '../data/call-scope';
-import { runInBackground } from '../data/client';
+import { inCallScope } from '../data/dynamo/call-scope';
+import { runInBackground } from '../data/dynamo/client';
 import { storedOf } from '../data/application-store';
-import { batchGet, type Item } from '../data/table-io';
+import { batchGet, type Item } from '../data/dynamo/table-io';
 import { idempotentCreate, type Idempotency } from '../data/idempotency';
 import {
   abortUpload,
@@ -53,7 +53,7 @@ import {
   rewriteExportFile,
   startUpload,
   uploadPart,
-} from '../data/export-objects';
+} from '../data/s3/export-objects';
 import {
   LeaseLost,
   completeExportJob,

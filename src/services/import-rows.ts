@@ -11,7 +11,7 @@
  * createEmployee or createApplication for an erased record's external id,
  * updateApplication) with its rules, messages,
  * uniqueness checks and transaction. The import only adds items to those
- * transactions (src/data/transact-write.ts WriteHooks, the chunks' ChunkHooks): the
+ * transactions (src/data/dynamo/transact-write.ts WriteHooks, the chunks' ChunkHooks): the
  * external_id it keeps for a new record, and the rows' result item when
  * results are kept (exactly once: a row whose result is stored is never
  * applied again, src/data/import-store.ts). Validating sends no transaction.
@@ -34,7 +34,7 @@ import type { ChunkHooks, ChunkOutcome, CreateRow } from './create-chunk';
 import type { ApiResult } from '../domain/result';
 import { runWithOrigin } from '../data/write-origin';
 import { runWithDeadline } from '../data/deadline';
-import type { TxWrite, WriteHooks } from '../data/transact-write';
+import type { TxWrite, WriteHooks } from '../data/dynamo/transact-write';
 import {
   RowAlreadyApplied,
   claimExternalIdWrite,

@@ -49,12 +49,12 @@ import {
   releaseImportLease,
   saveImportProgress,
 } from '../data/import-store';
-import { deleteUpload, uploadBytes, uploadSize, writeResultsFile } from '../data/import-objects';
+import { deleteUpload, uploadBytes, uploadSize, writeResultsFile } from '../data/s3/import-objects';
 import { readBusinessConfig } from '../data/business-store';
 import { feedAppendWrites, feedCounterKey, feedLaneStateOf } from '../data/feed-store';
-import { batchGet } from '../data/table-io';
-import { transactWrite } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
+import { batchGet } from '../data/dynamo/table-io';
+import { transactWrite } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { applyImportRows, importCellKinds } from './import-rows';
 import { deniedBodyFields, rightsOfToken } from './token-view';

@@ -32,11 +32,11 @@ import {
   readImport,
   readImportPage,
 } from '../data/import-store';
-import { deleteUpload, presignImportUpload, resultsUrl } from '../data/import-objects';
+import { deleteUpload, presignImportUpload, resultsUrl } from '../data/s3/import-objects';
 import { feedAppendWrites } from '../data/feed-store';
-import { transactWrite } from '../data/transact-write';
-import { withRetries } from '../data/with-retries';
-import { RetryOperation } from '../data/operation-state';
+import { transactWrite } from '../data/dynamo/transact-write';
+import { withRetries } from '../data/dynamo/with-retries';
+import { RetryOperation } from '../data/dynamo/operation-state';
 
 export const importLocation = (id: string): string => `${API_PREFIX}/imports/${encodeURIComponent(id)}`;
 

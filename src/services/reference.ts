@@ -1,8 +1,8 @@
-import type { RecordKind } from '../data/keys';
+import type { RecordKind } from '../data/dynamo/keys';
 import { referenceRecordOf } from '../data/business-store';
 import { reference } from '../data/entities/reference';
-import { readPositions, readWith } from '../data/list-store';
-import { getItem } from '../data/table-io';
+import { readPositions, readWith } from '../data/lists';
+import { getItem } from '../data/dynamo/table-io';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { notFound } from '../domain/errors';
 import { etagOf } from '../domain/result';

@@ -20,7 +20,7 @@
  * (readRegistry), never by a Scan.
  */
 import { readWriteOrderFrom } from '../data/application-store';
-import { inCallScope } from '../data/call-scope';
+import { inCallScope } from '../data/dynamo/call-scope';
 import { readRegistry, type RegisteredBusiness } from '../data/business-store';
 import { endsWalk, isDue, retentionCutoff, runOrder } from '../domain/retention';
 import { eraseApplication } from './applications';

@@ -21,7 +21,7 @@ import {
   readRecords,
   restartFeed,
 } from '../data/sandbox-store';
-import { batchGet } from '../data/table-io';
+import { batchGet } from '../data/dynamo/table-io';
 import { eraseAttachments } from './attachments';
 
 export const SANDBOX_SUFFIX = '-sandbox';

@@ -26,7 +26,7 @@ import {
   webhookIdOf,
   type DeliveryOutcome,
 } from '../domain/webhooks';
-import { inCallScope } from '../data/call-scope';
+import { inCallScope } from '../data/dynamo/call-scope';
 import { webhookRetryDelaysRaw } from '../data/config';
 import { open } from '../data/secret-box';
 import {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
 import { idempotencyOf, idempotentCreate, replayOf, type RequestTarget } from '../data/idempotency';
 import { seal, open } from '../data/secret-box';
-import { getItem } from '../data/table-io';
+import { getItem } from '../data/dynamo/table-io';
 import {
   deleteSubscription,
   readSubscription,

@@ -33,7 +33,7 @@ import { FALLBACK_ROUTE, ROUTES } from '../../src/http/routes';
 import { IMPORT_RUN_TIMEOUT_MS, IMPORT_STALL_MS } from '../../src/domain/imports';
 import { BUCKET_GRANTS, TABLE_GRANTS } from '../../src/http/grants';
 import { THRESHOLDS } from '../../lib/constructs/monitoring';
-import { TABLE, projectionOf } from '../../src/data/table-definition';
+import { TABLE, projectionOf } from '../../src/data/dynamo/table-definition';
 
 // Template JSON is untyped; the assertions below pin down its shape.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -257,7 +257,7 @@ describe('HTTP API', () => {
 });
 
 describe('table', () => {
-  test('keys and global secondary indexes equal src/data/table-definition.ts', () => {
+  test('keys and global secondary indexes equal src/data/dynamo/table-definition.ts', () => {
     const props = resources[tableId]!.Properties;
     expect(props.KeySchema).toEqual([
       { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
@@ -290,7 +290,7 @@ describe('table', () => {
     expect(actualAttributes).toEqual(expectedAttributes);
   });
 
-  test('on-demand, PITR, deletion protection, retained, encrypted, TTL attribute from src/data/table-definition.ts', () => {
+  test('on-demand, PITR, deletion protection, retained, encrypted, TTL attribute from src/data/dynamo/table-definition.ts', () => {
     expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
     const table = resources[tableId]!;
     expect(table.DeletionPolicy).toBe('Retain');
@@ -361,7 +361,7 @@ describe('IAM least privilege', () => {
     ['update-employee', ['BatchGetItem', 'DeleteItem', 'GetItem', 'PutItem', 'UpdateItem'], []],
     ['create-employee-job', ['BatchGetItem', 'ConditionCheckItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], []],
     // Creates Query their kind's lane counters (src/data/feed-store.ts readKindLanes); creates and updates Query a
-    // list's summary when they fold it (src/data/list-counter.ts foldSummary). The feed's page and end Query every
+    // list's summary when they fold it (src/data/lists/counter.ts foldSummary). The feed's page and end Query every
     // lane counter.
     ['create-application', ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], []],
     ['update-application', ['BatchGetItem', 'GetItem', 'PutItem', 'Query', 'UpdateItem'], []],

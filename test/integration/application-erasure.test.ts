@@ -6,14 +6,14 @@
  * business erased at random) stay exact and cost what page 1 costs.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { readSummary } from '../../src/data/list-page';
+import { readSummary } from '../../src/data/lists/page';
 import { application } from '../../src/data/entities/application';
 import { configOf } from '../../src/data/business-store';
-import { inCallScope } from '../../src/data/call-scope';
-import { db } from '../../src/data/client';
+import { inCallScope } from '../../src/data/dynamo/call-scope';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { keys } from '../../src/data/keys';
-import { batchPut, getItem } from '../../src/data/table-io';
+import { keys } from '../../src/data/dynamo/keys';
+import { batchPut, getItem } from '../../src/data/dynamo/table-io';
 import { MAX_REDACTIONS_IN_TRANSACTION } from '../../src/domain/feed-refs';
 import { countsOf, MAP_SIZE, totalOf } from '../../src/domain/list-map';
 import { deleteApplication } from '../../src/services/applications';

@@ -8,10 +8,10 @@ import demo from '../../fixtures/demo.json';
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
-import { readEntries } from '../../src/data/list-store';
-import { forgetPageHints } from '../../src/data/page-hints';
+import { readEntries } from '../../src/data/lists/store';
+import { forgetPageHints } from '../../src/data/lists/hints';
 import { countsOf, totalOf } from '../../src/domain/list-map';
-import { readSummary } from '../../src/data/list-page';
+import { readSummary } from '../../src/data/lists/page';
 import { setEnvForFile } from '../support/env';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 

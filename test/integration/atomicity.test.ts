@@ -1,5 +1,5 @@
 import demo from '../../fixtures/demo.json';
-import { db } from '../../src/data/client';
+import { db } from '../../src/data/dynamo/client';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**

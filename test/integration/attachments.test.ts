@@ -7,7 +7,7 @@
  * bucket find nothing of the applicant.
  */
 import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
-import { s3 } from '../../src/data/s3-client';
+import { s3 } from '../../src/data/s3/client';
 import { createToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { scanAll } from '../support/table-scan';

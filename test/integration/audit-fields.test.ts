@@ -6,8 +6,8 @@ import { runRetention } from '../../src/services/retention';
 import { createEmployee } from '../../src/services/employees';
 import { FieldErrorCollector } from '../../src/domain/errors';
 import { laneOf } from '../../src/domain/change-feed';
-import { getItem } from '../../src/data/table-io';
-import { keys } from '../../src/data/keys';
+import { getItem } from '../../src/data/dynamo/table-io';
+import { keys } from '../../src/data/dynamo/keys';
 
 /**
  * Contract §20, audit fields: every change-feed entry (and so every webhook

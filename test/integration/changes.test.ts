@@ -5,10 +5,10 @@ import { proxyTheApi } from '../support/dynamo-proxy';
 import { feedAppendWrites, feedEnd, type NewFeedEntry } from '../../src/data/feed-store';
 import { APPLICATION_LANES, LANE_COUNT, encodeCursor, laneOf } from '../../src/domain/change-feed';
 import { feedChangeSource } from '../../src/services/changes';
-import { transactWrite } from '../../src/data/transact-write';
-import { db } from '../../src/data/client';
+import { transactWrite } from '../../src/data/dynamo/transact-write';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { keys } from '../../src/data/keys';
+import { keys } from '../../src/data/dynamo/keys';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 
 /**

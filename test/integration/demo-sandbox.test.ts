@@ -7,7 +7,7 @@ import { setupOfFixture } from '../../scripts/lib/demo-fixture';
 import { generatePeople } from '../../scripts/lib/people-generator';
 import { configOf } from '../../src/data/business-store';
 import { business } from '../../src/data/entities/business';
-import { getItem } from '../../src/data/table-io';
+import { getItem } from '../../src/data/dynamo/table-io';
 import { admin } from '../support/admin';
 import { withoutRecords } from '../support/demo-setup';
 import { API, startApi, type TestApi } from '../support/harness';

@@ -7,7 +7,7 @@ import {
   TransactWriteItemsCommand,
 } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
-import { TABLE } from '../../src/data/table-definition';
+import { TABLE } from '../../src/data/dynamo/table-definition';
 import { startDynamoProxy, type DynamoProxy } from '../support/dynamo-proxy';
 
 let proxy: DynamoProxy;

@@ -25,7 +25,7 @@ import { handler as effectiveJob } from '../../functions/apply-effective-dates';
 import { readRegistry, registryEntry } from '../../src/data/business-store';
 import { employee as employeeEntity, employeeJob } from '../../src/data/entities/employee';
 import type { BusinessConfig } from '../../src/domain/business';
-import { batchPut } from '../../src/data/table-io';
+import { batchPut } from '../../src/data/dynamo/table-io';
 import { logger } from '../../src/http/logger';
 import { admin } from '../support/admin';
 import { dayIn } from '../support/dates';

@@ -2,7 +2,7 @@ import demo from '../../fixtures/demo.json';
 import twoLocales from '../fixtures/two-locales.json';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { dayIn } from '../support/dates';
-import { forgetPageHints } from '../../src/data/page-hints';
+import { forgetPageHints } from '../../src/data/lists/hints';
 
 // Parallel test files share one DynamoDB Local on few cores: allow for slow setup under load.
 jest.setTimeout(30_000);

@@ -5,7 +5,7 @@ import { API, startApi, type TestApi } from '../support/harness';
 import { createToken } from '../../src/data/token-store';
 import type { Scope } from '../../src/domain/scopes';
 import { asExportWorker, inProcessLauncher, runExport, useExportLauncher } from '../../src/services/exports';
-import { db, dynamoStats } from '../../src/data/client';
+import { db, dynamoStats } from '../../src/data/dynamo/client';
 
 /**
  * Contract §20, exports: POST /exports (202), GET /exports/{id}, a JSON Lines

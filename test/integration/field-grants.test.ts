@@ -1,7 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any -- response bodies, feed entries and file lines are arbitrary JSON */
 import demo from '../../fixtures/demo.json';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../src/data/client';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
 import { token as tokenEntity } from '../../src/data/entities/token';
 import { createToken, hashToken, revokeToken } from '../../src/data/token-store';

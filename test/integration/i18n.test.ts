@@ -20,10 +20,10 @@ import { setEnvForFile } from '../support/env';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { LANE_COUNT, encodeCursor } from '../../src/domain/change-feed';
 import { feedAppendWrites, readLaneCounters } from '../../src/data/feed-store';
-import { transactWrite } from '../../src/data/transact-write';
-import { db } from '../../src/data/client';
+import { transactWrite } from '../../src/data/dynamo/transact-write';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { keys } from '../../src/data/keys';
+import { keys } from '../../src/data/dynamo/keys';
 
 // Tokens are kept 60 s as deployed (lib/api-stack.ts): the answers are the same (an expired token is refused on
 // every request, an unknown one is never kept, scopes are checked each time), with one lookup per token instead of

@@ -12,13 +12,13 @@ import {
 import { handler as runImportFunction } from '../../functions/run-import';
 import { runImport, watchImports } from '../../src/services/import-run';
 import { IMPORT_STALL_MS } from '../../src/domain/imports';
-import { inCallScope } from '../../src/data/call-scope';
+import { inCallScope } from '../../src/data/dynamo/call-scope';
 import { createToken } from '../../src/data/token-store';
-import { uploadBytes, uploadSize } from '../../src/data/import-objects';
+import { uploadBytes, uploadSize } from '../../src/data/s3/import-objects';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from '../../src/data/client';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { keys } from '../../src/data/keys';
+import { keys } from '../../src/data/dynamo/keys';
 import { importJob } from '../../src/data/entities/import-job';
 
 /**

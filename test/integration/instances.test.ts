@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
 import { freePort, ensureTable } from '../../scripts/lib/dynamodb-local';
-import { resetClient } from '../../src/data/client';
+import { resetClient } from '../../src/data/dynamo/client';
 import { importBusiness } from '../../src/data/business-store';
 import { createToken, issueToken, revokeToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';

@@ -8,8 +8,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { createPresignedPost } from '@aws-sdk/s3-presigned-post';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { localS3Config, s3 } from '../../src/data/s3-client';
-import { presignGet } from '../../src/data/s3-requests';
+import { localS3Config, s3 } from '../../src/data/s3/client';
+import { presignGet } from '../../src/data/s3/requests';
 import { startApi, type TestApi } from '../support/harness';
 
 /**

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import demo from '../../fixtures/demo.json';
-import { TABLE } from '../../src/data/table-definition';
+import { TABLE } from '../../src/data/dynamo/table-definition';
 import { adminWith } from '../support/admin';
 import { withoutRecords } from '../support/demo-setup';
 import {

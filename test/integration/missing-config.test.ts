@@ -1,8 +1,8 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import demo from '../../fixtures/demo.json';
-import { db } from '../../src/data/client';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { keys } from '../../src/data/keys';
+import { keys } from '../../src/data/dynamo/keys';
 import { API, startApi, type TestApi } from '../support/harness';
 
 /**

@@ -1,13 +1,13 @@
 import demo from '../../fixtures/demo.json';
 import { createToken } from '../../src/data/token-store';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { advanceRateClock, unsentRateCounts } from '../../src/data/rate-counts';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
 import { proxyTheApi, type FaultModes } from '../support/dynamo-proxy';
-import { getItem } from '../../src/data/table-io';
-import { keys } from '../../src/data/keys';
+import { getItem } from '../../src/data/dynamo/table-io';
+import { keys } from '../../src/data/dynamo/keys';
 import { hashToken } from '../../src/data/token-store';
 import { until } from '../support/until';
 

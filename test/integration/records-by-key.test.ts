@@ -6,8 +6,8 @@
  */
 import { application } from '../../src/data/entities/application';
 import { partitionOf } from '../../src/data/entities/entity';
-import { dynamoStats } from '../../src/data/client';
-import { readEntries, recordsOf } from '../../src/data/list-store';
+import { dynamoStats } from '../../src/data/dynamo/client';
+import { readEntries, recordsOf } from '../../src/data/lists/store';
 import { API, startApi, type TestApi } from '../support/harness';
 
 const fixture = {

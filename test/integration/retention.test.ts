@@ -10,9 +10,9 @@
  */
 import { seedItems } from '../../scripts/lib/seed-applications';
 import { configOf, readRegistry } from '../../src/data/business-store';
-import { db } from '../../src/data/client';
-import { keys } from '../../src/data/keys';
-import { batchPut, getItem } from '../../src/data/table-io';
+import { db } from '../../src/data/dynamo/client';
+import { keys } from '../../src/data/dynamo/keys';
+import { batchPut, getItem } from '../../src/data/dynamo/table-io';
 import { BATCH_SIZE, RetentionFailed, asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as retentionJob } from '../../functions/apply-retention';
 import { logger } from '../../src/http/logger';

@@ -1,6 +1,6 @@
 import { setEnvForFile } from '../support/env';
 import demo from '../../fixtures/demo.json';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { createToken, revokeToken } from '../../src/data/token-store';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import {

@@ -4,7 +4,7 @@ import { createToken, storeToken } from '../../src/data/token-store';
 import { SCOPES } from '../../src/domain/scopes';
 import { scopesOf } from '../../src/http/routes';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import {
   TOKEN_ROUTES,
   createSampleRecords,

@@ -1,6 +1,6 @@
 import demo from '../../fixtures/demo.json';
 import { createToken, revokeToken } from '../../src/data/token-store';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { SCOPES, type Scope } from '../../src/domain/scopes';
 import { scopesOf } from '../../src/http/routes';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';

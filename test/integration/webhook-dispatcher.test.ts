@@ -10,7 +10,7 @@ import {
   type CaughtUpMemory,
   type DispatchDeps,
 } from '../../src/services/webhook-dispatcher';
-import { dynamoStats } from '../../src/data/client';
+import { dynamoStats } from '../../src/data/dynamo/client';
 import { createSubscription } from '../../src/services/webhook-subscriptions';
 import { FieldErrorCollector } from '../../src/domain/errors';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';

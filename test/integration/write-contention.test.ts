@@ -3,24 +3,24 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import demo from '../../fixtures/demo.json';
 import { API, startApi, type TestApi } from '../support/harness';
 import { proxyTheApi, seededRandom } from '../support/dynamo-proxy';
-import { db, dynamoStats } from '../../src/data/client';
+import { db, dynamoStats } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
-import { batchGet, getItem, keyId, queryPartition } from '../../src/data/table-io';
-import { transactWrite, type TxWrite } from '../../src/data/transact-write';
-import { withRetries } from '../../src/data/with-retries';
+import { batchGet, getItem, keyId, queryPartition } from '../../src/data/dynamo/table-io';
+import { transactWrite, type TxWrite } from '../../src/data/dynamo/transact-write';
+import { withRetries } from '../../src/data/dynamo/with-retries';
 import { heldKeys, releaseTurns, takeTurns } from '../../scripts/lib/process-turns';
-import { writeStats } from '../../src/data/write-stats';
+import { writeStats } from '../../src/data/dynamo/write-stats';
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';
 import { employee, employeeJob } from '../../src/data/entities/employee';
 import { partitionOf } from '../../src/data/entities/entity';
-import { readEntries } from '../../src/data/list-store';
+import { readEntries } from '../../src/data/lists/store';
 import { EMPLOYEE_LANES, laneOf } from '../../src/domain/change-feed';
-import { foldSummary, moveInSummary, placeAt, placeInList } from '../../src/data/list-counter';
-import { readSummary } from '../../src/data/list-page';
-import { reservePositions } from '../../src/data/list-sequence';
-import { keys, mapShardOfKey } from '../../src/data/keys';
-import { observedCalls } from '../../src/data/call-scope';
+import { foldSummary, moveInSummary, placeAt, placeInList } from '../../src/data/lists/counter';
+import { readSummary } from '../../src/data/lists/page';
+import { reservePositions } from '../../src/data/lists/sequence';
+import { keys, mapShardOfKey } from '../../src/data/dynamo/keys';
+import { observedCalls } from '../../src/data/dynamo/call-scope';
 import { until } from '../support/until';
 import {
   countsOf,
@@ -38,7 +38,7 @@ import {
  * from a fresh read and stay exact: dense positions, exact totals, every
  * committed write once in the change feed, also with ambiguous failures and
  * lagging indexes. Refusals are counted by the kind of item whose condition
- * failed (src/data/write-stats.ts, printed by `npm run load`).
+ * failed (src/data/dynamo/write-stats.ts, printed by `npm run load`).
  */
 jest.setTimeout(180_000);
 

@@ -1,13 +1,13 @@
 /**
  * The IAM grants of src/http/grants.ts (TABLE_GRANTS) against the DynamoDB calls
  * the integration tests observe. Every test file's process appends what its
- * requests sent (src/data/call-scope.ts) to its own file under .cache/; the
+ * requests sent (src/data/dynamo/call-scope.ts) to its own file under .cache/; the
  * global teardown merges them, once every worker is done.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RATE_COUNT_GRANT, TABLE_GRANTS, WORKER_GRANTS, type TableGrant } from '../../src/http/grants';
-import { RATE_COUNTS_SCOPE } from '../../src/data/call-scope';
+import { RATE_COUNTS_SCOPE } from '../../src/data/dynamo/call-scope';
 
 export const CALLS_DIR = path.join(__dirname, '..', '..', '.cache', 'dynamo-calls');
 

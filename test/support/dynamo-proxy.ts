@@ -1,6 +1,6 @@
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { resetClient } from '../../src/data/client';
+import { resetClient } from '../../src/data/dynamo/client';
 
 /**
  * A fault-injecting HTTP proxy in front of DynamoDB Local, for tests.

@@ -2,14 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { request as nodeRequest, type Server } from 'node:http';
-import { resetClient, dynamoStats } from '../../src/data/client';
+import { resetClient, dynamoStats } from '../../src/data/dynamo/client';
 import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
 import { ensureBucket } from '../../scripts/lib/s3-local';
-import { resetS3Client } from '../../src/data/s3-client';
+import { resetS3Client } from '../../src/data/s3/client';
 import { createLocalServer } from '../../scripts/lib/server';
 import { checkResponse } from './contract';
 import { withoutRecords } from './demo-setup';

@@ -4,7 +4,7 @@
  * write the same file. See test/support/dynamo-calls.ts.
  */
 import { createHash } from 'node:crypto';
-import { observedCalls } from '../../src/data/call-scope';
+import { observedCalls } from '../../src/data/dynamo/call-scope';
 import { writeObservedCalls } from './dynamo-calls';
 
 afterAll(() => {

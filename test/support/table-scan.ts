@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inflateRawSync } from 'node:zlib';
-import { db } from '../../src/data/client';
+import { db } from '../../src/data/dynamo/client';
 import { tableName } from '../../src/data/config';
 
 /** Every item of the table; binary attributes (feed entries' deflated `data`) inflated so their text can be searched. */

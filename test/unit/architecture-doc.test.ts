@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TABLE, TABLE_LAYOUT } from '../../src/data/table-definition';
-import { keys, type Key, type RecordKind } from '../../src/data/keys';
+import { TABLE, TABLE_LAYOUT } from '../../src/data/dynamo/table-definition';
+import { keys, type Key, type RecordKind } from '../../src/data/dynamo/keys';
 import { ENTITIES } from '../../src/data/entities';
 
 /**

@@ -9,7 +9,7 @@ import { storedApplication } from '../support/stored-application';
 import { createEmployeeJobWrites, createEmployeesWrites } from '../../src/data/employee-store';
 import { feedAppendWrites } from '../../src/data/feed-store';
 import { claimExternalIdWrite, rowResultWrite } from '../../src/data/import-store';
-import { MAX_TRANSACTION_ITEMS, type TxWrite } from '../../src/data/transact-write';
+import { MAX_TRANSACTION_ITEMS, type TxWrite } from '../../src/data/dynamo/transact-write';
 import { idsInLane, lanesOfKind } from '../../src/domain/change-feed';
 import type { ResultLine } from '../../src/domain/imports';
 import { MAP_SIZE } from '../../src/domain/list-map';

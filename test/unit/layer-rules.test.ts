@@ -47,6 +47,10 @@ const cases: [file: string, source: string, allowed: boolean][] = [
   ['client/src/x.ts', "export { ROUTES } from '../../src/http/routes';", false],
   ['client/src/x.ts', "export { OPERATIONS } from './operations.js';", true],
   ['src/http/x.ts', "export { createClient } from '../../client/src/index';", false],
+  ['src/data/x.ts', "export { readPositions } from './lists';", true],
+  ['src/data/x.ts', "export { readPositions } from './lists/store';", false],
+  ['src/services/x.ts', "export { reservedTime } from '../data/lists/sequence';", false],
+  ['src/data/lists/x.ts', "export { readPositions } from './store';", true],
 ];
 
 const RAW = 'no-restricted-syntax';
@@ -56,7 +60,7 @@ const indexAttributeCases: [file: string, source: string, allowed: boolean][] = 
   ['src/data/x.ts', 'export const keys = { SubPK: 1, SubSK: 2 };', false],
   ['scripts/x.ts', 'const lane = 1;\nexport const q = `StatusPK = ${lane}`;', false],
   ['src/data/entities/x.ts', 'export const keys = { ListPK: 1, ListSK: 2 };', true],
-  ['src/data/table-definition.ts', "export const index = { partitionKey: 'UpdatedPK' };", true],
+  ['src/data/dynamo/table-definition.ts', "export const index = { partitionKey: 'UpdatedPK' };", true],
   ['src/data/x.ts', "export const notAnIndexAttribute = 'ListPKS';", true],
   ['src/http/x.ts', "export const grant = { indexes: ['statuslist-keys'] };", false],
   ['src/data/x.ts', "export const q = { IndexName: 'updatedlist-keys' };", false],

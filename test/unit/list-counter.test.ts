@@ -1,10 +1,10 @@
-import { moveInSummary, placeInList } from '../../src/data/list-counter';
-import { keys } from '../../src/data/keys';
+import { moveInSummary, placeInList } from '../../src/data/lists/counter';
+import { keys } from '../../src/data/dynamo/keys';
 import { MAP_SIZE, SHARDS } from '../../src/domain/list-map';
 
 const keyOf = (w: { item: { Update?: { Key?: unknown } } }): unknown => w.item.Update?.Key;
 
-describe('list writes in shards (src/data/list-counter.ts)', () => {
+describe('list writes in shards (src/data/lists/counter.ts)', () => {
   it('a chunk counts in one summary shard and parks its map values in one shard per superblock', () => {
     const entries = Array.from({ length: SHARDS + 2 }, (_, i) => ({ code: 0, createdAtMs: 1_000 + i }));
     const [summary, ...maps] = placeInList('b', 'l', 5, entries);

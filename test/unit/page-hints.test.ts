@@ -1,4 +1,4 @@
-import { forgetPageHints, pageHintOf, rememberPageHint, type PageHint } from '../../src/data/page-hints';
+import { forgetPageHints, pageHintOf, rememberPageHint, type PageHint } from '../../src/data/lists/hints';
 import { summaryOf } from '../../src/domain/list-map';
 
 const hint = (n: number): PageHint => ({

@@ -1,11 +1,11 @@
-import { keys, lists, RECORD_KINDS, recordIdOf, type Key } from '../../src/data/keys';
+import { keys, lists, RECORD_KINDS, recordIdOf, type Key } from '../../src/data/dynamo/keys';
 import { application } from '../../src/data/entities/application';
 import { employee, employeeJob } from '../../src/data/entities/employee';
 import { partitionOf } from '../../src/data/entities/entity';
 
 /**
  * A business's records of one kind share the partition `B#<bid>#<kind>`
- * (src/data/keys.ts, docs/architecture.md "Records of a kind share a
+ * (src/data/dynamo/keys.ts, docs/architecture.md "Records of a kind share a
  * partition"): an export Queries it and renders every item as a record, so no
  * other item may ever be stored there, whatever the arguments of its builder.
  */

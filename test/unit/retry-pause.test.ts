@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { retryPauseMs } from '../../src/data/retry-pause';
+import { retryPauseMs } from '../../src/data/dynamo/retry-pause';
 
 describe('the pause before an optimistic operation reads again', () => {
   it('is at most twice the refused attempt, spread over all of that range', () => {

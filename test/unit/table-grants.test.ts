@@ -6,8 +6,8 @@ import { EFFECTIVE_JOB_NAME } from '../../src/services/effective-dates';
 import { CHECK_JOB_NAME } from '../../src/services/attachments';
 import { EXPORT_WORKER_NAME } from '../../src/services/exports';
 import { IMPORT_WORKER_NAME } from '../../src/services/import-run';
-import { TABLE } from '../../src/data/table-definition';
-import { iamActionsOf } from '../../src/data/call-scope';
+import { TABLE } from '../../src/data/dynamo/table-definition';
+import { iamActionsOf } from '../../src/data/dynamo/call-scope';
 import { checkGrants, parseCall } from '../support/dynamo-calls';
 
 const WRITES = ['PutItem', 'UpdateItem', 'DeleteItem', 'ConditionCheckItem', 'BatchWriteItem'];

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ifNotExists, updateOf } from '../../src/data/update-expression';
+import { ifNotExists, updateOf } from '../../src/data/dynamo/update-expression';
 
 /** The placeholders an expression uses, in order. */
 const namesIn = (e: string): string[] => e.match(/#\w+/g) ?? [];

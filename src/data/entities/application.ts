@@ -5,7 +5,7 @@
  * status's list by its business position (reserved at creation, fixed), and
  * the order of writes by the position of its last write.
  */
-import { businessPartition, keys, lists, type Key } from '../keys';
+import { businessPartition, keys, lists, type Key } from '../dynamo/keys';
 import type { ApplicationRecord } from '../../domain/application-record';
 import { feedRefsOf, type FeedRef } from '../../domain/feed-refs';
 import { APPLICATION_FILTERS, type ApplicationListFilter } from '../../schemas/application-filters';
@@ -200,7 +200,7 @@ export const application = {
   /** The filters, for where DynamoDB applies them (a status on a key range, the filtered order of writes). */
   filters: APPLICATION_FILTERS,
   writeOrder: LISTS.writeOrder,
-  /** The business's reservation item of list positions and write times (src/data/list-sequence.ts). */
+  /** The business's reservation item of list positions and write times (src/data/lists/sequence.ts). */
   sequence: 'applications-sequence',
   /** The index attributes of an application at `at` (business, job, status and write-order lists). */
   indexKeys: (

@@ -5,7 +5,7 @@
  */
 import type { AttachmentContentType, AttachmentStatus, RejectionReason } from '../../domain/attachments';
 import { feedRefsOf, type FeedRef } from '../../domain/feed-refs';
-import { keys, type Key } from '../keys';
+import { keys, type Key } from '../dynamo/keys';
 import { pattern } from './entity';
 
 export interface StoredAttachment {

@@ -6,7 +6,7 @@
  */
 import type { BusinessConfig } from '../../domain/business';
 import { retentionDaysOf } from '../../domain/retention';
-import { BUSINESS_REGISTRY, keys, type Key } from '../keys';
+import { BUSINESS_REGISTRY, keys, type Key } from '../dynamo/keys';
 import { pattern } from './entity';
 
 /** A registered business and its retention setting (undefined = applications are kept). */

@@ -5,7 +5,7 @@
  * by its sequence among that employee's jobs (the employee's `job_count`
  * counts that list). employee_number values are claimed by unique items.
  */
-import { keys, lists, type Key } from '../keys';
+import { keys, lists, type Key } from '../dynamo/keys';
 import { partitionOf, pattern, placeAt, recordBase, type MappedList } from './entity';
 import { LIST } from './list-names';
 
@@ -30,7 +30,7 @@ export const employee = {
   key: (businessId: string, id: string): Key => keys.record(businessId, 'employee', id),
   patterns: { byPosition: employeesByPosition, byId: employeesById },
   list: LIST.employees,
-  /** The business's reservation item of employee positions and creation times (src/data/list-sequence.ts). */
+  /** The business's reservation item of employee positions and creation times (src/data/lists/sequence.ts). */
   sequence: `${LIST.employees}-sequence`,
   /** GET /employees: the business list, positions reserved per business, holes where a create did not commit. */
   listOf: (businessId: string): MappedList => ({
@@ -106,7 +106,7 @@ export const employeeJob = {
     endingOn: jobsEndingOn,
   },
   list: LIST.employeeJobs,
-  /** The business's reservation item of job positions and creation times (src/data/list-sequence.ts). */
+  /** The business's reservation item of job positions and creation times (src/data/lists/sequence.ts). */
   sequence: `${LIST.employeeJobs}-sequence`,
   /** GET /employee_jobs: the business list, positions reserved per business (an employee's own list stays dense). */
   listOf: (businessId: string): MappedList => ({

@@ -6,8 +6,8 @@
  * and never spells the attribute; docs/architecture.md's access-pattern table
  * is checked against these declarations (test/unit/architecture-doc.test.ts).
  */
-import { keys, type RecordKind } from '../keys';
-import { TABLE, type IndexName } from '../table-definition';
+import { keys, type RecordKind } from '../dynamo/keys';
+import { TABLE, type IndexName } from '../dynamo/table-definition';
 
 /** A GSI of the table definition, or the table's own keys (PK/SK). */
 export type PatternIndex = IndexName | 'table';

@@ -14,8 +14,8 @@ import {
   type ExportStatus,
   type ExportType,
 } from '../../domain/exports';
-import { keys, type Key } from '../keys';
-import { TABLE } from '../table-definition';
+import { keys, type Key } from '../dynamo/keys';
+import { TABLE } from '../dynamo/table-definition';
 import { pattern } from './entity';
 
 /** The worker run holding the job (a random id) and until when (epoch ms). */

@@ -12,7 +12,7 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { decodeActor, encodeActor, type WriteOrigin } from '../../domain/audit';
 import { ENTRY_TTL_SECONDS, type ChangeType, type LaneCounter, type StoredEntry } from '../../domain/change-feed';
-import { keys, type Key } from '../keys';
+import { keys, type Key } from '../dynamo/keys';
 import { pattern, tableKeyOf } from './entity';
 
 /** A change to append: what a client will read, minus the cursor. */

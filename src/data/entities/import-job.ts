@@ -16,7 +16,7 @@ import {
   type ImportStatus,
   type ResultLine,
 } from '../../domain/imports';
-import { IMPORTS_IN_PROGRESS, keys, type Key } from '../keys';
+import { IMPORTS_IN_PROGRESS, keys, type Key } from '../dynamo/keys';
 import { pattern } from './entity';
 
 /** The worker run holding the import (a random id) and until when (epoch ms). */

@@ -3,7 +3,7 @@
  * counter (`keys.counter`) and its position maps (`keys.listMap`). Declared
  * here only, so a writer and a reader of a list cannot disagree on it.
  */
-import type { RecordKind } from '../keys';
+import type { RecordKind } from '../dynamo/keys';
 
 export const LIST = {
   employees: 'employees',

@@ -10,7 +10,7 @@
  */
 import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
-import { keys, type Key } from '../keys';
+import { keys, type Key } from '../dynamo/keys';
 
 /** A business's limits; undefined where its fixture sets none (the defaults apply). */
 export interface BusinessRateLimits {

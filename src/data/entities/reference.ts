@@ -4,7 +4,7 @@
  * business import (src/data/business-store.ts); read by key or by position.
  */
 import type { ReferenceKind } from '../../domain/fixture';
-import { keys, lists, type Key } from '../keys';
+import { keys, lists, type Key } from '../dynamo/keys';
 import { pattern, placeAt, recordBase, sortOf } from './entity';
 import { LIST } from './list-names';
 

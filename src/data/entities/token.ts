@@ -7,8 +7,8 @@
 import { SCOPES, type Scope } from '../../domain/scopes';
 import type { RatePolicy } from '../../domain/rate-window';
 import { GRANT_TYPES, type FieldGrants } from '../../domain/token-view';
-import { keys, type Key } from '../keys';
-import { TABLE } from '../table-definition';
+import { keys, type Key } from '../dynamo/keys';
+import { TABLE } from '../dynamo/table-definition';
 import { pattern } from './entity';
 import { ratePolicyOf, storedRatePolicy } from './rate-counter';
 

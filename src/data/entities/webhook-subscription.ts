@@ -6,8 +6,8 @@
  * (`n`) caps them. The item mapping of a subscription and of its delivery state.
  */
 import type { DeliveryState } from '../../domain/webhooks';
-import { keys, type Key } from '../keys';
-import { TABLE } from '../table-definition';
+import { keys, type Key } from '../dynamo/keys';
+import { TABLE } from '../dynamo/table-definition';
 import { attributesOf, keyNames, pattern, placeAt } from './entity';
 
 export interface StoredSubscription extends DeliveryState {

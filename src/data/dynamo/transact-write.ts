@@ -3,11 +3,11 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { db, startBesideRequest } from './client';
-import { tableName } from './config';
+import { tableName } from '../config';
 import { itemKindOf, type Key } from './keys';
-import { tableKeyOf } from './entities/entity';
-import { serviceUnavailable } from '../domain/errors';
-import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from './deadline';
+import { tableKeyOf } from '../entities/entity';
+import { serviceUnavailable } from '../../domain/errors';
+import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from '../deadline';
 import { countConditionFailed, writeStats } from './write-stats';
 import { currentOperation, RetryOperation, yieldToHolders } from './operation-state';
 import { getItem, keyId, type Item } from './table-io';

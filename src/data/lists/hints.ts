@@ -9,10 +9,10 @@
  * the config read with the records, and a since-cut's count is used only
  * while its superblocks' versions hold. Bounded: the oldest lists are dropped.
  */
-import { keepAtMost } from '../domain/bounded-map';
-import type { BusinessConfig } from '../domain/business';
-import type { ListSummary } from '../domain/list-map';
-import type { KnownCut } from '../domain/page-locator';
+import { keepAtMost } from '../../domain/bounded-map';
+import type { BusinessConfig } from '../../domain/business';
+import type { ListSummary } from '../../domain/list-map';
+import type { KnownCut } from '../../domain/page-locator';
 
 export interface PageHint {
   readonly config: BusinessConfig;

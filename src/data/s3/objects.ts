@@ -1,11 +1,11 @@
 /**
- * What every S3 user of the service shares (attachments: src/data/attachment-objects.ts,
- * exports: src/data/export-objects.ts): how a call made for an API request
+ * What every S3 user of the service shares (attachments: src/data/s3/attachment-objects.ts,
+ * exports: src/data/s3/export-objects.ts): how a call made for an API request
  * stays inside its deadline, and what a missing object looks like. The client:
- * src/data/s3-client.ts; presigned URLs and batch deletes without it:
- * src/data/s3-requests.ts.
+ * src/data/s3/client.ts; presigned URLs and batch deletes without it:
+ * src/data/s3/requests.ts.
  */
-import { remainingMs } from './deadline';
+import { remainingMs } from '../deadline';
 
 /** One S3 call of an API request or a check waits at most this long (what is left of the deadline, if less). */
 const CALL_MS = 5000;

@@ -1,5 +1,5 @@
-import { serviceUnavailable } from '../domain/errors';
-import { remainingMs, sleepWithin } from './deadline';
+import { serviceUnavailable } from '../../domain/errors';
+import { remainingMs, sleepWithin } from '../deadline';
 import { writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
 import {
@@ -39,7 +39,7 @@ async function takeTurnOn(
  * Optimistic operations (read, decide, conditional write) re-run from the read
  * (all of it but the business config: OperationState) when a concurrent writer
  * got there first. Where the process takes turns (the local server:
- * WriterTurns, src/data/operation-state.ts), a writer refused on items that
+ * WriterTurns, src/data/dynamo/operation-state.ts), a writer refused on items that
  * other writers of this process were refused on too waits for its turn on
  * them and re-runs when it comes; otherwise it pauses for a time scaled to
  * the refused attempt that shrinks as refusals add up (retryPauseMs). Bounded

@@ -3,17 +3,17 @@
  * employees and employee jobs are paged by this one read and the one page
  * locator; what differs between their lists is data (MappedList, MappedPageReading).
  */
-import type { BusinessConfig } from '../domain/business';
-import { mapOf, SHARDS, summaryOf, type ListSummary, type MapShard } from '../domain/list-map';
-import { locatePage, mapsForPage, type PageAsk } from '../domain/page-locator';
-import type { PageRequest } from '../domain/pagination';
-import { configOf, requireConfig } from './business-store';
-import { business } from './entities/business';
-import { tableKeyOf, type MappedList } from './entities/entity';
-import { keys, mapShardOfKey, type Key } from './keys';
-import { readEntries, recordsOf, type QueryFilter } from './list-store';
-import { cutKeyOf, pageHintOf, rememberPageHint, withCut } from './page-hints';
-import { batchGet, queryPartition, readWithAlong, type Item, type ReadAlong } from './table-io';
+import type { BusinessConfig } from '../../domain/business';
+import { mapOf, SHARDS, summaryOf, type ListSummary, type MapShard } from '../../domain/list-map';
+import { locatePage, mapsForPage, type PageAsk } from '../../domain/page-locator';
+import type { PageRequest } from '../../domain/pagination';
+import { configOf, requireConfig } from '../business-store';
+import { business } from '../entities/business';
+import { tableKeyOf, type MappedList } from '../entities/entity';
+import { keys, mapShardOfKey, type Key } from '../dynamo/keys';
+import { readEntries, recordsOf, type QueryFilter } from './store';
+import { cutKeyOf, pageHintOf, rememberPageHint, withCut } from './hints';
+import { batchGet, queryPartition, readWithAlong, type Item, type ReadAlong } from '../dynamo/table-io';
 
 /** A page of a list: the exact total, the page's records in list order, the config they render with. */
 export interface ListPage {
@@ -46,7 +46,7 @@ export interface PageReadOptions {
  * A page of a list with position maps (applications, employees, employee
  * jobs), located by the page locator (src/domain/page-locator.ts). In one
  * round trip: the summary (one Query of its base and shards) and the maps the
- * hint of this list names (src/data/page-hints.ts; one Query per run of
+ * hint of this list names (src/data/lists/hints.ts; one Query per run of
  * consecutive superblocks, of every shard of each); the maps the fresh
  * summary names beyond those in a second one (a cold instance, or a list that
  * moved); one Query of the page's index entries; one BatchGetItem of their

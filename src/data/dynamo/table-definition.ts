@@ -19,7 +19,7 @@
  *                      keys only. With `jobend-keys` (business + `to`, open-ended jobs absent) the effective-date
  *                      run finds the employees whose derived fields change on a day by key (docs/decisions/028)
  */
-import { APPLICATION_FILTERS, APPLICATION_FILTER_FIELDS } from '../schemas/application-filters';
+import { APPLICATION_FILTERS, APPLICATION_FILTER_FIELDS } from '../../schemas/application-filters';
 
 export type KeyType = 'S' | 'N';
 

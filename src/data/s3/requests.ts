@@ -5,7 +5,7 @@
  * and credential chain, which every function carries for DynamoDB anyway.
  * Without the client (~140 KB of a bundle) these functions stay small (docs/benchmarks.md
  * "Cold start and bundles"); the workers' reads, copies and multipart uploads
- * use the client (src/data/s3-client.ts).
+ * use the client (src/data/s3/client.ts).
  *
  * URLs: the local endpoint path-style (S3_ENDPOINT, its gate checks these
  * signatures: scripts/lib/s3-gate.ts); on AWS the bucket's virtual-hosted
@@ -16,8 +16,8 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Hash } from '@smithy/core/serde';
 import { getSigningKey, SignatureV4 } from '@smithy/signature-v4';
 import type { AwsCredentialIdentityProvider, HttpRequest } from '@smithy/types';
-import { serviceUnavailable } from '../domain/errors';
-import { s3Endpoint } from './config';
+import { serviceUnavailable } from '../../domain/errors';
+import { s3Endpoint } from '../config';
 
 /** The key pair and region the local endpoint's gate verifies (scripts/lib/s3-local.ts). */
 export const LOCAL_S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;

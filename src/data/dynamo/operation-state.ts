@@ -63,7 +63,7 @@ export function yieldToHolders(ids: readonly string[], state: OperationState): v
   if (held.length > 0) throw new RetryOperation(held, false);
 }
 
-/** Thrown inside an optimistic operation to re-run it from its read (withRetries, src/data/with-retries.ts). */
+/** Thrown inside an optimistic operation to re-run it from its read (withRetries, src/data/dynamo/with-retries.ts). */
 export class RetryOperation extends Error {
   /**
    * `contended`: the items (keyId) whose refusal or holder made the operation re-run; `refused`: whether

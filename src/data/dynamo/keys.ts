@@ -155,7 +155,7 @@ export const keys = {
 
 /**
  * The kind of an item by its key (the builders above read backwards, for the
- * write statistics of src/data/write-stats.ts), without the business or record
+ * write statistics of src/data/dynamo/write-stats.ts), without the business or record
  * id: `counter#applications`, `feed counter`, `record employee`, `idempotency`, ...
  * A record partition (`B#<bid>#<kind>`) and an item partition of a record
  * (`B#<bid>#application#<id>#attachments`) both read as `record <kind>`.

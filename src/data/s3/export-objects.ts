@@ -2,7 +2,7 @@
  * Every S3 access of exports (contract §20, src/services/exports.ts): the file
  * `exports/<business>/<id>.jsonl`, written as one multipart upload (a part per
  * PART_BYTES), and its presigned download. Client and presigning shared with
- * attachments (src/data/s3-objects.ts); no per-call deadline: the worker's
+ * attachments (src/data/s3/objects.ts); no per-call deadline: the worker's
  * parts are megabytes and the client's own timeout bounds each call.
  */
 import { createInterface } from 'node:readline';
@@ -14,10 +14,10 @@ import {
   GetObjectCommand,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
-import { DOWNLOAD_URL_SECONDS } from '../domain/exports';
-import { exportsBucket } from './config';
-import { s3 } from './s3-client';
-import { deleteKeys, presignGet } from './s3-requests';
+import { DOWNLOAD_URL_SECONDS } from '../../domain/exports';
+import { exportsBucket } from '../config';
+import { s3 } from './client';
+import { deleteKeys, presignGet } from './requests';
 
 const objectKey = (businessId: string, id: string): string =>
   `exports/${encodeURIComponent(businessId)}/${encodeURIComponent(id)}.jsonl`;

@@ -6,17 +6,17 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { db } from './client';
-import { tableName } from './config';
+import { tableName } from '../config';
 import { isBusinessConfigKey, type Key } from './keys';
-import { serviceUnavailable } from '../domain/errors';
-import { sleepWithin } from './deadline';
+import { serviceUnavailable } from '../../domain/errors';
+import { sleepWithin } from '../deadline';
 import { TABLE } from './table-definition';
 import { currentOperation, yieldToHolders } from './operation-state';
 
 /**
  * The table's primitives: reads and bulk puts of the one table, within the
- * request's deadline. Transactions are src/data/transact-write.ts; the retry
- * of optimistic operations src/data/with-retries.ts.
+ * request's deadline. Transactions are src/data/dynamo/transact-write.ts; the retry
+ * of optimistic operations src/data/dynamo/with-retries.ts.
  */
 export type Item = Record<string, unknown>;
 

@@ -15,10 +15,10 @@
  * every list already has after an erasure.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { db } from './client';
-import { tableName } from './config';
-import type { Key } from './keys';
-import { updateOf } from './update-expression';
+import { db } from '../dynamo/client';
+import { tableName } from '../config';
+import type { Key } from '../dynamo/keys';
+import { updateOf } from '../dynamo/update-expression';
 
 /** What a reservation hands out: the first of each run of positions and times (the rest follow one by one). */
 export interface Reservation {

@@ -1,7 +1,7 @@
 /**
  * How entries take their place in a list with holes (docs/pagination.md):
  * the application, employee and employee-job lists count entries at positions
- * reserved per business (src/data/list-sequence.ts) in their summary
+ * reserved per business (src/data/lists/sequence.ts) in their summary
  * (`countInSummary`) and set them in their maps (`mapWritesFrom`), with no
  * condition: `placeAt` (`placeInList` for consecutive positions) does both
  * for a create or a chunk of them.
@@ -21,14 +21,14 @@ import {
   summaryOf,
   superblockOf,
   versionAttribute,
-} from '../domain/list-map';
-import { db } from './client';
-import { tableName } from './config';
-import { tableKeyOf } from './entities/entity';
-import { keys } from './keys';
-import { queryPartition } from './table-io';
-import type { AfterCommit, TxWrite } from './transact-write';
-import { ifNotExists, updateOf } from './update-expression';
+} from '../../domain/list-map';
+import { db } from '../dynamo/client';
+import { tableName } from '../config';
+import { tableKeyOf } from '../entities/entity';
+import { keys } from '../dynamo/keys';
+import { queryPartition } from '../dynamo/table-io';
+import type { AfterCommit, TxWrite } from '../dynamo/transact-write';
+import { ifNotExists, updateOf } from '../dynamo/update-expression';
 
 /**
  * What a write adds to the version of a superblock it changes (`ListSummary.versions`): a random amount, so that two
@@ -56,7 +56,7 @@ const foldWhenAt = (businessId: string, list: string, positions: readonly number
     : undefined;
 
 /**
- * Counts entries at positions reserved for them (src/data/list-sequence.ts)
+ * Counts entries at positions reserved for them (src/data/lists/sequence.ts)
  * in their list's summary, and uncounts `removed` ones (an application
  * leaving its place in the order of writes): one Update with no condition of
  * the summary shard of the first entry's position (a chunk's counts all go to

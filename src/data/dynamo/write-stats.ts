@@ -7,13 +7,13 @@
 export const writeStats = {
   /** TransactWriteItems sent by transactWrite (each attempt of an operation counts). */
   transactions: 0,
-  /** Refused because a condition failed, by the kind of item whose condition failed (itemKindOf of src/data/keys.ts). */
+  /** Refused because a condition failed, by the kind of item whose condition failed (itemKindOf of src/data/dynamo/keys.ts). */
   conditionFailed: {} as Record<string, number>,
   /** Refused because another transaction held an item (TransactionConflict). */
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
-  /** Re-runs that first waited for their turn behind another writer of this process (WriterTurns, src/data/operation-state.ts). */
+  /** Re-runs that first waited for their turn behind another writer of this process (WriterTurns, src/data/dynamo/operation-state.ts). */
   turnWaits: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,

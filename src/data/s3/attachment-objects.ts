@@ -2,14 +2,14 @@
  * Every S3 access of attachments (contract §19): the presigned POST that
  * fixes key, size and type, the presigned download pinned to the checked
  * object, and what the check and erasure read, copy and delete. Bucket from
- * ATTACHMENTS_BUCKET; client and presigning shared with exports (src/data/s3-objects.ts,
- * src/data/s3-requests.ts).
+ * ATTACHMENTS_BUCKET; client and presigning shared with exports (src/data/s3/objects.ts,
+ * src/data/s3/requests.ts).
  */
 import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
-import { attachmentsBucket } from './config';
-import { s3 } from './s3-client';
-import { isMissing, withinDeadline } from './s3-objects';
-import { deleteKeys, presignGet, presignPost, type PresignedPost } from './s3-requests';
+import { attachmentsBucket } from '../config';
+import { s3 } from './client';
+import { isMissing, withinDeadline } from './objects';
+import { deleteKeys, presignGet, presignPost, type PresignedPost } from './requests';
 
 /** The policy admits exactly one object: this key, exactly `size` bytes, this Content-Type, for `expiresSeconds`. */
 export const presignUpload = (

@@ -1,6 +1,6 @@
 import { S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { s3Endpoint } from './config';
-import { LOCAL_S3_CREDENTIALS, LOCAL_S3_REGION } from './s3-requests';
+import { s3Endpoint } from '../config';
+import { LOCAL_S3_CREDENTIALS, LOCAL_S3_REGION } from './requests';
 
 /**
  * How every client of the local S3 endpoint (S3_ENDPOINT: `npm start` and
@@ -17,7 +17,7 @@ export const localS3Config = (endpoint: string): S3ClientConfig => ({
 /**
  * One client per process for attachments and exports alike. Its request
  * timeout fits an export's multipart part (megabytes); a call made for an
- * API request is bounded much tighter by its own signal (src/data/s3-objects.ts).
+ * API request is bounded much tighter by its own signal (src/data/s3/objects.ts).
  */
 function createClient(): S3Client {
   const endpoint = s3Endpoint();

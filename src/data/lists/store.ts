@@ -1,6 +1,6 @@
-import type { ListFilterRule } from '../schemas/application-filters';
-import { TABLE } from './table-definition';
-import { keys, type Key } from './keys';
+import type { ListFilterRule } from '../../schemas/application-filters';
+import { TABLE } from '../dynamo/table-definition';
+import { keys, type Key } from '../dynamo/keys';
 import {
   keyNames,
   partitionOf,
@@ -8,8 +8,8 @@ import {
   type AccessPattern,
   type Partition,
   type PatternIndex,
-} from './entities/entity';
-import { batchGet, query, queryAll, type Item } from './table-io';
+} from '../entities/entity';
+import { batchGet, query, queryAll, type Item } from '../dynamo/table-io';
 
 /** A range of positions of a dense list: from `from` on (to `to` if given), at most `limit` entries. */
 export interface PositionRange {
@@ -94,7 +94,7 @@ export async function recordsOf(
   if (entries.length === 0) return [];
   const { pk, sk } = keyNames(index);
   const records = await read(entries.map(tableKeyOf));
-  // Its keys in this index and what the index projects (src/data/table-definition.ts): all of them scalars.
+  // Its keys in this index and what the index projects (src/data/dynamo/table-definition.ts): all of them scalars.
   const compared = [pk, sk, ...(TABLE.indexes.find((i) => i.name === index)?.include ?? [])];
   return records.filter(
     (record, i): record is Item =>

@@ -4,7 +4,7 @@
  * results file (one multipart upload, a part per RESULTS_PART_BYTES: at most
  * one part in memory) and its presigned download. In the attachments bucket
  * under `imports/` (src/domain/imports.ts); client and presigning shared with
- * attachments and exports (src/data/s3-objects.ts).
+ * attachments and exports (src/data/s3/objects.ts).
  */
 import {
   AbortMultipartUploadCommand,
@@ -23,11 +23,11 @@ import {
   resultsKeyOf,
   uploadKeyOf,
   type ImportFormat,
-} from '../domain/imports';
-import { attachmentsBucket } from './config';
-import { s3 } from './s3-client';
-import { isMissing } from './s3-objects';
-import { deleteKeys, presignGet, presignPost, type PresignedPost } from './s3-requests';
+} from '../../domain/imports';
+import { attachmentsBucket } from '../config';
+import { s3 } from './client';
+import { isMissing } from './objects';
+import { deleteKeys, presignGet, presignPost, type PresignedPost } from './requests';
 
 /** S3 takes parts of at least 5 MiB (the last one excepted). */
 const RESULTS_PART_BYTES = 5 * 1024 * 1024;

@@ -2,9 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inCallScope, RATE_COUNTS_SCOPE, recordCall } from './call-scope';
-import { capacityDetail, dynamodbEndpoint } from './config';
-import { serviceUnavailable } from '../domain/errors';
-import { remainingMs } from './deadline';
+import { capacityDetail, dynamodbEndpoint } from '../config';
+import { serviceUnavailable } from '../../domain/errors';
+import { remainingMs } from '../deadline';
 
 /**
  * Work a local process runs beside its requests (an export's worker run, which
@@ -105,7 +105,7 @@ export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
 /**
  * Starts `fn` beside the request, in the request's own call scope (its grants),
  * and never waits for it: upkeep a committed write hands on (the fold of a
- * list's summary, src/data/list-counter.ts) that no answer depends on. Its
+ * list's summary, src/data/lists/counter.ts) that no answer depends on. Its
  * failure is its own; a Lambda frozen after answering may finish it in a later
  * invocation or never, which such upkeep must allow.
  */
