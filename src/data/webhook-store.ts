@@ -16,15 +16,17 @@
  * in the same transaction as every create (only below the cap) and delete.
  */
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
-import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState } from '../domain/webhooks';
+import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState, type PendingPing } from '../domain/webhooks';
+import type { DeliveryAttempt } from '../domain/webhook-deliveries';
 import { idempotencyTombstoneWrite, IDEMPOTENCY_TTL_SECONDS } from './idempotency';
 import type { Key } from './keys';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { webhookSubscription, type StoredSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, getItem, isStorableKey, queryAll } from './table-io';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE } from './table-definition';
+import { batchGet, getItem, isStorableKey, query, queryAll, queryPartition } from './table-io';
 import { exists, transactWrite, type TxWrite } from './transact-write';
 import { updateOf } from './update-expression';
 import { withRetries } from './with-retries';
@@ -45,7 +47,9 @@ export const tooManySubscriptions = (): FieldError =>
  * moved up by one while it is below the cap (a concurrent create that would
  * pass it fails this condition: never a 21st).
  */
-export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'leaseUntil'>): TxWrite[] {
+export function subscriptionPut(
+  sub: Omit<StoredSubscription, 'version' | 'leaseUntil' | 'logN' | 'logDay' | 'ping'>,
+): TxWrite[] {
   const put: TxWrite = {
     confirms: exists,
     item: {
@@ -139,9 +143,11 @@ export async function deleteSubscription(businessId: string, id: string, now = D
  * Only the table keys are read from the index, which any projection has; the
  * dispatcher re-reads each item consistently.
  */
-export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
+export async function readDueSubscriptions(
+  now: number,
+): Promise<{ businessId: string; id: string; dueAt: number }[]> {
   const items = await queryAll(webhookSubscription.dueQuery(now));
-  return items.map(webhookSubscription.idOfKey);
+  return items.map((item) => ({ ...webhookSubscription.idOfKey(item), dueAt: webhookSubscription.dueSortOf(item) }));
 }
 
 const isConditionFailure = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
@@ -180,9 +186,14 @@ async function conditionalUpdate(
  * optionally moving its cursor past entries it does not want. False: another
  * dispatcher run moved it, or it was deleted — this run stops.
  */
-export const claimLease = (sub: StoredSubscription, leaseUntil: number, cursor: string | null): Promise<boolean> =>
+export const claimLease = (
+  sub: StoredSubscription,
+  leaseUntil: number,
+  cursor: string | null,
+  attempt: { seq: number; day: string },
+): Promise<boolean> =>
   conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
-    set: webhookSubscription.leaseSet(leaseUntil, cursor),
+    set: webhookSubscription.leaseSet(leaseUntil, cursor, attempt),
     expectedVersion: sub.version,
   });
 
@@ -202,4 +213,111 @@ export function recordAttempt(sub: StoredSubscription, leasedVersion: number, ne
     ...webhookSubscription.attemptUpdate(next),
     expectedVersion: leasedVersion,
   });
+}
+
+/** Records that a ping was attempted and releases the lease (conditioned like recordAttempt). */
+export const recordPing = (sub: StoredSubscription, leasedVersion: number): Promise<boolean> =>
+  conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
+    ...webhookSubscription.pingDoneUpdate(sub),
+    expectedVersion: leasedVersion,
+  });
+
+/**
+ * Resumes a subscription as read (contract §26): active, due at once, from
+ * `cursor` when given. Conditioned on the version read and moving it, so a
+ * delivery run in flight cannot write its older cursor over this one (its next
+ * conditional write fails and it stops); a run that moved it first makes this
+ * re-run from its read.
+ */
+export function resumeWrite(sub: StoredSubscription, cursor: string | undefined, now: number): TxWrite {
+  return {
+    item: {
+      Update: {
+        Key: webhookSubscription.key(sub.businessId, sub.id),
+        ...updateOf(
+          {
+            set: {
+              ...webhookSubscription.resumeUpdate(cursor, now).set,
+              [webhookSubscription.versionAttribute]: sub.version + 1,
+            },
+          },
+          {
+            expression: `${IF_PRESENT} AND #version = :expected`,
+            names: { '#version': webhookSubscription.versionAttribute },
+            values: { ':expected': sub.version },
+          },
+        ),
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+}
+
+/**
+ * Asks for a ping (contract §26): pending on the item and due now. The version
+ * is left alone, so a delivery in flight records its outcome as usual; the
+ * next run (or the poll after it) finds the ping. 404 when it does not exist.
+ */
+export function pingWrite(businessId: string, id: string, ping: PendingPing, now: number): TxWrite {
+  if (!isStorableKey(webhookSubscription.key(businessId, id))) throw notFound('webhook_subscription', id);
+  return {
+    item: {
+      Update: {
+        Key: webhookSubscription.key(businessId, id),
+        ...updateOf({ set: webhookSubscription.pingSet(ping, now) }, { expression: IF_PRESENT }),
+      },
+    },
+    onConditionFailed: () => notFound('webhook_subscription', id),
+    confirms: (stored) => (stored?.ping as PendingPing | undefined)?.id === ping.id,
+  };
+}
+
+/** Marks `seq` as the first attempt of `day` (kept when the day already has its mark). */
+export async function markDeliveryDay(sub: StoredSubscription, day: string, seq: number, at: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: webhookSubscription.dayMarkKey(sub.businessId, sub.id, day),
+      ...updateOf({ set: webhookSubscription.dayMarkSet(seq, at) }),
+    }),
+  );
+}
+
+/** Writes an attempt to the delivery log. */
+export async function logDelivery(sub: StoredSubscription, seq: number, attempt: Omit<DeliveryAttempt, 'id'>): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: webhookSubscription.deliveryItem(sub.businessId, sub.id, seq, attempt),
+    }),
+  );
+}
+
+/** The first attempt number of `day` or a later day (one Query, at most one item), null when there is none. */
+export async function readFirstDeliveryFrom(businessId: string, id: string, day: string): Promise<number | null> {
+  const items = await query({
+    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
+    ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
+    ExpressionAttributeValues: {
+      ':p': webhookSubscription.dayMarkKey(businessId, id, day).PK,
+      ':a': day,
+      ':b': 'd99999999',
+    },
+    ConsistentRead: true,
+    Limit: 1,
+  });
+  return items[0] ? webhookSubscription.seqOfDayMark(items[0]) : null;
+}
+
+/** The attempts numbered `from` to `to`, newest first (one Query of that key range). */
+export async function readDeliveries(
+  businessId: string,
+  id: string,
+  range: { from: number; to: number },
+): Promise<DeliveryAttempt[]> {
+  const items = await queryPartition(webhookSubscription.deliveryKey(businessId, id, 0).PK, {
+    from: webhookSubscription.seqPad(range.from),
+    to: webhookSubscription.seqPad(range.to),
+  });
+  return items.reverse().map(webhookSubscription.attemptOf);
 }

@@ -298,6 +298,12 @@ const OPERATION_DESCRIPTIONS: Record<string, string> = {
     'One webhook subscription: `status` (`disabled` after the last retry failed) and `last_delivery_error` (`HTTP <status>`, `timeout` or `connection failed`, nothing more); never the secret.',
   'delete-webhook-subscription':
     'Deletes a webhook subscription; once this has answered, nothing more is delivered to it.',
+  'list-webhook-deliveries':
+    'The delivery attempts of a subscription, newest first: every attempt since 00:00 UTC of the day 30 days ago (so at least the last 30 days), with the `webhook-id` it was sent with, the entry’s `cursor` and `type`, which attempt of that entry it was, when, how it ended (`HTTP <status>`, `timeout`, `connection failed`) and how long it took. Never a body or an answer’s body.',
+  'resume-webhook-subscription':
+    'Makes a `disabled` (or `active`) subscription `active` and answers it. It then receives, in feed order, every entry after `from_cursor` (a change-feed cursor within retention: an expired one answers 410 `cursor_expired`, a malformed one 422 `{"from_cursor": ["is invalid"]}`), or, without it, every entry its receiver has not acknowledged yet. Each entry keeps its `webhook-id`, so a receiver that deduplicates on it sees each change once. Send `{}` to resume where it stopped.',
+  'ping-webhook-subscription':
+    'Sends one signed `webhook.ping` entry (`data`: `{"subscription_id"}`) to the subscription’s URL through its delivery lane, whatever its `types` and also when it is `disabled`: one attempt, never retried, which the delivery log (`Location`) shows under the answered `webhook_id`. The subscription’s position, retries and `last_delivery_error` stay as they are.',
   'create-attachment':
     'Declares a file for the application and answers the presigned upload (`upload`): POST the form to `upload.url` with every pair of `upload.fields` and then the file as the part `file`, before `upload.expires_at`. The record starts `pending`; the upload is checked within seconds. At most 20 attachments per application (the 21st: 422 `{"attachments": ["must be less than or equal to 20"]}`).',
   'list-attachments':
@@ -372,6 +378,26 @@ const WEBHOOKS: OpenApiDocument['webhooks'] = {
         '4XX': { description: 'Refused (for example a signature that does not verify): retried on the schedule.' },
         '5XX': { description: 'Failed: retried on the schedule.' },
       },
+    },
+  },
+  ping: {
+    post: {
+      operationId: 'receivePing',
+      summary: 'A `webhook.ping` entry, sent when `POST /webhook_subscriptions/{id}/ping` asks for one',
+      description:
+        'Signed and sent like a change (same headers, same secret, same lane), once: its answer shows in the delivery log and is never retried.',
+      tags: ['Webhooks'],
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'The `webhook_id` the ping request answered.'),
+        webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+        webhookHeader(
+          'webhook-signature',
+          '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret.',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('WebhookPingEntry') } } },
+      responses: { '2XX': { description: 'Received.' }, default: { description: 'Logged; not retried.' } },
     },
   },
 };
@@ -530,6 +556,9 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
         Location: headerRef('Location'),
       }),
     ];
+  }
+  if (route.acts) {
+    return ['200', response('The record as it is now', json(schemaRef(response_)), { ETag: headerRef('ETag') })];
   }
   if (route.method === 'POST') {
     return [

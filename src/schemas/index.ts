@@ -12,7 +12,15 @@ import {
 } from './employees';
 import { Export, ExportCreate, ExportCreated } from './exports';
 import { Import, ImportCreate, ImportCreated, ImportResultLine } from './imports';
-import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
+import {
+  WebhookDelivery,
+  WebhookPing,
+  WebhookPingEntry,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionCreated,
+  WebhookSubscriptionResume,
+} from './webhooks';
 import { Attachment, AttachmentCreate, AttachmentCreated } from './attachments';
 
 /**
@@ -42,6 +50,9 @@ export const SCHEMAS: Record<string, object> = {
   WebhookSubscriptionCreate,
   WebhookSubscriptionCreated,
   WebhookSubscription,
+  WebhookSubscriptionResume,
+  WebhookDelivery,
+  WebhookPing,
   AttachmentCreate,
   AttachmentCreated,
   Attachment,
@@ -52,6 +63,7 @@ export const SCHEMAS: Record<string, object> = {
   ImportCreated,
   Import,
   ImportResultLine,
-  // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
+  // The body of a webhook delivery (the document's `webhooks`): one change-feed entry, or a ping.
   ChangeEntry,
+  WebhookPingEntry,
 };

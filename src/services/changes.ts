@@ -12,12 +12,14 @@ import {
   encodeCursor,
   fetchPlan,
   parseTypes,
+  positionStatus,
   startSeq,
   type FeedEntry,
   type FeedPosition,
 } from '../domain/change-feed';
 import { cursorExpired, FieldError, FieldErrorCollector, MESSAGES, type FieldMessages } from '../domain/errors';
 import { feedEnd, readEntries, readLaneCounters } from '../data/feed-store';
+import type { CursorStatus } from './change-source';
 
 export interface ChangesQuery {
   after?: string;
@@ -42,6 +44,17 @@ export async function listChanges(
   schemaErrors: FieldMessages = {},
   now = Date.now(),
 ): Promise<ChangesPage> {
+  const { entries, next_cursor } = await readChanges(businessId, q, schemaErrors, now);
+  return { entries, next_cursor };
+}
+
+/** listChanges with each entry's key (entryKeyOf) beside it. */
+async function readChanges(
+  businessId: string,
+  q: ChangesQuery,
+  schemaErrors: FieldMessages = {},
+  now = Date.now(),
+): Promise<ChangesPage & { keys: string[] }> {
   const errors = new FieldErrorCollector();
   errors.merge(schemaErrors);
   const after = q.after !== undefined && !errors.has('after') ? decodeCursor(businessId, q.after) : undefined;
@@ -64,7 +77,7 @@ export async function listChanges(
     tokenId: q.token_id,
   });
   if (page.expired) throw cursorExpired();
-  return { entries: page.entries, next_cursor: encodeCursor(businessId, page.next) };
+  return { entries: page.entries, keys: page.keys, next_cursor: encodeCursor(businessId, page.next) };
 }
 
 /**
@@ -72,9 +85,22 @@ export async function listChanges(
  * after a cursor (null: the oldest retained), and the newest cursor.
  */
 export const feedChangeSource = {
-  async readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
-    const page = await listChanges(businessId, { ...(cursor !== null ? { after: cursor } : {}), limit });
-    return { entries: page.entries };
+  async readAfter(
+    businessId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ entries: FeedEntry[]; keys: string[] }> {
+    const page = await readChanges(businessId, { ...(cursor !== null ? { after: cursor } : {}), limit });
+    return { entries: page.entries, keys: page.keys };
   },
   end: (businessId: string): Promise<string | null> => feedEnd(businessId),
+  /** One Query of the lane counters (docs/change-feed.md "Retention and 410"); the check is pure. */
+  async cursorCheck(businessId: string): Promise<(cursor: string) => CursorStatus> {
+    const counters = await readLaneCounters(businessId);
+    const now = Date.now();
+    return (cursor) => {
+      const position = decodeCursor(businessId, cursor);
+      return position ? positionStatus(position, counters, now) : 'invalid';
+    };
+  },
 };

@@ -129,6 +129,19 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
   }),
   'list-webhook-subscriptions': () => ({ method: 'GET', path: `${API}/webhook_subscriptions?per_page=5` }),
   'get-webhook-subscription': (ids) => ({ method: 'GET', path: `${API}/webhook_subscriptions/${ids.subscription}` }),
+  'list-webhook-deliveries': (ids) => ({
+    method: 'GET',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/deliveries`,
+  }),
+  'resume-webhook-subscription': (ids) => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/resume`,
+    body: {},
+  }),
+  'ping-webhook-subscription': (ids) => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/ping`,
+  }),
   'create-export': () => ({
     method: 'POST',
     path: `${API}/exports`,
