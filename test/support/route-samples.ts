@@ -248,4 +248,4 @@ export async function exportDone(api: TestApi, token: string, id: string): Promi
 
 /** The status a sample answers when admitted: 201 for a create (202 for one that starts work), 204 for a delete, else 200. */
 export const successStatus = (route: RouteDefinition): number =>
-  route.accepted ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;
+  route.accepted ? 202 : route.method === 'POST' && !route.acts ? 201 : route.method === 'DELETE' ? 204 : 200;
