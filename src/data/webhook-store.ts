@@ -143,9 +143,7 @@ export async function deleteSubscription(businessId: string, id: string, now = D
  * Only the table keys are read from the index, which any projection has; the
  * dispatcher re-reads each item consistently.
  */
-export async function readDueSubscriptions(
-  now: number,
-): Promise<{ businessId: string; id: string; dueAt: number }[]> {
+export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string; dueAt: number }[]> {
   const items = await queryAll(webhookSubscription.dueQuery(now));
   return items.map((item) => ({ ...webhookSubscription.idOfKey(item), dueAt: webhookSubscription.dueSortOf(item) }));
 }
@@ -284,7 +282,11 @@ export async function markDeliveryDay(sub: StoredSubscription, day: string, seq:
 }
 
 /** Writes an attempt to the delivery log. */
-export async function logDelivery(sub: StoredSubscription, seq: number, attempt: Omit<DeliveryAttempt, 'id'>): Promise<void> {
+export async function logDelivery(
+  sub: StoredSubscription,
+  seq: number,
+  attempt: Omit<DeliveryAttempt, 'id'>,
+): Promise<void> {
   await db().send(
     new PutCommand({
       TableName: tableName(),

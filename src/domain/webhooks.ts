@@ -45,7 +45,8 @@ export interface DeliveryState {
 }
 
 /** A 2xx (`status`) in time, or why not (`HTTP <status>`, `timeout`, `connection failed`). */
-export type DeliveryOutcome = { readonly ok: true; readonly status: number } | { readonly ok: false; readonly error: string };
+export type DeliveryOutcome =
+  { readonly ok: true; readonly status: number } | { readonly ok: false; readonly error: string };
 
 /**
  * The state after one delivery attempt of the entry with `entryCursor`:
@@ -79,8 +80,7 @@ export const wants = (types: readonly string[] | null, type: string): boolean =>
  * where the reading started, so an entry resumed or replayed from another
  * cursor (contract §26) would otherwise arrive under another id.
  */
-export const webhookIdOf = (subscriptionId: string, entryKey: string): string =>
-  `msg_${subscriptionId}_${entryKey}`;
+export const webhookIdOf = (subscriptionId: string, entryKey: string): string => `msg_${subscriptionId}_${entryKey}`;
 
 /** Contract §26: the one entry `POST /webhook_subscriptions/{id}/ping` delivers, whatever the subscription's types. */
 export const PING_TYPE = 'webhook.ping';
@@ -115,6 +115,7 @@ export const pingKey = (ping: PendingPing): string => ping.id;
 export const httpFailure = (status: number): string => `HTTP ${status}`;
 
 /** The delivery log's `result` of an attempt (contract §26): `HTTP <status>` for any answer, else the failure. */
-export const resultOf = (outcome: DeliveryOutcome): string => (outcome.ok ? httpFailure(outcome.status) : outcome.error);
+export const resultOf = (outcome: DeliveryOutcome): string =>
+  outcome.ok ? httpFailure(outcome.status) : outcome.error;
 export const TIMEOUT = 'timeout';
 export const CONNECTION_FAILED = 'connection failed';

@@ -122,6 +122,40 @@ export async function pumpSubscription(
   deadline: number,
   deps: DispatchDeps = defaultDeps(),
 ): Promise<PumpResult> {
+  // The delivery log's writes go on beside the lane (the next delivery does not wait for them); the run ends once
+  // they all have, and reports the first that failed.
+  const logs = new LogWrites();
+  const result = await deliverPending(businessId, id, deadline, deps, logs).finally(() => logs.settled());
+  logs.throwIfFailed();
+  return result;
+}
+
+/** Log writes in flight, each already handled (a failure is kept, never an unhandled rejection). */
+class LogWrites {
+  private readonly pending: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+  add(write: Promise<void>): void {
+    this.pending.push(
+      write.catch((error: unknown) => {
+        this.failure ??= { error };
+      }),
+    );
+  }
+  settled = async (): Promise<void> => {
+    await Promise.all(this.pending);
+  };
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
+async function deliverPending(
+  businessId: string,
+  id: string,
+  deadline: number,
+  deps: DispatchDeps,
+  logs: LogWrites,
+): Promise<PumpResult> {
   // What this run knows: the subscription as its own last write left it (every write is conditioned on the
   // version, so nobody else moved it meanwhile), and the entries after its cursor already read.
   let sub = await readSubscription(businessId, id);
@@ -134,7 +168,7 @@ export async function pumpSubscription(
     if (sub.leaseUntil > now) return { state: 'busy' };
     if (now + LEASE_MS > deadline) return { state: 'out-of-time' };
     if (sub.ping) {
-      const pinged = await sendPing(sub, sub.ping, now, deps);
+      const pinged = await sendPing(sub, sub.ping, now, deps, logs);
       if (!pinged) return { state: 'busy' };
       sub = pinged;
       continue;
@@ -164,11 +198,8 @@ export async function pumpSubscription(
     const outcome = await deps.send(leased, next.entry, await secretOf(sub), next.key);
     const done = deps.now();
     const after = afterAttempt(leased, next.entry.cursor, outcome, done, deps.retryDelays);
-    const [recorded] = await Promise.all([
-      recordAttempt(leased, sub.version + 1, after),
-      logAttempt(leased, seq, next.entry, next.key, leased.attempts + 1, outcome, now, done),
-    ]);
-    if (!recorded) return { state: 'gone' };
+    logs.add(logAttempt(leased, seq, next.entry, next.key, leased.attempts + 1, outcome, now, done));
+    if (!(await recordAttempt(leased, sub.version + 1, after))) return { state: 'gone' };
     if (after.status === 'disabled') return { state: 'disabled' };
     if (!outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
     sub = { ...leased, ...after, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
@@ -223,16 +254,14 @@ async function sendPing(
   ping: PendingPing,
   now: number,
   deps: DispatchDeps,
+  logs: LogWrites,
 ): Promise<StoredSubscription | undefined> {
   const seq = await leaseAttempt(sub, now, sub.cursor);
   if (seq === undefined) return undefined;
   const entry = pingEntry(sub.id, sub.cursor, ping);
   const outcome = await deps.send(sub, entry, await secretOf(sub), pingKey(ping));
-  const [recorded] = await Promise.all([
-    recordPing(sub, sub.version + 1),
-    logAttempt(sub, seq, entry, pingKey(ping), 1, outcome, now, deps.now()),
-  ]);
-  if (!recorded) return undefined;
+  logs.add(logAttempt(sub, seq, entry, pingKey(ping), 1, outcome, now, deps.now()));
+  if (!(await recordPing(sub, sub.version + 1))) return undefined;
   return { ...sub, ping: null, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
 }
 

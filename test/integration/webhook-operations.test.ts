@@ -81,7 +81,10 @@ async function feedFrom(after?: string, t = token): Promise<{ entries: FeedEntry
 }
 
 /** The subscription as GET shows it, once `ready` holds. */
-async function eventually(id: string, ready: (s: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+async function eventually(
+  id: string,
+  ready: (s: Record<string, unknown>) => boolean,
+): Promise<Record<string, unknown>> {
   for (let i = 0; i < 300; i++) {
     const res = await api.request('GET', path(id), { token });
     if (ready(res.body)) return res.body;
@@ -199,7 +202,8 @@ describe('resume and ping, delivered by the local dispatcher', () => {
       expect(again.map((d) => changeOf(bodyOf(d))).sort()).toEqual(feed.map(changeOf).sort());
       const ofRecord = (entries: FeedEntry[], id: string) => entries.filter((e) => e.id === id).map(changeOf);
       for (const e of feed) expect(ofRecord(again.map(bodyOf), e.id)).toEqual(ofRecord(feed, e.id));
-      for (const d of again) expect(d.headers['webhook-id']).toBe(first.get(changeOf(bodyOf(d)))?.headers['webhook-id']);
+      for (const d of again)
+        expect(d.headers['webhook-id']).toBe(first.get(changeOf(bodyOf(d)))?.headers['webhook-id']);
       // What makes this a test of the ids: the replayed entries' cursors are not the ones they first arrived with.
       expect(again.some((d) => bodyOf(d).cursor !== bodyOf(first.get(changeOf(bodyOf(d)))!).cursor)).toBe(true);
       await api.request('DELETE', path(sub.id), { token });
@@ -214,7 +218,8 @@ describe('resume and ping, delivered by the local dispatcher', () => {
       const sub = await subscribe(receiver.url, { types: ['application.deleted'] });
       // A few polls: the dispatcher has found it caught up and remembers it so; the ping must still go out.
       await new Promise((r) => setTimeout(r, 3 * POLL_MS));
-      const send = () => api.request('POST', path(sub.id, '/ping'), { token, headers: { 'idempotency-key': 'ping-1' } });
+      const send = () =>
+        api.request('POST', path(sub.id, '/ping'), { token, headers: { 'idempotency-key': 'ping-1' } });
       const res = await send();
       expect(res.status).toBe(202);
       // A retry with the same Idempotency-Key answers the same and asks for no second ping.
@@ -230,7 +235,12 @@ describe('resume and ping, delivered by the local dispatcher', () => {
         const log = await deliveries(sub.id);
         if (log.body.total_entries === 1) {
           expect(log.body.entries).toEqual([
-            expect.objectContaining({ webhook_id: res.body.webhook_id, type: 'webhook.ping', attempt: 1, result: 'HTTP 204' }),
+            expect.objectContaining({
+              webhook_id: res.body.webhook_id,
+              type: 'webhook.ping',
+              attempt: 1,
+              result: 'HTTP 204',
+            }),
           ]);
           break;
         }
@@ -249,7 +259,11 @@ describe('resume and ping, delivered by the local dispatcher', () => {
     for (const res of [await resume(sub.id, {}, other), await ping(sub.id, other), await deliveries(sub.id, '', other)])
       expect(res.status).toBe(404);
     const reader = (await createToken('ops', { name: 'reader', scopes: ['changes:read', 'employees:read'] })).token;
-    for (const res of [await resume(sub.id, {}, reader), await ping(sub.id, reader), await deliveries(sub.id, '', reader)])
+    for (const res of [
+      await resume(sub.id, {}, reader),
+      await ping(sub.id, reader),
+      await deliveries(sub.id, '', reader),
+    ])
       expect([res.status, res.body.error]).toEqual([403, 'insufficient_scope']);
     await api.request('DELETE', path(sub.id), { token });
   });
@@ -298,8 +312,14 @@ describe('resume refuses a cursor it cannot continue from, and changes nothing',
     expect(fine.headers.get('etag')).not.toBe(before.headers.get('etag'));
     // Its retry answers the same and writes nothing more.
     const retried = await send();
-    expect([retried.status, retried.body, retried.headers.get('etag')]).toEqual([200, fine.body, fine.headers.get('etag')]);
-    expect((await api.request('GET', path(sub.id), { token: aged })).headers.get('etag')).toBe(fine.headers.get('etag'));
+    expect([retried.status, retried.body, retried.headers.get('etag')]).toEqual([
+      200,
+      fine.body,
+      fine.headers.get('etag'),
+    ]);
+    expect((await api.request('GET', path(sub.id), { token: aged })).headers.get('etag')).toBe(
+      fine.headers.get('etag'),
+    );
   });
 });
 

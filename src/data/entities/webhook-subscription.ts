@@ -6,12 +6,7 @@
  * (`n`) caps them. The item mapping of a subscription and of its delivery state.
  */
 import type { DeliveryState, PendingPing } from '../../domain/webhooks';
-import {
-  attemptId,
-  dayMarkExpiry,
-  DELIVERY_TTL_SECONDS,
-  type DeliveryAttempt,
-} from '../../domain/webhook-deliveries';
+import { attemptId, dayMarkExpiry, DELIVERY_TTL_SECONDS, type DeliveryAttempt } from '../../domain/webhook-deliveries';
 import { keys, type Key } from '../keys';
 import { TABLE } from '../table-definition';
 import { ifNotExists } from '../update-expression';
@@ -152,7 +147,11 @@ export const webhookSubscription = {
    * Taking the delivery lease (optionally moving the cursor past entries it does not want) with the attempt's
    * number in the delivery log and its day.
    */
-  leaseSet: (leaseUntil: number, cursor: string | null, attempt: { seq: number; day: string }): Record<string, unknown> => ({
+  leaseSet: (
+    leaseUntil: number,
+    cursor: string | null,
+    attempt: { seq: number; day: string },
+  ): Record<string, unknown> => ({
     [LEASE]: leaseUntil,
     cursor,
     [LOG_N]: attempt.seq,
@@ -179,7 +178,12 @@ export const webhookSubscription = {
     remove: sub.status === 'active' ? [PING, LEASE] : [PING, LEASE, ...attributesOf(due)],
   }),
   /** An attempt's item in the delivery log (TTL: DELIVERY_TTL_SECONDS after the attempt). */
-  deliveryItem: (businessId: string, id: string, seq: number, attempt: Omit<DeliveryAttempt, 'id'>): Record<string, unknown> => ({
+  deliveryItem: (
+    businessId: string,
+    id: string,
+    seq: number,
+    attempt: Omit<DeliveryAttempt, 'id'>,
+  ): Record<string, unknown> => ({
     ...keys.webhookDelivery(businessId, id, seq),
     ...attempt,
     expires_at: Math.floor(Date.parse(attempt.attempted_at) / 1000) + DELIVERY_TTL_SECONDS,
