@@ -24,9 +24,9 @@ import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
 import { webhookSubscription, type StoredSubscription } from './entities/webhook-subscription';
 import { db } from './client';
 import { tableName } from './config';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from './table-definition';
-import { batchGet, getItem, isStorableKey, query, queryAll, queryPartition } from './table-io';
+import { batchGet, batchPut, getItem, isStorableKey, query, queryAll, queryPartition } from './table-io';
 import { exists, transactWrite, type TxWrite } from './transact-write';
 import { updateOf } from './update-expression';
 import { withRetries } from './with-retries';
@@ -281,19 +281,15 @@ export async function markDeliveryDay(sub: StoredSubscription, day: string, seq:
   );
 }
 
-/** Writes an attempt to the delivery log. */
-export async function logDelivery(
+/** An attempt's item in the delivery log, to write with writeDeliveryLog. */
+export const deliveryLogItem = (
   sub: StoredSubscription,
   seq: number,
   attempt: Omit<DeliveryAttempt, 'id'>,
-): Promise<void> {
-  await db().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: webhookSubscription.deliveryItem(sub.businessId, sub.id, seq, attempt),
-    }),
-  );
-}
+): Record<string, unknown> => webhookSubscription.deliveryItem(sub.businessId, sub.id, seq, attempt);
+
+/** Writes attempts to the delivery log: 25 per BatchWriteItem (plain puts, each item its own). */
+export const writeDeliveryLog = (items: readonly Record<string, unknown>[]): Promise<void> => batchPut(items);
 
 /** The first attempt number of `day` or a later day (one Query, at most one item), null when there is none. */
 export async function readFirstDeliveryFrom(businessId: string, id: string, day: string): Promise<number | null> {

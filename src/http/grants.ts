@@ -175,10 +175,10 @@ export const RATE_COUNT_GRANT = { actions: ['UpdateItem'], indexes: [] } as cons
  */
 export const WORKER_GRANTS = {
   // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list-keys` index),
-  // the change feed (the lane counters' Query, the entries by key: BatchGetItem), the delivery log (PutItem of an
-  // attempt, UpdateItem of a day mark)
+  // the change feed (the lane counters' Query, the entries by key: BatchGetItem), the delivery log (BatchWriteItem
+  // of attempts, UpdateItem of a day mark)
   'dispatch-webhooks': {
-    actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'PutItem'],
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     indexes: indexesOf(webhookSubscription.patterns.due),
   },
   // the business registry (Query of its partition, BatchGetItem of one entry), the order of writes (Query of

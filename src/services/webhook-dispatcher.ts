@@ -36,7 +36,7 @@ import { webhookRetryDelaysRaw } from '../data/config';
 import { open } from '../data/secret-box';
 import {
   claimLease,
-  logDelivery,
+  deliveryLogItem,
   markDeliveryDay,
   readDueSubscriptions,
   readSubscription,
@@ -45,6 +45,7 @@ import {
   recordPing,
   sealingContext,
   skipTo,
+  writeDeliveryLog,
   type StoredSubscription,
 } from '../data/webhook-store';
 import { changeSource, type FeedEntry } from './change-source';
@@ -122,26 +123,42 @@ export async function pumpSubscription(
   deadline: number,
   deps: DispatchDeps = defaultDeps(),
 ): Promise<PumpResult> {
-  // The delivery log's writes go on beside the lane (the next delivery does not wait for them); the run ends once
-  // they all have, and reports the first that failed.
+  // The delivery log's items are written in batches beside the lane (a delivery never waits for them); the run
+  // ends once they all are, and reports the first write that failed.
   const logs = new LogWrites();
   const result = await deliverPending(businessId, id, deadline, deps, logs).finally(() => logs.settled());
   logs.throwIfFailed();
   return result;
 }
 
-/** Log writes in flight, each already handled (a failure is kept, never an unhandled rejection). */
+/** One BatchWriteItem's worth of the delivery log. */
+const LOG_BATCH = 25;
+
+/**
+ * The delivery log's items of one run: sent LOG_BATCH at a time while the run
+ * goes on, the rest when it ends. Every write is handled at once (a failure is
+ * kept, never an unhandled rejection).
+ */
 class LogWrites {
+  private buffer: Record<string, unknown>[] = [];
   private readonly pending: Promise<void>[] = [];
   private failure: { error: unknown } | undefined;
-  add(write: Promise<void>): void {
+  add(item: Record<string, unknown>): void {
+    this.buffer.push(item);
+    if (this.buffer.length >= LOG_BATCH) this.flush();
+  }
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    const items = this.buffer;
+    this.buffer = [];
     this.pending.push(
-      write.catch((error: unknown) => {
+      writeDeliveryLog(items).catch((error: unknown) => {
         this.failure ??= { error };
       }),
     );
   }
   settled = async (): Promise<void> => {
+    this.flush();
     await Promise.all(this.pending);
   };
   throwIfFailed(): void {
@@ -232,8 +249,8 @@ const logAttempt = (
   outcome: DeliveryOutcome,
   startedAt: number,
   endedAt: number,
-): Promise<void> =>
-  logDelivery(sub, seq, {
+): Record<string, unknown> =>
+  deliveryLogItem(sub, seq, {
     webhook_id: webhookIdOf(sub.id, entryKey),
     cursor: entry.cursor,
     type: entry.type,
