@@ -154,8 +154,17 @@ async function conditionalUpdate(
   key: Key,
   input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
 ): Promise<boolean> {
+  return (await conditionalWrite(key, input, 'NONE')) !== undefined;
+}
+
+/** The conditional update; the item as it now is (ALL_NEW) or `{}`, undefined when the condition failed. */
+async function conditionalWrite(
+  key: Key,
+  input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
+  returnValues: 'NONE' | 'ALL_NEW',
+): Promise<Record<string, unknown> | undefined> {
   try {
-    await db().send(
+    const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -170,14 +179,23 @@ async function conditionalUpdate(
             values: { ':expected': input.expectedVersion },
           },
         ),
+        ReturnValues: returnValues,
       }),
     );
-    return true;
+    return out.Attributes ?? {};
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
+
+/** What a write that ends an attempt tells the run: a ping asked for meanwhile, still to send. */
+export interface AfterWrite {
+  readonly ping: PendingPing | null;
+}
+
+const afterWrite = (item: Record<string, unknown> | undefined): AfterWrite | undefined =>
+  item && { ping: webhookSubscription.fromItem(item)?.ping ?? null };
 
 /**
  * Takes the delivery lease of a subscription as read (version unchanged since),
@@ -206,19 +224,35 @@ export const skipTo = (sub: StoredSubscription, cursor: string): Promise<boolean
  * Records the result of an attempt and releases the lease; conditioned on the
  * version the lease was taken at, so no other run can have moved it meanwhile.
  */
-export function recordAttempt(sub: StoredSubscription, leasedVersion: number, next: DeliveryState): Promise<boolean> {
-  return conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
-    ...webhookSubscription.attemptUpdate(next),
-    expectedVersion: leasedVersion,
-  });
+export async function recordAttempt(
+  sub: StoredSubscription,
+  leasedVersion: number,
+  next: DeliveryState,
+): Promise<AfterWrite | undefined> {
+  const item = await conditionalWrite(
+    webhookSubscription.key(sub.businessId, sub.id),
+    { ...webhookSubscription.attemptUpdate(next), expectedVersion: leasedVersion },
+    'ALL_NEW',
+  );
+  return afterWrite(item);
 }
 
-/** Records that a ping was attempted and releases the lease (conditioned like recordAttempt). */
-export const recordPing = (sub: StoredSubscription, leasedVersion: number): Promise<boolean> =>
-  conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
-    ...webhookSubscription.pingDoneUpdate(sub),
-    expectedVersion: leasedVersion,
-  });
+/**
+ * Records that the ping `pingId` was attempted and releases the lease (conditioned like recordAttempt). A ping asked
+ * for while this one was out has another id and stays pending.
+ */
+export async function recordPing(
+  sub: StoredSubscription,
+  leasedVersion: number,
+  pingId: string,
+): Promise<AfterWrite | undefined> {
+  const item = await conditionalWrite(
+    webhookSubscription.key(sub.businessId, sub.id),
+    { ...webhookSubscription.pingDoneUpdate(sub, pingId), expectedVersion: leasedVersion },
+    'ALL_NEW',
+  );
+  return afterWrite(item);
+}
 
 /**
  * Resumes a subscription as read (contract §26): active, due at once, from

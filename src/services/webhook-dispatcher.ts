@@ -216,11 +216,21 @@ async function deliverPending(
     const done = deps.now();
     const after = afterAttempt(leased, next.entry.cursor, outcome, done, deps.retryDelays);
     logs.add(logAttempt(leased, seq, next.entry, next.key, leased.attempts + 1, outcome, now, done));
-    if (!(await recordAttempt(leased, sub.version + 1, after))) return { state: 'gone' };
-    if (after.status === 'disabled') return { state: 'disabled' };
-    if (!outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
-    sub = { ...leased, ...after, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
-    page = page.slice(at + 1);
+    const recorded = await recordAttempt(leased, sub.version + 1, after);
+    if (!recorded) return { state: 'gone' };
+    // A ping asked for while this attempt was out goes next, whatever this attempt left (the loop sends it).
+    if (!recorded.ping && after.status === 'disabled') return { state: 'disabled' };
+    if (!recorded.ping && !outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
+    sub = {
+      ...leased,
+      ...after,
+      version: sub.version + 2,
+      leaseUntil: 0,
+      logN: seq,
+      logDay: dayOf(now),
+      ping: recorded.ping,
+    };
+    if (outcome.ok) page = page.slice(at + 1);
   }
 }
 
@@ -278,8 +288,9 @@ async function sendPing(
   const entry = pingEntry(sub.id, sub.cursor, ping);
   const outcome = await deps.send(sub, entry, await secretOf(sub), pingKey(ping));
   logs.add(logAttempt(sub, seq, entry, pingKey(ping), 1, outcome, now, deps.now()));
-  if (!(await recordPing(sub, sub.version + 1))) return undefined;
-  return { ...sub, ping: null, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
+  const recorded = await recordPing(sub, sub.version + 1, ping.id);
+  if (!recorded) return undefined;
+  return { ...sub, ping: recorded.ping, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
 }
 
 /** A subscription by its business and id. */

@@ -369,6 +369,32 @@ describe('the delivery log (dispatcher runs started by the test)', () => {
     }
   });
 
+  it('a ping asked for while an attempt is out goes next in the same run, and so does one asked during that ping', async () => {
+    const receiver = await startLoopbackReceiver();
+    try {
+      const sub = await subscribe(receiver.url, {}, logs);
+      const employee = await createEmployee('Busy', logs);
+      const asked: string[] = [];
+      const base = defaultDeps();
+      // The receiver's answer is awaited here; meanwhile someone asks for a ping.
+      const send: typeof base.send = async (s, entry, secret, key) => {
+        if (asked.length < 2) asked.push((await ping(sub.id, logs)).body.webhook_id as string);
+        return base.send(s, entry, secret, key);
+      };
+      const run = await pumpSubscription('logs', sub.id, Date.now() + 60_000, { ...base, send });
+      expect(run).toEqual({ state: 'idle' });
+      expect(receiver.received.map((d) => [bodyOf(d).type, d.headers['webhook-id']])).toEqual([
+        ['employee.created', expect.any(String)],
+        ['webhook.ping', asked[0]],
+        ['webhook.ping', asked[1]],
+      ]);
+      expect(bodyOf(receiver.received[0]!).id).toBe(employee);
+      expect((await deliveries(sub.id, '', logs)).body.total_entries).toBe(3);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('shows the attempts of the last 30 days; each attempt expires by TTL after them', async () => {
     const receiver = await startLoopbackReceiver();
     try {

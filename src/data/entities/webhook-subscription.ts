@@ -55,6 +55,8 @@ const LEASE = 'lease_until';
 const LOG_N = 'log_n';
 const LOG_DAY = 'log_day';
 const PING = 'ping';
+/** The id of the last ping attempted: `ping` is pending while its id is another. */
+const PING_SENT = 'ping_sent';
 
 /** The delivery state's attributes as stored. */
 const deliveryAttributes = (state: DeliveryState): Record<string, unknown> => ({
@@ -138,7 +140,7 @@ export const webhookSubscription = {
       leaseUntil: Number(item[LEASE] ?? 0),
       logN: Number(item[LOG_N] ?? 0),
       logDay: typeof item[LOG_DAY] === 'string' ? item[LOG_DAY] : null,
-      ping: isPing(item[PING]) ? item[PING] : null,
+      ping: isPing(item[PING]) && item[PING].id !== item[PING_SENT] ? item[PING] : null,
       ...(typeof item.idempotency_pk === 'string' ? { idempotencyPk: item.idempotency_pk } : {}),
     };
   },
@@ -172,10 +174,13 @@ export const webhookSubscription = {
   }),
   /** A ping asked for: pending on the item, and in `due` at `at` (also a disabled one: the ping goes out anyway). */
   pingSet: (ping: PendingPing, at: number): Record<string, unknown> => ({ [PING]: ping, ...dueAt(at) }),
-  /** A ping attempted: no longer pending, the lease released, back at its place in `due` (out of it unless active). */
-  pingDoneUpdate: (sub: DeliveryState): { set: Record<string, unknown>; remove: string[] } => ({
-    set: sub.status === 'active' ? dueAt(sub.nextAttemptAt) : {},
-    remove: sub.status === 'active' ? [PING, LEASE] : [PING, LEASE, ...attributesOf(due)],
+  /**
+   * The ping `pingId` attempted: no longer pending (another asked for meanwhile still is), the lease released, back
+   * at its place in `due` (out of it unless active).
+   */
+  pingDoneUpdate: (sub: DeliveryState, pingId: string): { set: Record<string, unknown>; remove: string[] } => ({
+    set: { [PING_SENT]: pingId, ...(sub.status === 'active' ? dueAt(sub.nextAttemptAt) : {}) },
+    remove: sub.status === 'active' ? [LEASE] : [LEASE, ...attributesOf(due)],
   }),
   /** An attempt's item in the delivery log (TTL: DELIVERY_TTL_SECONDS after the attempt). */
   deliveryItem: (
