@@ -9,7 +9,11 @@
  *    (4 creates a second, each delivered to its subscription) while one
  *    business's receiver streams an endless 200 answer, against the same load
  *    without it (also alternated).
+ * 3. (run first, before the dispatcher polls) DynamoDB write and read units per
+ *    delivered entry: one lane run delivering BENCH_WEBHOOKS_UNIT_ENTRIES
+ *    entries, its calls alone counted (the delivery log's writes included).
  * Times are this machine's; only the ratios mean anything.
+ *   BENCH_WEBHOOKS_UNIT_ENTRIES (default 50)
  *   BENCH_WEBHOOKS_IDLE_SECONDS (default 20 per idle phase)
  *   BENCH_WEBHOOKS_LOAD_SECONDS (default 15 per load phase)
  *   BENCH_WEBHOOKS_ROUNDS (default 2)
@@ -22,7 +26,8 @@ import { importBusiness } from '../src/data/business-store';
 import { issueToken } from '../src/data/token-store';
 import { buildBusiness } from '../src/domain/fixture';
 import { parseFixture } from '../src/schemas/fixture';
-import { startLocalDispatcher } from '../src/services/webhook-dispatcher';
+import { dynamoStats } from '../src/data/dynamo/client';
+import { asDispatcher, pumpSubscription, startLocalDispatcher } from '../src/services/webhook-dispatcher';
 import '../src/services/feed-wiring';
 import { startBenchStack, type BenchStack } from './lib/bench-stack';
 
@@ -30,6 +35,7 @@ const API = '/services/api/v1';
 const IDLE_SECONDS = Number(process.env.BENCH_WEBHOOKS_IDLE_SECONDS ?? 20);
 const LOAD_SECONDS = Number(process.env.BENCH_WEBHOOKS_LOAD_SECONDS ?? 15);
 const ROUNDS = Number(process.env.BENCH_WEBHOOKS_ROUNDS ?? 2);
+const UNIT_ENTRIES = Number(process.env.BENCH_WEBHOOKS_UNIT_ENTRIES ?? 50);
 const WRITE_EVERY_MS = 250;
 const TICKS_PER_SECOND = 100;
 
@@ -168,12 +174,35 @@ async function otherBusinessLoad(
   return { latencies, deliveryDelays: commits.map((c, i) => (arrived[i] ?? NaN) - c), errors };
 }
 
+/**
+ * 3. Units per delivery: UNIT_ENTRIES changes, then one lane run of a subscription that delivers them all; the run's
+ * calls alone are counted (nothing else runs meanwhile), with DynamoDB's capacity per table and index.
+ */
+async function unitsPerDelivery(
+  stack: BenchStack,
+  receivers: Receivers,
+): Promise<{ entries: number; state: string; ms: number; calls: number; units: typeof dynamoStats.units }> {
+  const path = '/ok/units';
+  const sub = await subscribe(stack, `${receivers.base}${path}`);
+  for (let i = 0; i < UNIT_ENTRIES; i++)
+    await stack.send('POST', `${API}/employees`, { first_name: 'Units', last_name: `U${i}` });
+  process.env.DYNAMODB_CAPACITY_DETAIL = 'INDEXES';
+  dynamoStats.reset();
+  const started = Date.now();
+  const result = await asDispatcher(() => pumpSubscription(stack.businessId, sub, Date.now() + 120_000));
+  const measured = { ms: Date.now() - started, calls: dynamoStats.calls, units: { ...dynamoStats.units } };
+  delete process.env.DYNAMODB_CAPACITY_DETAIL;
+  await stack.send('DELETE', `${API}/webhook_subscriptions/${sub}`);
+  return { entries: receivers.arrivals.get(path)?.length ?? 0, state: result.state, ...measured };
+}
+
 async function main(): Promise<void> {
   process.env.WEBHOOKS_ALLOW_LOOPBACK = '1';
   process.env.WEBHOOK_SECRET_KEY ??= Buffer.alloc(32, 7).toString('base64');
   const stack = await startBenchStack('bench-webhooks', unlimited(fixture.business.id));
   const receivers = new Receivers();
   await receivers.start();
+  const units = await unitsPerDelivery(stack, receivers);
   const stopDispatcher = startLocalDispatcher(1000, undefined, (error) => console.error('dispatcher:', error));
   try {
     const otherToken = await secondBusiness();
@@ -245,6 +274,13 @@ async function main(): Promise<void> {
       }
     }
 
+    const per = (x: number): string => (x / Math.max(1, units.entries)).toFixed(2);
+    console.log(`\nDynamoDB per delivered entry (one lane run: ${units.entries} entries, ${units.state})`);
+    console.log('| ms | calls | write units (table) | write units (indexes) | read units (table) |');
+    console.log('|---|---|---|---|---|');
+    console.log(
+      `| ${per(units.ms)} | ${per(units.calls)} | ${per(units.units.write)} | ${per(units.units.indexWrite)} | ${per(units.units.read)} |`,
+    );
     const pct = (x: number): string => `${(x * 100).toFixed(1)} %`;
     console.log(`\nIdle CPU (one core = 100 %), ${IDLE_SECONDS} s per phase, local dispatcher polling every 1 s`);
     console.log('| subscriptions | API + dispatcher | DynamoDB Local |');

@@ -457,6 +457,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/services/api/v1/webhook_subscriptions/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the delivery attempts of a webhook subscription, newest first (the last 30 days)
+         * @description The delivery attempts of a subscription, newest first: every attempt since 00:00 UTC of the day 30 days ago (so at least the last 30 days), with the `webhook-id` it was sent with, the entry’s `cursor` and `type`, which attempt of that entry it was, when, how it ended (`HTTP <status>`, `timeout`, `connection failed`) and how long it took. Never a body or an answer’s body.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/api/v1/webhook_subscriptions/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a subscription active again, delivering what it missed or everything after a cursor
+         * @description Makes a `disabled` (or `active`) subscription `active` and answers it. It then receives, in feed order, every entry after `from_cursor` (a change-feed cursor within retention: an expired one answers 410 `cursor_expired`, a malformed one 422 `{"from_cursor": ["is invalid"]}`), or, without it, every entry its receiver has not acknowledged yet. Each entry keeps its `webhook-id`, so a receiver that deduplicates on it sees each change once. Send `{}` to resume where it stopped.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["resumeWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/services/api/v1/webhook_subscriptions/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send one signed `webhook.ping` entry to the subscription’s URL
+         * @description Sends one signed `webhook.ping` entry (`data`: `{"subscription_id"}`) to the subscription’s URL through its delivery lane, whatever its `types` and also when it is `disabled`: one attempt, never retried, which the delivery log (`Location`) shows under the answered `webhook_id`. The subscription’s position, retries and `last_delivery_error` stay as they are.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["pingWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/services/api/v1/exports": {
         parameters: {
             query?: never;
@@ -613,6 +679,26 @@ export interface webhooks {
          * @description Sent to the subscription’s `url`, one entry at a time in feed order. Answer `2xx` within 10 s to move on (at most 64 KiB of the answer is read); any other answer or none is retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, then the subscription is `disabled`. Verify the signature with the `secret` from the subscription’s `201` (Standard Webhooks) and deduplicate on `webhook-id`.
          */
         post: operations["receiveChange"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A `webhook.ping` entry, sent when `POST /webhook_subscriptions/{id}/ping` asks for one
+         * @description Signed and sent like a change (same headers, same secret, same lane), once: its answer shows in the delivery log and is never retried.
+         */
+        post: operations["receivePing"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1097,6 +1183,32 @@ export interface components {
             created_at: string;
             /** @description Why the last failed attempt failed (`HTTP 500`, a timeout, `url is not allowed`), null if none */
             last_delivery_error: string | null;
+        };
+        WebhookSubscriptionResume: {
+            /** @description A change-feed cursor (an entry’s `cursor`, a `next_cursor`) within retention: every entry after it is delivered again, in feed order, each with the `webhook-id` it had. Omitted: from the last entry the receiver acknowledged */
+            from_cursor?: string;
+        };
+        /** @description One delivery attempt of the last 30 days (from 00:00 UTC of the day 30 days ago); never a body or an answer’s body */
+        WebhookDelivery: {
+            /** @description The attempt’s id within its subscription */
+            id: string;
+            /** @description The `webhook-id` header it was sent with */
+            webhook_id: string;
+            /** @description The delivered entry’s `cursor` (a ping: the subscription’s position; null before any change) */
+            cursor: string | null;
+            /** @enum {string} */
+            type: "employee.created" | "employee.updated" | "employee_job.created" | "application.created" | "application.updated" | "application.deleted" | "attachment.available" | "attachment.rejected" | "attachment.deleted" | "import.completed" | "import.failed" | "webhook.ping";
+            /** @description 1 for the first attempt of this entry, then each retry */
+            attempt: number;
+            /** Format: date-time */
+            attempted_at: string;
+            /** @description `HTTP <status>` for any answer (2xx: delivered), `timeout` or `connection failed` */
+            result: string;
+            duration_ms: number;
+        };
+        WebhookPing: {
+            /** @description The `webhook-id` the `webhook.ping` entry is sent with: find its attempt in the delivery log by it */
+            webhook_id: string;
         };
         AttachmentCreate: {
             /**
@@ -1675,6 +1787,19 @@ export interface components {
             /** @description Only for a token with a field grant of the record’s type: the sorted fields of that type withheld from it (absent from `data`, never null) */
             restricted_fields?: string[];
         };
+        WebhookPingEntry: {
+            /** @description The subscription’s position in the feed (null before its business’s first change) */
+            cursor: string | null;
+            /** @constant */
+            type: "webhook.ping";
+            /** @description The ping’s id */
+            id: string;
+            /** Format: date-time */
+            occurred_at: string;
+            data: {
+                subscription_id: string;
+            };
+        };
         /** @description A page of Employee records */
         EmployeePage: {
             entries: components["schemas"]["Employee"][];
@@ -1727,6 +1852,13 @@ export interface components {
         /** @description A page of WebhookSubscription records */
         WebhookSubscriptionPage: {
             entries: components["schemas"]["WebhookSubscription"][];
+            current_page: number;
+            per_page: number;
+            total_entries: number;
+        };
+        /** @description A page of WebhookDelivery records */
+        WebhookDeliveryPage: {
+            entries: components["schemas"]["WebhookDelivery"][];
             current_page: number;
             per_page: number;
             total_entries: number;
@@ -7043,6 +7175,656 @@ export interface operations {
             };
         };
     };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number, default 1; plain decimal digits (contract §7) */
+                page?: number;
+                /** @description Entries per page, default 30; plain decimal digits (contract §7) */
+                per_page?: number;
+            };
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @description Id of the record */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records (an empty `entries` past the last page) */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Link: components["headers"]["Link"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            /** @description Query parameter errors, keyed by parameter name */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "per_page": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope webhooks:manage (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope webhooks:manage",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No record with this id in your business (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    resumeWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+                /** @description Makes the POST safe to retry: the same key with the same body within 24 hours returns the first response and creates nothing new; the same key with a different body answers 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Id of the record */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookSubscriptionResume"];
+            };
+        };
+        responses: {
+            /** @description The record as it is now */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description Body is not valid JSON or not a JSON object (`bad_request`) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "bad_request",
+                     *       "message": "Body is not valid JSON or not a JSON object",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope webhooks:manage (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope webhooks:manage",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No record with this id in your business (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This Idempotency-Key was already used for another request: another method, path or body (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used for another request: another method, path or body",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The application this Idempotency-Key created was erased since (DELETE or retention); it is not created again: send a new key to create a new one (`application_erased`) */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "application_erased",
+                     *       "message": "The application this Idempotency-Key created was erased since (DELETE or retention); it is not created again: send a new key to create a new one",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body larger than 1 MiB (`payload_too_large`) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "payload_too_large",
+                     *       "message": "Body larger than 1 MiB",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Body not sent as `Content-Type: application/json` (`unsupported_media_type`) */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unsupported_media_type",
+                     *       "message": "Body not sent as `Content-Type: application/json`",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Field errors: every failing field at once, Rails wording; nothing was written */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "last_name": [
+                     *         "can't be blank"
+                     *       ],
+                     *       "email": [
+                     *         "is invalid"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FieldErrors"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    pingWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Language of error texts: `en`, `de` or `it`, q-values allowed (`de-AT` counts as `de`); anything else is `en`. The answer names it in `Content-Language`.
+                 * @example de-AT, it;q=0.8
+                 */
+                "Accept-Language"?: string;
+                /** @description Makes the POST safe to retry: the same key with the same body within 24 hours returns the first response and creates nothing new; the same key with a different body answers 409. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Id of the record */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted: the work runs on; poll the Location */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location: components["headers"]["Location"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookPing"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`) */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "unauthorized",
+                     *       "message": "Missing, malformed, unknown, revoked or expired bearer token",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This token lacks the scope webhooks:manage (`insufficient_scope`); nothing was read or changed */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "insufficient_scope",
+                     *       "message": "This token lacks the scope webhooks:manage",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No record with this id in your business (`not_found`) */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "not_found",
+                     *       "message": "No record with this id in your business",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This Idempotency-Key was already used for another request: another method, path or body (`idempotency_key_reused`) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "idempotency_key_reused",
+                     *       "message": "This Idempotency-Key was already used for another request: another method, path or body",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Over the rate limit of this token or of its business (`rate_limited`, `message` in the client's language): nothing was done, and an `Idempotency-Key` it carried is not used. `Retry-After` says when to send again; `RateLimit` shows `r=0` for the exhausted limit. Rarely the deployment's stage throttle answers instead, with API Gateway's body `{"message": "Too Many Requests"}` and none of these headers. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    /** @description Whole seconds until the exhausted limit's window admits again: 1 to W + 1, W being that limit's `w` (10 to 3600). Absent when the stage throttle answers. */
+                    "Retry-After"?: number;
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "rate_limited",
+                     *       "message": "This token exceeded its rate limit of 600 requests per 60 seconds; nothing was done, retry in 12 seconds",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"] | {
+                        message: string;
+                    };
+                };
+            };
+            /** @description Unexpected error, logged; never a stack trace (`internal_error`) */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "internal_error",
+                     *       "message": "Unexpected error, logged; never a stack trace",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The data store is throttled or unavailable; retry later (`service_unavailable`) */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Content-Language": components["headers"]["ContentLanguage"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": "service_unavailable",
+                     *       "message": "The data store is throttled or unavailable; retry later",
+                     *       "request_id": "c0ffee00-0000-4000-8000-000000000000"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     createExport: {
         parameters: {
             query?: never;
@@ -8376,6 +9158,42 @@ export interface operations {
             };
             /** @description Failed: retried on the schedule. */
             "5XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    receivePing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The `webhook_id` the ping request answered. */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookPingEntry"];
+            };
+        };
+        responses: {
+            /** @description Received. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Logged; not retried. */
+            default: {
                 headers: {
                     [name: string]: unknown;
                 };

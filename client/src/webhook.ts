@@ -5,7 +5,8 @@
  */
 import type { components } from './schema.js';
 
-export type WebhookEvent = components['schemas']['ChangeEntry'];
+/** A change-feed entry, or the `webhook.ping` entry a ping request sends. */
+export type WebhookEvent = components['schemas']['ChangeEntry'] | components['schemas']['WebhookPingEntry'];
 
 type HeaderValue = string | string[] | undefined;
 

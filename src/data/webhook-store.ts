@@ -16,7 +16,8 @@
  * in the same transaction as every create (only below the cap) and delete.
  */
 import { FieldError, MESSAGES, notFound } from '../domain/errors';
-import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState } from '../domain/webhooks';
+import { MAX_SUBSCRIPTIONS_PER_BUSINESS, type DeliveryState, type PendingPing } from '../domain/webhooks';
+import type { DeliveryAttempt } from '../domain/webhook-deliveries';
 import { idempotencyTombstoneWrite, IDEMPOTENCY_TTL_SECONDS } from './idempotency';
 import type { Key } from './dynamo/keys';
 import { IF_ABSENT, IF_PRESENT, partitionQuery } from './entities/entity';
@@ -24,7 +25,8 @@ import { webhookSubscription, type StoredSubscription } from './entities/webhook
 import { db } from './dynamo/client';
 import { tableName } from './config';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, getItem, isStorableKey, queryAll } from './dynamo/table-io';
+import { TABLE } from './dynamo/table-definition';
+import { batchGet, batchPut, getItem, isStorableKey, query, queryAll, queryPartition } from './dynamo/table-io';
 import { exists, transactWrite, type TxWrite } from './dynamo/transact-write';
 import { updateOf } from './dynamo/update-expression';
 import { withRetries } from './dynamo/with-retries';
@@ -45,7 +47,9 @@ export const tooManySubscriptions = (): FieldError =>
  * moved up by one while it is below the cap (a concurrent create that would
  * pass it fails this condition: never a 21st).
  */
-export function subscriptionPut(sub: Omit<StoredSubscription, 'version' | 'leaseUntil'>): TxWrite[] {
+export function subscriptionPut(
+  sub: Omit<StoredSubscription, 'version' | 'leaseUntil' | 'logN' | 'logDay' | 'ping'>,
+): TxWrite[] {
   const put: TxWrite = {
     confirms: exists,
     item: {
@@ -139,9 +143,9 @@ export async function deleteSubscription(businessId: string, id: string, now = D
  * Only the table keys are read from the index, which any projection has; the
  * dispatcher re-reads each item consistently.
  */
-export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string }[]> {
+export async function readDueSubscriptions(now: number): Promise<{ businessId: string; id: string; dueAt: number }[]> {
   const items = await queryAll(webhookSubscription.dueQuery(now));
-  return items.map(webhookSubscription.idOfKey);
+  return items.map((item) => ({ ...webhookSubscription.idOfKey(item), dueAt: webhookSubscription.dueSortOf(item) }));
 }
 
 const isConditionFailure = (error: unknown): boolean => (error as Error).name === 'ConditionalCheckFailedException';
@@ -150,8 +154,17 @@ async function conditionalUpdate(
   key: Key,
   input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
 ): Promise<boolean> {
+  return (await conditionalWrite(key, input, 'NONE')) !== undefined;
+}
+
+/** The conditional update; the item as it now is (ALL_NEW) or `{}`, undefined when the condition failed. */
+async function conditionalWrite(
+  key: Key,
+  input: { set: Record<string, unknown>; remove?: string[]; expectedVersion: number },
+  returnValues: 'NONE' | 'ALL_NEW',
+): Promise<Record<string, unknown> | undefined> {
   try {
-    await db().send(
+    const out = await db().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
@@ -166,23 +179,37 @@ async function conditionalUpdate(
             values: { ':expected': input.expectedVersion },
           },
         ),
+        ReturnValues: returnValues,
       }),
     );
-    return true;
+    return out.Attributes ?? {};
   } catch (error) {
-    if (isConditionFailure(error)) return false;
+    if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
+
+/** What a write that ends an attempt tells the run: a ping asked for meanwhile, still to send. */
+export interface AfterWrite {
+  readonly ping: PendingPing | null;
+}
+
+const afterWrite = (item: Record<string, unknown> | undefined): AfterWrite | undefined =>
+  item && { ping: webhookSubscription.fromItem(item)?.ping ?? null };
 
 /**
  * Takes the delivery lease of a subscription as read (version unchanged since),
  * optionally moving its cursor past entries it does not want. False: another
  * dispatcher run moved it, or it was deleted — this run stops.
  */
-export const claimLease = (sub: StoredSubscription, leaseUntil: number, cursor: string | null): Promise<boolean> =>
+export const claimLease = (
+  sub: StoredSubscription,
+  leaseUntil: number,
+  cursor: string | null,
+  attempt: { seq: number; day: string },
+): Promise<boolean> =>
   conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
-    set: webhookSubscription.leaseSet(leaseUntil, cursor),
+    set: webhookSubscription.leaseSet(leaseUntil, cursor, attempt),
     expectedVersion: sub.version,
   });
 
@@ -197,9 +224,132 @@ export const skipTo = (sub: StoredSubscription, cursor: string): Promise<boolean
  * Records the result of an attempt and releases the lease; conditioned on the
  * version the lease was taken at, so no other run can have moved it meanwhile.
  */
-export function recordAttempt(sub: StoredSubscription, leasedVersion: number, next: DeliveryState): Promise<boolean> {
-  return conditionalUpdate(webhookSubscription.key(sub.businessId, sub.id), {
-    ...webhookSubscription.attemptUpdate(next),
-    expectedVersion: leasedVersion,
+export async function recordAttempt(
+  sub: StoredSubscription,
+  leasedVersion: number,
+  next: DeliveryState,
+): Promise<AfterWrite | undefined> {
+  const item = await conditionalWrite(
+    webhookSubscription.key(sub.businessId, sub.id),
+    { ...webhookSubscription.attemptUpdate(next), expectedVersion: leasedVersion },
+    'ALL_NEW',
+  );
+  return afterWrite(item);
+}
+
+/**
+ * Records that the ping `pingId` was attempted and releases the lease (conditioned like recordAttempt). A ping asked
+ * for while this one was out has another id and stays pending.
+ */
+export async function recordPing(
+  sub: StoredSubscription,
+  leasedVersion: number,
+  pingId: string,
+): Promise<AfterWrite | undefined> {
+  const item = await conditionalWrite(
+    webhookSubscription.key(sub.businessId, sub.id),
+    { ...webhookSubscription.pingDoneUpdate(sub, pingId), expectedVersion: leasedVersion },
+    'ALL_NEW',
+  );
+  return afterWrite(item);
+}
+
+/**
+ * Resumes a subscription as read (contract §26): active, due at once, from
+ * `cursor` when given. Conditioned on the version read and moving it, so a
+ * delivery run in flight cannot write its older cursor over this one (its next
+ * conditional write fails and it stops); a run that moved it first makes this
+ * re-run from its read.
+ */
+export function resumeWrite(sub: StoredSubscription, cursor: string | undefined, now: number): TxWrite {
+  return {
+    item: {
+      Update: {
+        Key: webhookSubscription.key(sub.businessId, sub.id),
+        ...updateOf(
+          {
+            set: {
+              ...webhookSubscription.resumeUpdate(cursor, now).set,
+              [webhookSubscription.versionAttribute]: sub.version + 1,
+            },
+          },
+          {
+            expression: `${IF_PRESENT} AND #version = :expected`,
+            names: { '#version': webhookSubscription.versionAttribute },
+            values: { ':expected': sub.version },
+          },
+        ),
+      },
+    },
+    onConditionFailed: () => 'retry',
+  };
+}
+
+/**
+ * Asks for a ping (contract §26): pending on the item and due now. The version
+ * is left alone, so a delivery in flight records its outcome as usual; the
+ * next run (or the poll after it) finds the ping. 404 when it does not exist.
+ */
+export function pingWrite(businessId: string, id: string, ping: PendingPing, now: number): TxWrite {
+  if (!isStorableKey(webhookSubscription.key(businessId, id))) throw notFound('webhook_subscription', id);
+  return {
+    item: {
+      Update: {
+        Key: webhookSubscription.key(businessId, id),
+        ...updateOf({ set: webhookSubscription.pingSet(ping, now) }, { expression: IF_PRESENT }),
+      },
+    },
+    onConditionFailed: () => notFound('webhook_subscription', id),
+    confirms: (stored) => (stored?.ping as PendingPing | undefined)?.id === ping.id,
+  };
+}
+
+/** Marks `seq` as the first attempt of `day` (kept when the day already has its mark). */
+export async function markDeliveryDay(sub: StoredSubscription, day: string, seq: number, at: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: webhookSubscription.dayMarkKey(sub.businessId, sub.id, day),
+      ...updateOf({ set: webhookSubscription.dayMarkSet(seq, at) }),
+    }),
+  );
+}
+
+/** An attempt's item in the delivery log, to write with writeDeliveryLog. */
+export const deliveryLogItem = (
+  sub: StoredSubscription,
+  seq: number,
+  attempt: Omit<DeliveryAttempt, 'id'>,
+): Record<string, unknown> => webhookSubscription.deliveryItem(sub.businessId, sub.id, seq, attempt);
+
+/** Writes attempts to the delivery log: 25 per BatchWriteItem (plain puts, each item its own). */
+export const writeDeliveryLog = (items: readonly Record<string, unknown>[]): Promise<void> => batchPut(items);
+
+/** The first attempt number of `day` or a later day (one Query, at most one item), null when there is none. */
+export async function readFirstDeliveryFrom(businessId: string, id: string, day: string): Promise<number | null> {
+  const items = await query({
+    KeyConditionExpression: '#pk = :p AND #sk BETWEEN :a AND :b',
+    ExpressionAttributeNames: { '#pk': TABLE.partitionKey, '#sk': TABLE.sortKey },
+    ExpressionAttributeValues: {
+      ':p': webhookSubscription.dayMarkKey(businessId, id, day).PK,
+      ':a': day,
+      ':b': 'd99999999',
+    },
+    ConsistentRead: true,
+    Limit: 1,
   });
+  return items[0] ? webhookSubscription.seqOfDayMark(items[0]) : null;
+}
+
+/** The attempts numbered `from` to `to`, newest first (one Query of that key range). */
+export async function readDeliveries(
+  businessId: string,
+  id: string,
+  range: { from: number; to: number },
+): Promise<DeliveryAttempt[]> {
+  const items = await queryPartition(webhookSubscription.deliveryKey(businessId, id, 0).PK, {
+    from: webhookSubscription.seqPad(range.from),
+    to: webhookSubscription.seqPad(range.to),
+  });
+  return items.reverse().map(webhookSubscription.attemptOf);
 }

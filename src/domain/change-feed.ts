@@ -241,7 +241,7 @@ export function assemblePage(
   plan: readonly { lane: number; seq: number }[],
   fetched: readonly (StoredEntry | undefined)[],
   options: { withCursor: boolean; wanted: ReadonlySet<ChangeType> | undefined; tokenId?: string | undefined },
-): { expired: true } | { expired: false; entries: FeedEntry[]; next: FeedPosition } {
+): { expired: true } | { expired: false; entries: FeedEntry[]; keys: string[]; next: FeedPosition } {
   const byLane: StoredEntry[][] = Array.from({ length: LANE_COUNT }, () => []);
   const position = [...from];
   for (const [i, key] of plan.entries()) {
@@ -255,6 +255,7 @@ export function assemblePage(
   }
   const heads = new Array<number>(LANE_COUNT).fill(0);
   const entries: FeedEntry[] = [];
+  const entryKeys: string[] = [];
   for (;;) {
     let pick = -1;
     for (let lane = 0; lane < LANE_COUNT; lane++) {
@@ -277,8 +278,37 @@ export function assemblePage(
       ...entry.audit,
       data: entry.data,
     });
+    entryKeys.push(entryKeyOf(pick, entry.seq));
   }
-  return { expired: false, entries, next: position };
+  return { expired: false, entries, keys: entryKeys, next: position };
+}
+
+/**
+ * An entry's name in its business's feed: lane and sequence. Unlike its cursor
+ * (the position after it in every lane, which depends on where the page
+ * started), the same whichever cursor it was read after.
+ */
+export const entryKeyOf = (lane: number, seq: number): string => `${lane.toString(36)}.${seq.toString(36)}`;
+
+/**
+ * Whether a reader can continue from `position` (contract §26, a webhook
+ * resumed from a cursor): `invalid` when a lane's position is beyond its
+ * counter (never issued), `expired` when a lane has entries after it that
+ * start before the first day still retained (startSeq: what a reader without
+ * a cursor skips), else `ok`. Pure: the caller read the counters.
+ */
+export function positionStatus(
+  position: FeedPosition,
+  counters: readonly LaneCounter[],
+  now: number,
+): 'ok' | 'invalid' | 'expired' {
+  const empty: LaneCounter = { n: 0, days: {} };
+  if (position.some((seq, lane) => seq > (counters[lane] ?? empty).n)) return 'invalid';
+  const behind = position.some((seq, lane) => {
+    const counter = counters[lane] ?? empty;
+    return seq < counter.n && seq < startSeq(counter, now);
+  });
+  return behind ? 'expired' : 'ok';
 }
 
 const madeWith = (actor: Actor, tokenId: string): boolean =>

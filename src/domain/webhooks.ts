@@ -44,7 +44,9 @@ export interface DeliveryState {
   readonly lastDeliveryError: string | null;
 }
 
-export type DeliveryOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
+/** A 2xx (`status`) in time, or why not (`HTTP <status>`, `timeout`, `connection failed`). */
+export type DeliveryOutcome =
+  { readonly ok: true; readonly status: number } | { readonly ok: false; readonly error: string };
 
 /**
  * The state after one delivery attempt of the entry with `entryCursor`:
@@ -73,9 +75,37 @@ export const wants = (types: readonly string[] | null, type: string): boolean =>
 /**
  * `webhook-id`: the same for every attempt of one entry to one subscription,
  * different across subscriptions (Standard Webhooks: the idempotency key).
+ * Built from the entry's key (its place in the feed, ChangeSource), not its
+ * cursor: a cursor also carries the other lanes' positions, which depend on
+ * where the reading started, so an entry resumed or replayed from another
+ * cursor (contract §26) would otherwise arrive under another id.
  */
-export const webhookIdOf = (subscriptionId: string, entryCursor: string): string =>
-  `msg_${subscriptionId}_${entryCursor}`;
+export const webhookIdOf = (subscriptionId: string, entryKey: string): string => `msg_${subscriptionId}_${entryKey}`;
+
+/** Contract §26: the one entry `POST /webhook_subscriptions/{id}/ping` delivers, whatever the subscription's types. */
+export const PING_TYPE = 'webhook.ping';
+
+/** A ping asked for and not yet attempted: its id and when it was asked for (ISO). */
+export interface PendingPing {
+  readonly id: string;
+  readonly at: string;
+}
+
+/** The ping as delivered: an entry of the feed's shape, at the subscription's cursor (a receiver may store it). */
+export const pingEntry = (
+  subscriptionId: string,
+  cursor: string | null,
+  ping: PendingPing,
+): { cursor: string | null; type: string; id: string; occurred_at: string; data: { subscription_id: string } } => ({
+  cursor,
+  type: PING_TYPE,
+  id: ping.id,
+  occurred_at: ping.at,
+  data: { subscription_id: subscriptionId },
+});
+
+/** A ping's key in place of a feed entry's: its own id, never a feed position. */
+export const pingKey = (ping: PendingPing): string => ping.id;
 
 /**
  * `last_delivery_error` is one of three texts and nothing more (contract §14): a
@@ -83,5 +113,9 @@ export const webhookIdOf = (subscriptionId: string, entryCursor: string): string
  * failed`, so the field cannot be used to probe a network.
  */
 export const httpFailure = (status: number): string => `HTTP ${status}`;
+
+/** The delivery log's `result` of an attempt (contract §26): `HTTP <status>` for any answer, else the failure. */
+export const resultOf = (outcome: DeliveryOutcome): string =>
+  outcome.ok ? httpFailure(outcome.status) : outcome.error;
 export const TIMEOUT = 'timeout';
 export const CONNECTION_FAILED = 'connection failed';

@@ -135,6 +135,13 @@ export const TABLE_GRANTS: Readonly<Record<RouteName | typeof FALLBACK_ROUTE.nam
   'get-webhook-subscription': REFERENCE_ONE,
   // the subscription, then one transaction: its Delete, the count and its create's idempotency record Updates
   'delete-webhook-subscription': { actions: ['GetItem', 'DeleteItem', 'UpdateItem'], indexes: [] },
+  // the subscription (GetItem) beside its first day mark in the delivery log (Query), then the page's key range (Query)
+  'list-webhook-deliveries': { actions: ['GetItem', 'Query'], indexes: [] },
+  // the subscription beside the lane counters' Query and the idempotency record, then one transaction: its Update
+  // (and the idempotency record's Put)
+  'resume-webhook-subscription': { actions: ['GetItem', 'Query', 'PutItem', 'UpdateItem'], indexes: [] },
+  // the idempotency record when a key is sent, then one transaction: the subscription's Update (and the record's Put)
+  'ping-webhook-subscription': { actions: ['GetItem', 'PutItem', 'UpdateItem'], indexes: [] },
   // the lane counters' Query (the feed cursor) beside the idempotency record's BatchGet, then the job Put (the worker: WORKER_GRANTS)
   'create-export': { actions: ['GetItem', 'BatchGetItem', 'Query', 'PutItem'], indexes: [] },
   // the job BatchGet (a job whose worker died gets a new worker run)
@@ -168,9 +175,10 @@ export const RATE_COUNT_GRANT = { actions: ['UpdateItem'], indexes: [] } as cons
  */
 export const WORKER_GRANTS = {
   // subscriptions (GetItem, conditional UpdateItem), the due ones (Query of the `list-keys` index),
-  // the change feed (the lane counters' Query, the entries by key: BatchGetItem)
+  // the change feed (the lane counters' Query, the entries by key: BatchGetItem), the delivery log (BatchWriteItem
+  // of attempts, UpdateItem of a day mark)
   'dispatch-webhooks': {
-    actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem'],
+    actions: ['GetItem', 'BatchGetItem', 'Query', 'UpdateItem', 'BatchWriteItem'],
     indexes: indexesOf(webhookSubscription.patterns.due),
   },
   // the business registry (Query of its partition, BatchGetItem of one entry), the order of writes (Query of

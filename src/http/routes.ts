@@ -41,6 +41,8 @@ interface RouteFields {
   readonly etag?: false;
   /** A POST that starts work and answers 202 with its Location (no record, no ETag). */
   readonly accepted?: true;
+  /** A POST that acts on an existing record and answers 200 with it (resume). */
+  readonly acts?: true;
   /**
    * Scopes that admit the token as well as `scope` (any one of them suffices): routes whose records' scope depends
    * on the body or the record (imports: their type), which then check that scope themselves.
@@ -414,6 +416,46 @@ export const ROUTES = [
     scope: 'webhooks:manage',
     tag: 'Webhooks',
     summary: 'Delete a webhook subscription; nothing more is delivered to it once this answers',
+  },
+  {
+    name: 'list-webhook-deliveries',
+    method: 'GET',
+    path: p('/webhook_subscriptions/{id}/deliveries'),
+    access: 'read',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'List the delivery attempts of a webhook subscription, newest first (the last 30 days)',
+    response: 'WebhookDelivery',
+    list: true,
+    query: 'PageQuery',
+  },
+  {
+    name: 'resume-webhook-subscription',
+    method: 'POST',
+    path: p('/webhook_subscriptions/{id}/resume'),
+    access: 'write',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'Make a subscription active again, delivering what it missed or everything after a cursor',
+    request: 'WebhookSubscriptionResume',
+    response: 'WebhookSubscription',
+    acts: true,
+    // `from_cursor` past the feed's retention (cursor_expired, contract §26).
+    extraStatuses: [410],
+  },
+  {
+    name: 'ping-webhook-subscription',
+    method: 'POST',
+    path: p('/webhook_subscriptions/{id}/ping'),
+    access: 'write',
+    auth: true,
+    scope: 'webhooks:manage',
+    tag: 'Webhooks',
+    summary: 'Send one signed `webhook.ping` entry to the subscription’s URL',
+    response: 'WebhookPing',
+    accepted: true,
   },
   {
     name: 'create-export',

@@ -185,6 +185,9 @@ function successOf(route: RouteDefinition, response_: string | undefined): [stri
       }),
     ];
   }
+  if (route.acts) {
+    return ['200', response('The record as it is now', json(schemaRef(response_)), { ETag: headerRef('ETag') })];
+  }
   if (route.method === 'POST') {
     return [
       '201',

@@ -39,4 +39,23 @@ export const WEBHOOKS: OpenApiDocument['webhooks'] = {
       },
     },
   },
+  ping: {
+    post: {
+      operationId: 'receivePing',
+      summary: 'A `webhook.ping` entry, sent when `POST /webhook_subscriptions/{id}/ping` asks for one',
+      description: proseSections('operations')['receive-ping'],
+      tags: ['Webhooks'],
+      security: [],
+      parameters: [
+        webhookHeader('webhook-id', 'The `webhook_id` the ping request answered.'),
+        webhookHeader('webhook-timestamp', 'Unix seconds when this attempt was signed.'),
+        webhookHeader(
+          'webhook-signature',
+          '`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` with the subscription’s secret.',
+        ),
+      ],
+      requestBody: { required: true, content: { 'application/json': { schema: schemaRef('WebhookPingEntry') } } },
+      responses: { '2XX': { description: 'Received.' }, default: { description: 'Logged; not retried.' } },
+    },
+  },
 };

@@ -24,7 +24,15 @@ import {
 } from './employees';
 import { Export, ExportCreate, ExportCreated } from './exports';
 import { Import, ImportCreate, ImportCreated, ImportResultLine } from './imports';
-import { WebhookSubscription, WebhookSubscriptionCreate, WebhookSubscriptionCreated } from './webhooks';
+import {
+  WebhookDelivery,
+  WebhookPing,
+  WebhookPingEntry,
+  WebhookSubscription,
+  WebhookSubscriptionCreate,
+  WebhookSubscriptionCreated,
+  WebhookSubscriptionResume,
+} from './webhooks';
 import { Attachment, AttachmentCreate, AttachmentCreated } from './attachments';
 
 /**
@@ -56,6 +64,9 @@ export const SCHEMAS: Record<string, object> = {
   WebhookSubscriptionCreate,
   WebhookSubscriptionCreated,
   WebhookSubscription,
+  WebhookSubscriptionResume,
+  WebhookDelivery,
+  WebhookPing,
   AttachmentCreate,
   AttachmentCreated,
   Attachment,
@@ -66,7 +77,7 @@ export const SCHEMAS: Record<string, object> = {
   ImportCreated,
   Import,
   ImportResultLine,
-  // The body of a webhook delivery (the document's `webhooks`): one change-feed entry.
+  // The body of a webhook delivery (the document's `webhooks`): one change-feed entry, or a ping.
   ChangeEntry,
   EmployeeChange,
   EmployeeJobChange,
@@ -74,4 +85,5 @@ export const SCHEMAS: Record<string, object> = {
   AttachmentChange,
   DeletionChange,
   ImportChange,
+  WebhookPingEntry,
 };

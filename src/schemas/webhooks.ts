@@ -1,4 +1,6 @@
 import { CHANGE_TYPES } from '../domain/change-feed';
+import { DELIVERY_LOG_DAYS } from '../domain/webhook-deliveries';
+import { PING_TYPE } from '../domain/webhooks';
 import { datetime } from './common';
 
 export const WebhookSubscriptionCreate = {
@@ -59,6 +61,79 @@ export const WebhookSubscriptionCreated = {
       type: 'string',
       pattern: '^whsec_[A-Za-z0-9+/]+={0,2}$',
       description: 'Standard Webhooks signing secret; shown in this response only (and in an idempotent replay of it)',
+    },
+  },
+} as const;
+
+/** Contract §26: resume a subscription, optionally replaying from a feed cursor. */
+export const WebhookSubscriptionResume = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    from_cursor: {
+      type: 'string',
+      // Length and spelling are the cursor's (422 `is invalid`, decodeCursor): documented, not checked here.
+      description:
+        'A change-feed cursor (an entry’s `cursor`, a `next_cursor`) within retention: every entry after it is delivered again, in feed order, each with the `webhook-id` it had. Omitted: from the last entry the receiver acknowledged',
+    },
+  },
+} as const;
+
+/** Contract §26: one attempt in a subscription's delivery log. */
+export const WebhookDelivery = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'webhook_id', 'cursor', 'type', 'attempt', 'attempted_at', 'result', 'duration_ms'],
+  properties: {
+    id: { type: 'string', description: 'The attempt’s id within its subscription' },
+    webhook_id: { type: 'string', description: 'The `webhook-id` header it was sent with' },
+    cursor: {
+      type: ['string', 'null'],
+      description: 'The delivered entry’s `cursor` (a ping: the subscription’s position; null before any change)',
+    },
+    type: { type: 'string', enum: [...CHANGE_TYPES, PING_TYPE] },
+    attempt: { type: 'integer', minimum: 1, description: '1 for the first attempt of this entry, then each retry' },
+    attempted_at: datetime,
+    result: {
+      type: 'string',
+      description: '`HTTP <status>` for any answer (2xx: delivered), `timeout` or `connection failed`',
+    },
+    duration_ms: { type: 'integer', minimum: 0 },
+  },
+  description: `One delivery attempt of the last ${DELIVERY_LOG_DAYS} days (from 00:00 UTC of the day ${DELIVERY_LOG_DAYS} days ago); never a body or an answer’s body`,
+} as const;
+
+/** Contract §26: what a ping answers (202). */
+export const WebhookPing = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['webhook_id'],
+  properties: {
+    webhook_id: {
+      type: 'string',
+      description: `The \`webhook-id\` the \`${PING_TYPE}\` entry is sent with: find its attempt in the delivery log by it`,
+    },
+  },
+} as const;
+
+/** Contract §26: the body a ping delivers (the change-feed entry's shape). */
+export const WebhookPingEntry = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['cursor', 'type', 'id', 'occurred_at', 'data'],
+  properties: {
+    cursor: {
+      type: ['string', 'null'],
+      description: 'The subscription’s position in the feed (null before its business’s first change)',
+    },
+    type: { const: PING_TYPE },
+    id: { type: 'string', description: 'The ping’s id' },
+    occurred_at: datetime,
+    data: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['subscription_id'],
+      properties: { subscription_id: { type: 'string' } },
     },
   },
 } as const;

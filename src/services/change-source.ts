@@ -12,9 +12,26 @@ export interface FeedEntry {
   readonly data: unknown;
 }
 
+export type CursorStatus = 'ok' | 'invalid' | 'expired';
+
 export interface ChangeSource {
-  /** Entries after `cursor` (null: from the oldest retained), oldest first, at most `limit`. */
-  readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }>;
+  /**
+   * Entries after `cursor` (null: from the oldest retained), oldest first, at
+   * most `limit`; `keys[i]` names `entries[i]` in the feed whichever cursor it
+   * was read after (its webhook-id is built from it, so a resumed or replayed
+   * entry keeps its id).
+   */
+  readAfter(
+    businessId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ entries: FeedEntry[]; keys: readonly string[] }>;
+  /**
+   * Reads what tells whether a cursor of the business can be read after
+   * (contract §26, resume): the check answers `invalid` for a malformed or
+   * never issued cursor, `expired` for one past retention.
+   */
+  cursorCheck(businessId: string): Promise<(cursor: string) => CursorStatus>;
   /** The cursor of the newest entry, or null when the business has none yet. */
   end(businessId: string): Promise<string | null>;
 }
@@ -22,6 +39,7 @@ export interface ChangeSource {
 const unwired: ChangeSource = {
   readAfter: () => Promise.reject(new Error('change feed not wired')),
   end: () => Promise.reject(new Error('change feed not wired')),
+  cursorCheck: () => Promise.reject(new Error('change feed not wired')),
 };
 
 let source: ChangeSource = unwired;

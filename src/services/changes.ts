@@ -12,7 +12,9 @@ import {
   encodeCursor,
   fetchPlan,
   parseTypes,
+  positionStatus,
   startSeq,
+  type ChangeType,
   type FeedEntry,
   type FeedPosition,
 } from '../domain/change-feed';
@@ -27,6 +29,7 @@ import {
 import { readsEntry, scopesForChangeType, type TokenView } from '../domain/token-view';
 import { projectFeedEntry } from './token-view';
 import { feedEnd, readEntries, readLaneCounters } from '../data/feed-store';
+import type { CursorStatus } from './change-source';
 
 export interface ChangesQuery {
   after?: string;
@@ -56,6 +59,25 @@ export async function listChanges(
   view?: Promise<TokenView> | TokenView,
   now = Date.now(),
 ): Promise<ChangesPage> {
+  const page = await readChanges(businessId, q, schemaErrors, now);
+  if (view === undefined) return { entries: page.entries, next_cursor: page.next_cursor };
+  const seen = await view;
+  for (const type of page.wanted ?? []) {
+    const needs = scopesForChangeType(type);
+    if (needs.length > 0 && !needs.some((s) => seen.scopes.includes(s))) throw insufficientScope(needs[0]!);
+  }
+  // Entries the token may not read are consumed (the cursor moves past them), never shown.
+  const entries = page.entries.filter((e) => readsEntry(seen, e.type, e.data)).map((e) => projectFeedEntry(seen, e));
+  return { entries, next_cursor: page.next_cursor };
+}
+
+/** A page of the feed as stored, with each entry's key (entryKeyOf) and the types it was asked for. */
+async function readChanges(
+  businessId: string,
+  q: ChangesQuery,
+  schemaErrors: FieldMessages = {},
+  now = Date.now(),
+): Promise<ChangesPage & { keys: string[]; wanted: ReadonlySet<ChangeType> | undefined }> {
   const errors = new FieldErrorCollector();
   errors.merge(schemaErrors);
   const after = q.after !== undefined && !errors.has('after') ? decodeCursor(businessId, q.after) : undefined;
@@ -78,16 +100,7 @@ export async function listChanges(
     tokenId: q.token_id,
   });
   if (page.expired) throw cursorExpired();
-  const next_cursor = encodeCursor(businessId, page.next);
-  if (view === undefined) return { entries: page.entries, next_cursor };
-  const seen = await view;
-  for (const type of wanted ?? []) {
-    const needs = scopesForChangeType(type);
-    if (needs.length > 0 && !needs.some((s) => seen.scopes.includes(s))) throw insufficientScope(needs[0]!);
-  }
-  // Entries the token may not read are consumed (the cursor moves past them), never shown.
-  const entries = page.entries.filter((e) => readsEntry(seen, e.type, e.data)).map((e) => projectFeedEntry(seen, e));
-  return { entries, next_cursor };
+  return { entries: page.entries, keys: page.keys, next_cursor: encodeCursor(businessId, page.next), wanted };
 }
 
 /**
@@ -95,9 +108,22 @@ export async function listChanges(
  * after a cursor (null: the oldest retained), and the newest cursor.
  */
 export const feedChangeSource = {
-  async readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
-    const page = await listChanges(businessId, { ...(cursor !== null ? { after: cursor } : {}), limit });
-    return { entries: page.entries };
+  async readAfter(
+    businessId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ entries: FeedEntry[]; keys: string[] }> {
+    const page = await readChanges(businessId, { ...(cursor !== null ? { after: cursor } : {}), limit });
+    return { entries: page.entries, keys: page.keys };
   },
   end: (businessId: string): Promise<string | null> => feedEnd(businessId),
+  /** One Query of the lane counters (docs/change-feed.md "Retention and 410"); the check is pure. */
+  async cursorCheck(businessId: string): Promise<(cursor: string) => CursorStatus> {
+    const counters = await readLaneCounters(businessId);
+    const now = Date.now();
+    return (cursor) => {
+      const position = decodeCursor(businessId, cursor);
+      return position ? positionStatus(position, counters, now) : 'invalid';
+    };
+  },
 };

@@ -121,7 +121,7 @@ export function deliver(d: SignedDelivery, policy = urlPolicy()): Promise<Delive
       (res) => {
         const status = res.statusCode ?? 0;
         const outcome: DeliveryOutcome =
-          status >= 200 && status < 300 ? { ok: true } : { ok: false, error: httpFailure(status) };
+          status >= 200 && status < 300 ? { ok: true, status } : { ok: false, error: httpFailure(status) };
         answered = outcome;
         // The status decides; the body is not used. It is read (and dropped) up to its end or
         // MAX_ANSWER_BYTES, whichever comes first, so a well-behaved receiver sees a clean close.

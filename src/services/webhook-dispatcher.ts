@@ -22,21 +22,30 @@ import {
   afterAttempt,
   DELIVERY_TIMEOUT_MS,
   parseRetryDelays,
+  pingEntry,
+  pingKey,
+  resultOf,
   wants,
   webhookIdOf,
   type DeliveryOutcome,
+  type PendingPing,
 } from '../domain/webhooks';
+import { dayOf } from '../domain/webhook-deliveries';
 import { inCallScope } from '../data/dynamo/call-scope';
 import { webhookRetryDelaysRaw } from '../data/config';
 import { open } from '../data/secret-box';
 import {
   claimLease,
+  deliveryLogItem,
+  markDeliveryDay,
   readDueSubscriptions,
   readSubscription,
   readSubscriptionsById,
   recordAttempt,
+  recordPing,
   sealingContext,
   skipTo,
+  writeDeliveryLog,
   type StoredSubscription,
 } from '../data/webhook-store';
 import { changeSource, type FeedEntry } from './change-source';
@@ -57,10 +66,19 @@ export const asDispatcher = <T>(run: () => Promise<T>): Promise<T> => inCallScop
 const LEASE_MS = DELIVERY_TIMEOUT_MS + 5_000;
 const PAGE = 25;
 
+/** What is delivered: a feed entry, or a ping (its cursor is the subscription's, null before any change). */
+export type DeliveredEntry = Omit<FeedEntry, 'cursor'> & { readonly cursor: string | null };
+
 export interface DispatchDeps {
   readonly now: () => number;
   readonly retryDelays: readonly number[];
-  readonly send: (sub: StoredSubscription, entry: FeedEntry, secret: string) => Promise<DeliveryOutcome>;
+  /** One attempt; `entryKey` names the entry (ChangeSource keys, or the ping's id): its webhook-id is built from it. */
+  readonly send: (
+    sub: StoredSubscription,
+    entry: DeliveredEntry,
+    secret: string,
+    entryKey: string,
+  ) => Promise<DeliveryOutcome>;
 }
 
 /** Opened signing secrets by subscription, the oldest forgotten first: bounded like the other kept lookups. */
@@ -80,11 +98,11 @@ async function secretOf(sub: StoredSubscription): Promise<string> {
 export const defaultDeps = (): DispatchDeps => ({
   now: Date.now,
   retryDelays: parseRetryDelays(webhookRetryDelaysRaw()),
-  send: (sub, entry, secret) =>
+  send: (sub, entry, secret, entryKey) =>
     deliver({
       url: sub.url,
       secret,
-      webhookId: webhookIdOf(sub.id, entry.cursor),
+      webhookId: webhookIdOf(sub.id, entryKey),
       body: JSON.stringify(entry),
       now: new Date(),
     }),
@@ -110,35 +128,98 @@ export async function pumpSubscription(
   deadline: number,
   deps: DispatchDeps = defaultDeps(),
 ): Promise<PumpResult> {
+  // The delivery log's items are written in batches beside the lane (a delivery never waits for them); the run
+  // ends once they all are, and reports the first write that failed.
+  const logs = new LogWrites();
+  const result = await deliverPending(businessId, id, deadline, deps, logs).finally(() => logs.settled());
+  logs.throwIfFailed();
+  return result;
+}
+
+/** One BatchWriteItem's worth of the delivery log. */
+const LOG_BATCH = 25;
+
+/**
+ * The delivery log's items of one run: sent LOG_BATCH at a time while the run
+ * goes on, the rest when it ends. Every write is handled at once (a failure is
+ * kept, never an unhandled rejection).
+ */
+class LogWrites {
+  private buffer: Record<string, unknown>[] = [];
+  private readonly pending: Promise<void>[] = [];
+  private failure: { error: unknown } | undefined;
+  add(item: Record<string, unknown>): void {
+    this.buffer.push(item);
+    if (this.buffer.length >= LOG_BATCH) this.flush();
+  }
+  private flush(): void {
+    if (this.buffer.length === 0) return;
+    const items = this.buffer;
+    this.buffer = [];
+    this.pending.push(
+      writeDeliveryLog(items).catch((error: unknown) => {
+        this.failure ??= { error };
+      }),
+    );
+  }
+  settled = async (): Promise<void> => {
+    this.flush();
+    await Promise.all(this.pending);
+  };
+  throwIfFailed(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
+async function deliverPending(
+  businessId: string,
+  id: string,
+  deadline: number,
+  deps: DispatchDeps,
+  logs: LogWrites,
+): Promise<PumpResult> {
   // What this run knows: the subscription as its own last write left it (every write is conditioned on the
   // version, so nobody else moved it meanwhile), and the entries after its cursor already read.
   let sub = await readSubscription(businessId, id);
-  let page: FeedEntry[] = [];
+  let page: { entry: FeedEntry; key: string }[] = [];
   for (;;) {
     if (!sub) return { state: 'gone' };
-    if (sub.status !== 'active') return { state: 'disabled' };
+    // A ping goes out whatever the status (contract §26): it tells whether a disabled one's receiver is back.
+    if (sub.status !== 'active' && !sub.ping) return { state: 'disabled' };
     const now = deps.now();
     if (sub.leaseUntil > now) return { state: 'busy' };
-    if (sub.nextAttemptAt > now) return { state: 'waiting', dueAt: sub.nextAttemptAt };
     if (now + LEASE_MS > deadline) return { state: 'out-of-time' };
+    if (sub.ping) {
+      const pinged = await sendPing(sub, sub.ping, now, deps, logs);
+      if (!pinged) return { state: 'busy' };
+      sub = pinged;
+      continue;
+    }
+    if (sub.nextAttemptAt > now) return { state: 'waiting', dueAt: sub.nextAttemptAt };
 
-    if (page.length === 0) page = (await changeSource().readAfter(businessId, sub.cursor, PAGE)).entries;
-    // Its creating token's rights at delivery time (a subscription stored without its token's hash: every right).
+    if (page.length === 0) {
+      const read = await changeSource().readAfter(businessId, sub.cursor, PAGE);
+      page = read.entries.map((entry, i) => ({ entry, key: read.keys[i] ?? entry.cursor }));
+    }
+    // Its creating token's rights at delivery time (a subscription created without a token: every right).
     const rights =
       page.length === 0 || sub.tokenHash === undefined ? undefined : await rightsOfToken(sub.tokenHash, now);
     if (rights === 'revoked') {
-      // Its token is gone: the subscription is disabled and receives nothing more.
-      if (!(await claimLease(sub, now + LEASE_MS, sub.cursor))) return { state: 'busy' };
+      // Its token is gone: the subscription is disabled and receives nothing more (no attempt, none logged).
+      const unchanged = { seq: sub.logN, day: sub.logDay ?? dayOf(now) };
+      if (!(await claimLease(sub, now + LEASE_MS, sub.cursor, unchanged))) return { state: 'busy' };
       const ended = { ...sub, status: 'disabled' as const, nextAttemptAt: 0, lastDeliveryError: TOKEN_REVOKED };
       await recordAttempt(sub, sub.version + 1, ended);
       return { state: 'disabled' };
     }
     const at = page.findIndex(
-      (e) => wants(sub?.types ?? null, e.type) && (rights === undefined || readsEntry(rights, e.type, e.data)),
+      (e) =>
+        wants(sub?.types ?? null, e.entry.type) &&
+        (rights === undefined || readsEntry(rights, e.entry.type, e.entry.data)),
     );
     const next = page[at];
     if (!next) {
-      const last = page.at(-1);
+      const last = page.at(-1)?.entry;
       // Nothing wanted in this page: move past it (conditional, like every move) and look again.
       if (!last) return { state: 'idle' };
       if (!(await skipTo(sub, last.cursor))) return { state: 'busy' };
@@ -146,19 +227,91 @@ export async function pumpSubscription(
       page = [];
       continue;
     }
-    const skippedTo = page[at - 1]?.cursor ?? sub.cursor;
-    if (!(await claimLease(sub, now + LEASE_MS, skippedTo))) return { state: 'busy' };
+    const skippedTo = page[at - 1]?.entry.cursor ?? sub.cursor;
+    const seq = await leaseAttempt(sub, now, skippedTo);
+    if (seq === undefined) return { state: 'busy' };
     const leased = { ...sub, cursor: skippedTo };
 
-    const body = rights === undefined ? next : projectFeedEntry(rights, next);
-    const outcome = await deps.send(leased, body, await secretOf(sub));
-    const after = afterAttempt(leased, next.cursor, outcome, deps.now(), deps.retryDelays);
-    if (!(await recordAttempt(leased, sub.version + 1, after))) return { state: 'gone' };
-    if (after.status === 'disabled') return { state: 'disabled' };
-    if (!outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
-    sub = { ...leased, ...after, version: sub.version + 2, leaseUntil: 0 };
-    page = page.slice(at + 1);
+    const body = rights === undefined ? next.entry : projectFeedEntry(rights, next.entry);
+    const outcome = await deps.send(leased, body, await secretOf(sub), next.key);
+    const done = deps.now();
+    const after = afterAttempt(leased, next.entry.cursor, outcome, done, deps.retryDelays);
+    logs.add(logAttempt(leased, seq, next.entry, next.key, leased.attempts + 1, outcome, now, done));
+    const recorded = await recordAttempt(leased, sub.version + 1, after);
+    if (!recorded) return { state: 'gone' };
+    // A ping asked for while this attempt was out goes next, whatever this attempt left (the loop sends it).
+    if (!recorded.ping && after.status === 'disabled') return { state: 'disabled' };
+    if (!recorded.ping && !outcome.ok) return { state: 'retry-scheduled', dueAt: after.nextAttemptAt };
+    sub = {
+      ...leased,
+      ...after,
+      version: sub.version + 2,
+      leaseUntil: 0,
+      logN: seq,
+      logDay: dayOf(now),
+      ping: recorded.ping,
+    };
+    if (outcome.ok) page = page.slice(at + 1);
   }
+}
+
+/**
+ * Takes the delivery lease with the attempt's number in the delivery log (the
+ * next of the subscription's sequence) and marks it when it is the day's first.
+ * Undefined: another run moved the subscription, or it was deleted.
+ */
+async function leaseAttempt(sub: StoredSubscription, now: number, cursor: string | null): Promise<number | undefined> {
+  const seq = sub.logN + 1;
+  const day = dayOf(now);
+  const [leased] = await Promise.all([
+    claimLease(sub, now + LEASE_MS, cursor, { seq, day }),
+    sub.logDay === day ? undefined : markDeliveryDay(sub, day, seq, now),
+  ]);
+  return leased ? seq : undefined;
+}
+
+/** The attempt as the delivery log keeps it (contract §26): what, when, how it ended; no body. */
+const logAttempt = (
+  sub: StoredSubscription,
+  seq: number,
+  entry: DeliveredEntry,
+  entryKey: string,
+  attempt: number,
+  outcome: DeliveryOutcome,
+  startedAt: number,
+  endedAt: number,
+): Record<string, unknown> =>
+  deliveryLogItem(sub, seq, {
+    webhook_id: webhookIdOf(sub.id, entryKey),
+    cursor: entry.cursor,
+    type: entry.type,
+    attempt,
+    attempted_at: new Date(startedAt).toISOString(),
+    result: resultOf(outcome),
+    duration_ms: Math.max(0, endedAt - startedAt),
+  });
+
+/**
+ * One attempt of a pending ping through the subscription's lane: under the
+ * lease, signed like every delivery, logged, never retried; the subscription's
+ * cursor, retry state and `last_delivery_error` stay as they were. The
+ * subscription as this run now knows it, or undefined when another run moved it.
+ */
+async function sendPing(
+  sub: StoredSubscription,
+  ping: PendingPing,
+  now: number,
+  deps: DispatchDeps,
+  logs: LogWrites,
+): Promise<StoredSubscription | undefined> {
+  const seq = await leaseAttempt(sub, now, sub.cursor);
+  if (seq === undefined) return undefined;
+  const entry = pingEntry(sub.id, sub.cursor, ping);
+  const outcome = await deps.send(sub, entry, await secretOf(sub), pingKey(ping));
+  logs.add(logAttempt(sub, seq, entry, pingKey(ping), 1, outcome, now, deps.now()));
+  const recorded = await recordPing(sub, sub.version + 1, ping.id);
+  if (!recorded) return undefined;
+  return { ...sub, ping: recorded.ping, version: sub.version + 2, leaseUntil: 0, logN: seq, logDay: dayOf(now) };
 }
 
 /** A subscription by its business and id. */
@@ -177,7 +330,10 @@ const refKey = (r: SubscriptionRef): string => `${r.businessId}\u0000${r.id}`;
  * a poller that remembers nothing (another instance, a cold Lambda) reads the
  * subscription instead.
  */
-export type CaughtUpMemory = Map<string, string | null>;
+export type CaughtUpMemory = Map<string, string>;
+
+/** What "caught up" is remembered at: the feed end and where the subscription sorts in `due` (moved by a resume or a ping). */
+const caughtUpAt = (end: string | null, dueAt: number): string => `${end ?? ''}@${dueAt}`;
 
 export interface PollResult {
   /** Subscriptions due now with entries after their cursor: each gets its own lane. */
@@ -196,8 +352,8 @@ export interface PollResult {
  */
 export async function pollDue(now: number, memory: CaughtUpMemory = new Map()): Promise<PollResult> {
   const due = await readDueSubscriptions(now);
-  const dueKeys = new Set(due.map(refKey));
-  for (const key of memory.keys()) if (!dueKeys.has(key)) memory.delete(key);
+  const dueAt = new Map(due.map((d) => [refKey(d), d.dueAt]));
+  for (const key of memory.keys()) if (!dueAt.has(key)) memory.delete(key);
   const byBusiness = new Map<string, string[]>();
   for (const d of due) byBusiness.set(d.businessId, [...(byBusiness.get(d.businessId) ?? []), d.id]);
 
@@ -206,15 +362,15 @@ export async function pollDue(now: number, memory: CaughtUpMemory = new Map()): 
   await eachAtMost(POLL_CONCURRENCY, [...byBusiness], async ([businessId, ids]) => {
     try {
       const end = await changeSource().end(businessId);
-      const unknown = ids.filter((id) => {
-        const key = refKey({ businessId, id });
-        return !(memory.has(key) && memory.get(key) === end);
-      });
+      const at = (id: string): string => caughtUpAt(end, dueAt.get(refKey({ businessId, id })) ?? 0);
+      const unknown = ids.filter((id) => memory.get(refKey({ businessId, id })) !== at(id));
       if (unknown.length === 0) return;
       const subs = await readSubscriptionsById(businessId, unknown);
       for (const sub of subs) {
-        if (!sub || sub.status !== 'active') continue;
-        if (sub.cursor === end) memory.set(refKey(sub), end);
+        if (!sub) continue;
+        if (sub.ping) work.push({ businessId, id: sub.id });
+        else if (sub.status !== 'active') continue;
+        else if (sub.cursor === end) memory.set(refKey(sub), at(sub.id));
         else work.push({ businessId, id: sub.id });
       }
     } catch (error) {

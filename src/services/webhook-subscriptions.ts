@@ -1,6 +1,8 @@
 /**
- * POST/GET/DELETE /webhook_subscriptions (contract §14). Deliveries are the
- * dispatcher's (webhook-dispatcher.ts); this module creates, shows and deletes.
+ * POST/GET/DELETE /webhook_subscriptions (contract §14) and operating one
+ * (contract §26: its delivery log, resume, ping). Deliveries are the
+ * dispatcher's (webhook-dispatcher.ts); this module creates, shows, deletes,
+ * resumes, asks for pings and reads the log.
  */
 import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
@@ -9,13 +11,19 @@ import { seal, open } from '../data/secret-box';
 import { getItem } from '../data/dynamo/table-io';
 import {
   deleteSubscription,
+  pingWrite,
+  readDeliveries,
+  readFirstDeliveryFrom,
   readSubscription,
   readSubscriptions,
+  resumeWrite,
   sealingContext,
   subscriptionPut,
   type StoredSubscription,
 } from '../data/webhook-store';
-import { FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { cursorExpired, FieldError, MESSAGES, notFound, type FieldErrorCollector } from '../domain/errors';
+import { firstShownDay, logPage, type DeliveryAttempt } from '../domain/webhook-deliveries';
+import { pingKey, webhookIdOf } from '../domain/webhooks';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { created, etagOf, ok, type ApiResult } from '../domain/result';
 import { changeSource } from './change-source';
@@ -136,4 +144,101 @@ export async function listSubscriptions(
 export async function removeSubscription(businessId: string, id: string): Promise<ApiResult> {
   await deleteSubscription(businessId, id);
   return { status: 204, body: '' };
+}
+
+export interface ResumeBody {
+  from_cursor?: string;
+}
+
+/**
+ * Resume (contract §26): active again, delivering every entry after
+ * `from_cursor`, or after the last one its receiver acknowledged. The cursor
+ * is checked against the feed's lane counters, read beside the subscription
+ * and the idempotency record (422 malformed, 410 past retention); then one
+ * transaction. Round trips: token, the reads together, the write.
+ */
+export function resumeWebhookSubscription(
+  businessId: string,
+  id: string,
+  body: ResumeBody,
+  fieldErrors: FieldErrorCollector,
+  idempotencyKey: string | undefined,
+  target: RequestTarget,
+): Promise<ApiResult> {
+  fieldErrors.throwIfAny();
+  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  return idempotentCreate(
+    idem,
+    async (idemKey) => {
+      const [sub, check, idempotency] = await Promise.all([
+        readSubscription(businessId, id),
+        changeSource().cursorCheck(businessId),
+        idemKey ? getItem(idemKey) : undefined,
+      ]);
+      return { sub, check, idempotency };
+    },
+    ({ sub, check }) => {
+      if (!sub) throw notFoundError(id);
+      const from = body.from_cursor ?? sub.cursor;
+      const status = from === null ? 'ok' : check(from);
+      if (status === 'invalid' && body.from_cursor !== undefined)
+        throw new FieldError(422, { from_cursor: [MESSAGES.invalid] });
+      if (status === 'expired') throw cursorExpired();
+      const resumed: StoredSubscription = { ...sub, status: 'active', version: sub.version + 1 };
+      return {
+        result: ok(view(resumed), { ETag: etagOf(resumed.id, resumed.version) }),
+        writes: [resumeWrite(sub, body.from_cursor, Date.now())],
+      };
+    },
+  );
+}
+
+const deliveriesLocation = (id: string): string => `${location(id)}/deliveries`;
+
+/**
+ * Ping (contract §26): one `webhook.ping` entry through the subscription's
+ * lane, whatever its types or status; the dispatcher sends it (one attempt,
+ * in the delivery log). One write after the token (and the idempotency record's read when a key is sent).
+ */
+export function pingWebhookSubscription(
+  businessId: string,
+  id: string,
+  idempotencyKey: string | undefined,
+  target: RequestTarget,
+): Promise<ApiResult> {
+  const idem = idempotencyOf(businessId, idempotencyKey, {}, target);
+  const now = Date.now();
+  const ping = { id: `ping_${now.toString(16)}${randomBytes(6).toString('hex')}`, at: new Date(now).toISOString() };
+  return idempotentCreate(
+    idem,
+    async (idemKey) => ({ idempotency: idemKey ? await getItem(idemKey) : undefined }),
+    () => ({
+      result: {
+        status: 202,
+        body: { webhook_id: webhookIdOf(id, pingKey(ping)) },
+        headers: { Location: deliveriesLocation(id) },
+      },
+      writes: [pingWrite(businessId, id, ping, now)],
+    }),
+  );
+}
+
+/**
+ * A page of the delivery log, newest first (contract §26): the subscription
+ * (its newest attempt number) and the first day mark still shown, read
+ * together, then the page's key range. Round trips: token, the two reads, the
+ * page; the cost is one page's items whatever the page number or the log's length.
+ */
+export async function listWebhookDeliveries(
+  businessId: string,
+  id: string,
+  page: PageRequest,
+): Promise<{ entries: DeliveryAttempt[]; total: number }> {
+  const [sub, first] = await Promise.all([
+    readSubscription(businessId, id),
+    readFirstDeliveryFrom(businessId, id, firstShownDay(Date.now())),
+  ]);
+  if (!sub) throw notFoundError(id);
+  const { total, range } = logPage(page, sub.logN, first);
+  return { entries: range ? await readDeliveries(businessId, id, range) : [], total };
 }

@@ -684,9 +684,15 @@ describe('cdk-nag AwsSolutions', () => {
 });
 
 describe('webhook dispatcher', () => {
-  test('may read and update the table (no Put, Delete or Scan), decrypt secrets with its key and queue retries', () => {
+  test('may read and update the table, batch-write delivery log items (no Delete or Scan), decrypt secrets with its key and queue retries', () => {
     expect(dynamoActionsOf(DISPATCHER.name).sort()).toEqual(
-      ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem'].sort(),
+      [
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ].sort(),
     );
     const statements = statementsOf(DISPATCHER.name);
     const actions = statements.flatMap((s) => asArray(s.Action));

@@ -127,6 +127,15 @@ describe('every operation of the document', () => {
     delete shown.secret;
     expect(await client.getWebhookSubscription({ id: subscription.id })).toMatchObject(shown);
     expect((await client.listWebhookSubscriptions()).entries.map((s) => s.id)).toContain(subscription.id);
+    const resumed = await client.resumeWebhookSubscription({ id: subscription.id, body: {} });
+    expect(resumed).toMatchObject({ id: subscription.id, status: 'active' });
+    const { webhook_id } = await client.pingWebhookSubscription({ id: subscription.id });
+    // The ping goes to the discard port: its one attempt is in the log.
+    await pumpSubscription(BUSINESS, subscription.id, Date.now() + 60_000);
+    const log = await client.listWebhookDeliveries({ id: subscription.id });
+    expect(log.entries).toEqual([
+      expect.objectContaining({ webhook_id, type: 'webhook.ping', attempt: 1, result: 'connection failed' }),
+    ]);
     expect(await client.deleteWebhookSubscription({ id: subscription.id })).toBeUndefined();
 
     const csv = 'external_id;first_name;last_name\nx-1;Ida;Import\nx-2;;Blank\n';

@@ -229,6 +229,9 @@ it('Node 22 runs every bundle: one request per route, answers as the sources do'
   add('get-webhook-subscription', 200, { params: { id: subscription } });
   add('delete-webhook-subscription', 204, { params: { id: doomed } }, false);
   add('list-webhook-subscriptions', 200);
+  add('list-webhook-deliveries', 200, { params: { id: subscription } });
+  add('resume-webhook-subscription', 200, { params: { id: subscription }, body: {} }, false);
+  add('ping-webhook-subscription', 202, { params: { id: subscription } }, false);
   add('create-attachment', 201, { params: { id: application }, body: cv }, false);
   add('list-attachments', 200, { params: { id: application } }, false);
   add('get-attachment', 200, { params: { id: application, attachment_id: attachment } });

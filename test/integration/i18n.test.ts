@@ -35,11 +35,14 @@ const FIXTURE = JSON.parse(fs.readFileSync(`${__dirname}/../fixtures/two-locales
 let api: TestApi;
 let token: string;
 let employeeId: string;
+let subscriptionId: string;
 let applicationId: string;
 /** An import cancelled in the setup: its DELETE answers 409 import_finished. */
 let cancelledImport: string;
 /** A change-feed cursor whose following entries TTL removed (contract §13: 410). */
 let expiredCursor: string;
+/** A cursor with changes after it that are all older than retention (their day is past 30 days): resume's 410. */
+let agedCursor: string;
 /** A token of the business without any scope, and one that has expired (contract §15). */
 let scopelessToken: string;
 let expiredToken: string;
@@ -190,6 +193,9 @@ function casesOf(): Case[] {
         'get-employee-payout-field': 'payout_field',
         'get-webhook-subscription': 'webhook_subscription',
         'delete-webhook-subscription': 'webhook_subscription',
+        'list-webhook-deliveries': 'webhook_subscription',
+        'resume-webhook-subscription': 'webhook_subscription',
+        'ping-webhook-subscription': 'webhook_subscription',
         'get-export': 'export',
         'get-import': 'import',
         'delete-import': 'import',
@@ -213,9 +219,37 @@ function casesOf(): Case[] {
         },
       });
     }
+    // Contract §26: resume from a cursor past retention; a ping under a key another request used.
+    if (name === 'resume-webhook-subscription')
+      cases.push({
+        route: name,
+        status: 410,
+        code: 'cursor_expired',
+        request: () =>
+          withToken({ method: 'POST', path: idPath(name, subscriptionId), body: { from_cursor: agedCursor } }),
+        expected: { message: key('cursor_expired', { days: 30 }) },
+      });
+    if (name === 'ping-webhook-subscription')
+      cases.push({
+        route: name,
+        status: 409,
+        code: 'idempotency_key_reused',
+        request: () =>
+          withToken({
+            method: 'POST',
+            path: idPath(name, subscriptionId),
+            headers: { 'idempotency-key': `${REUSED_KEY}-create-employee` },
+          }),
+        expected: { message: key('idempotency_key_reused', noParams) },
+      });
     if (!('request' in route)) continue;
     // Routes with a body: 400 (JSON), 413, 415, 422, and 409 (POST) or 412 (PUT).
-    const existing = (): string => (route.path.includes('applications') ? applicationId : employeeId);
+    const existing = (): string =>
+      route.path.includes('applications')
+        ? applicationId
+        : route.path.includes('webhook_subscriptions')
+          ? subscriptionId
+          : employeeId;
     const bodyPath = (): string => (hasId ? route.path.replace('{id}', existing()) : route.path);
     cases.push(
       {
@@ -313,6 +347,10 @@ function casesOf(): Case[] {
       'create-webhook-subscription': {
         body: { url: 'http://10.0.0.7/hook' },
         fields: { url: [MESSAGES.notAllowed] },
+      },
+      'resume-webhook-subscription': {
+        body: { from_cursor: 'nope' },
+        fields: { from_cursor: [MESSAGES.invalid] },
       },
       'create-export': {
         body: { types: ['payroll'] },
@@ -450,7 +488,9 @@ const firstBody = (route: RouteName): object =>
             ? CV
             : route === 'create-import'
               ? IMPORT
-              : JOB(employeeId);
+              : route === 'resume-webhook-subscription'
+                ? {}
+                : JOB(employeeId);
 const secondBody = (route: RouteName): object =>
   route === 'create-employee-job'
     ? { ...JOB(employeeId), name: 'Other' }
@@ -462,7 +502,9 @@ const secondBody = (route: RouteName): object =>
           ? { ...CV, size: 11 }
           : route === 'create-import'
             ? { ...IMPORT, size: 11 }
-            : { ...firstBody(route), first_name: 'Other' };
+            : route === 'resume-webhook-subscription'
+              ? { from_cursor: 'x' }
+              : { ...firstBody(route), first_name: 'Other' };
 const CV = { file_name: 'cv.pdf', content_type: 'application/pdf', size: 10 };
 const IMPORT = { type: 'employees', format: 'csv', mode: 'validate', size: 10 };
 
@@ -492,11 +534,18 @@ beforeAll(async () => {
       headers: { 'idempotency-key': `${REUSED_KEY}-${route}` },
     });
     expect(first.status).toBe(route === 'create-export' ? 202 : 201);
+    if (route === 'create-webhook-subscription') subscriptionId = first.body.id;
     if (route === 'create-import') {
       cancelledImport = first.body.id;
       expect((await api.request('DELETE', idPath('delete-import', cancelledImport), { token })).status).toBe(204);
     }
   }
+  const resumed = await api.request('POST', idPath('resume-webhook-subscription', subscriptionId), {
+    token,
+    body: firstBody('resume-webhook-subscription'),
+    headers: { 'idempotency-key': `${REUSED_KEY}-resume-webhook-subscription` },
+  });
+  expect(resumed.status).toBe(200);
   const attachment = await api.request('POST', idPath('create-attachment', applicationId), {
     token,
     body: CV,
@@ -534,6 +583,16 @@ beforeAll(async () => {
   expiredCursor = encodeCursor(
     business,
     Array.from({ length: LANE_COUNT }, (_, lane) => (lane === 0 ? n + 1 : 0)),
+  );
+  // Two changes 40 days ago, as their writer appended them then, in a lane that had none; stopped after the first.
+  const counters = await readLaneCounters(business);
+  const empty = counters.findIndex((c) => c.n === 0);
+  const long = Date.now() - 40 * 24 * 60 * 60 * 1000;
+  const aged = { ...old, occurred_at: new Date(long).toISOString() };
+  await transactWrite(feedAppendWrites(business, { lane: empty, n: 0, days: {} }, [aged, aged], long));
+  agedCursor = encodeCursor(
+    business,
+    counters.map((c, lane) => (lane === empty ? 1 : c.n)),
   );
 });
 

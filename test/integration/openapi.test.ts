@@ -130,8 +130,8 @@ describe('the document', () => {
   });
 
   it('carries every registry schema a route refers to as a component (no hand-written copies), decimals also as multipleOf', () => {
-    // + the body of a webhook delivery (the document's `webhooks`) and the kinds of change entry it is one of
-    const referenced = new Set(['ErrorBody', 'FieldErrors', 'ChangeEntry', ...CHANGE_KINDS]);
+    // + the bodies of webhook deliveries (the document's `webhooks`): a change (of its kinds), a ping
+    const referenced = new Set(['ErrorBody', 'FieldErrors', 'ChangeEntry', ...CHANGE_KINDS, 'WebhookPingEntry']);
     for (const route of ROUTES) {
       if ('request' in route) referenced.add(route.request);
       if ('response' in route) referenced.add(route.response);
@@ -309,7 +309,15 @@ describe('the document', () => {
       const statuses = Object.keys(op.responses).map(Number);
       const hasBody = 'request' in route;
       const expected = new Set<number>([429, 500]);
-      expected.add('accepted' in route ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200);
+      expected.add(
+        'accepted' in route
+          ? 202
+          : route.method === 'POST' && !('acts' in route)
+            ? 201
+            : route.method === 'DELETE'
+              ? 204
+              : 200,
+      );
       if (route.auth) [401, 403].forEach((s) => expected.add(s));
       else expected.add(406);
       if (route.path.includes('{')) expected.add(404);
@@ -331,9 +339,11 @@ describe('the document', () => {
         });
       }
       const accepted = 'accepted' in route;
-      const success = op.responses[accepted ? '202' : route.method === 'POST' ? '201' : '200']!;
+      // A POST that acts on an existing record answers 200 with it (its ETag, no Location).
+      const creates = route.method === 'POST' && !('acts' in route);
+      const success = op.responses[accepted ? '202' : creates ? '201' : '200']!;
       if (accepted) expect(Object.keys(success.headers ?? {})).toEqual(expect.arrayContaining(['Location']));
-      else if (route.method === 'POST')
+      else if (creates)
         expect(Object.keys(success.headers ?? {})).toEqual(expect.arrayContaining(['Location', 'ETag']));
       if ('list' in route && route.list) expect(success.headers).toHaveProperty('Link');
       else if ('etag' in route && route.etag === false) expect(success.headers).not.toHaveProperty('ETag');

@@ -1,6 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import demo from '../../fixtures/demo.json';
-import { useChangeSource, type ChangeSource, type FeedEntry } from '../../src/services/change-source';
+import {
+  useChangeSource,
+  type ChangeSource,
+  type CursorStatus,
+  type FeedEntry,
+} from '../../src/services/change-source';
 // Wired first (the handlers import it too), so the scripted feed set in beforeAll replaces the real one.
 import '../../src/services/feed-wiring';
 import {
@@ -8,6 +13,7 @@ import {
   pollDue,
   pumpSubscription,
   type CaughtUpMemory,
+  type DeliveredEntry,
   type DispatchDeps,
 } from '../../src/services/webhook-dispatcher';
 import { dynamoStats } from '../../src/data/dynamo/client';
@@ -31,10 +37,20 @@ class ScriptedFeed implements ChangeSource {
     this.entries.set(businessId, [...(this.entries.get(businessId) ?? []), entry]);
     return entry;
   }
-  readAfter(businessId: string, cursor: string | null, limit: number): Promise<{ entries: FeedEntry[] }> {
+  readAfter(
+    businessId: string,
+    cursor: string | null,
+    limit: number,
+  ): Promise<{ entries: FeedEntry[]; keys: string[] }> {
     if (this.broken.has(businessId)) return Promise.reject(new Error(`feed of ${businessId} unavailable`));
     const all = this.entries.get(businessId) ?? [];
-    return Promise.resolve({ entries: all.filter((e) => cursor === null || e.cursor > cursor).slice(0, limit) });
+    const entries = all.filter((e) => cursor === null || e.cursor > cursor).slice(0, limit);
+    // One lane: an entry's cursor names it whatever the reading started from.
+    return Promise.resolve({ entries, keys: entries.map((e) => e.cursor) });
+  }
+  cursorCheck(businessId: string): Promise<(cursor: string) => CursorStatus> {
+    const known = new Set((this.entries.get(businessId) ?? []).map((e) => e.cursor));
+    return Promise.resolve((cursor) => (known.has(cursor) ? 'ok' : 'invalid'));
   }
   /** Feed ends being read right now, and the most read at once. */
   endsInFlight = 0;
@@ -50,14 +66,14 @@ class ScriptedFeed implements ChangeSource {
 const feed = new ScriptedFeed();
 let api: TestApi;
 const tokens: Record<string, string> = {};
-const sent: { subscription: string; entry: FeedEntry }[] = [];
+const sent: { subscription: string; entry: DeliveredEntry }[] = [];
 const saved = { ...process.env };
 
 const deps = (): DispatchDeps => ({
   ...defaultDeps(),
   send: (sub, entry) => {
     sent.push({ subscription: sub.id, entry });
-    return Promise.resolve({ ok: true });
+    return Promise.resolve({ ok: true, status: 200 });
   },
 });
 

@@ -132,6 +132,19 @@ const SAMPLES: Record<TokenRouteName, (ids: SampleIds) => SampleRequest> = {
   }),
   'list-webhook-subscriptions': () => ({ method: 'GET', path: `${API}/webhook_subscriptions?per_page=5` }),
   'get-webhook-subscription': (ids) => ({ method: 'GET', path: `${API}/webhook_subscriptions/${ids.subscription}` }),
+  'list-webhook-deliveries': (ids) => ({
+    method: 'GET',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/deliveries`,
+  }),
+  'resume-webhook-subscription': (ids) => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/resume`,
+    body: {},
+  }),
+  'ping-webhook-subscription': (ids) => ({
+    method: 'POST',
+    path: `${API}/webhook_subscriptions/${ids.subscription}/ping`,
+  }),
   'create-export': () => ({
     method: 'POST',
     path: `${API}/exports`,
@@ -239,4 +252,4 @@ export async function exportDone(api: TestApi, token: string, id: string): Promi
 
 /** The status a sample answers when admitted: 201 for a create (202 for one that starts work), 204 for a delete, else 200. */
 export const successStatus = (route: RouteDefinition): number =>
-  route.accepted ? 202 : route.method === 'POST' ? 201 : route.method === 'DELETE' ? 204 : 200;
+  route.accepted ? 202 : route.method === 'POST' && !route.acts ? 201 : route.method === 'DELETE' ? 204 : 200;

@@ -38,6 +38,9 @@ const built: Record<string, Key> = {
   'list map': { ...keys.listMap('<bid>', '<list>', 0, 0), SK: '<superblock>#<shard>' },
   'webhook subscription': keys.webhookSubscription('<bid>', '<id>'),
   'webhook subscription count': keys.webhookSubscriptionCount('<bid>'),
+  // Attempt sequences are zero-padded; the doc names them <seq>.
+  'webhook delivery': { ...keys.webhookDelivery('<bid>', '<id>', 0), SK: '<seq>' },
+  'webhook delivery day': keys.webhookDeliveryDay('<bid>', '<id>', 'd<YYYYMMDD>'),
   // Sequences are zero-padded; the doc names them <seq>.
   'feed entry': keys.feedEntry('<bid>', '<lane>', '<seq>'),
   // Lanes are zero-padded; the doc names them <lane>.

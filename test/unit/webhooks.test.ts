@@ -49,7 +49,7 @@ describe('afterAttempt', () => {
 
   it('a success moves the cursor to the entry and resets the attempts', () => {
     const failed = afterAttempt(fresh, 'c1', fail, 0, [1]);
-    expect(afterAttempt(failed, 'c1', { ok: true }, 5, [1])).toMatchObject({
+    expect(afterAttempt(failed, 'c1', { ok: true, status: 200 }, 5, [1])).toMatchObject({
       cursor: 'c1',
       attempts: 0,
       nextAttemptAt: 0,

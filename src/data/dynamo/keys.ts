@@ -35,6 +35,8 @@ export const IMPORTS_IN_PROGRESS = 'IMPORTS_IN_PROGRESS';
 
 /** Feed sequences are zero-padded so they sort numerically. */
 export const FEED_SEQ_DIGITS = 12;
+/** Delivery attempt sequences are zero-padded so they sort numerically (before the day marks, `d...`). */
+export const DELIVERY_SEQ_DIGITS = 12;
 /** Lane numbers in the sort keys of the lane counters, zero-padded so a kind's lanes are one key range. */
 const FEED_LANE_DIGITS = 3;
 
@@ -93,6 +95,20 @@ export const keys = {
   }),
   /** How many subscriptions the business has (`n`): what caps them at 20 (see webhook-store). */
   webhookSubscriptionCount: (businessId: string): Key => ({ PK: `${biz(businessId)}#webhook-count`, SK: 'N' }),
+  /**
+   * One subscription's delivery log (contract §26): its attempts by zero-padded attempt sequence, and beside
+   * them (sorting after every digit) the day marks `d<YYYYMMDD>`, the first sequence of each day.
+   */
+  webhookDeliveries: (businessId: string, subscriptionId: string): string =>
+    `${biz(businessId)}#webhook-deliveries#${subscriptionId}`,
+  webhookDelivery: (businessId: string, subscriptionId: string, seq: number | string): Key => ({
+    PK: `${biz(businessId)}#webhook-deliveries#${subscriptionId}`,
+    SK: typeof seq === 'number' ? String(seq).padStart(DELIVERY_SEQ_DIGITS, '0') : seq,
+  }),
+  webhookDeliveryDay: (businessId: string, subscriptionId: string, day: string): Key => ({
+    PK: `${biz(businessId)}#webhook-deliveries#${subscriptionId}`,
+    SK: day,
+  }),
   /** An application's attachments share one partition (ids sort by creation), with its count at ATTACHMENT_COUNT_SK. */
   attachments: (businessId: string, applicationId: string): string =>
     `${biz(businessId)}#application#${applicationId}#attachments`,
