@@ -11,9 +11,9 @@ describe('src/openapi/prose', () => {
     expect(readFileSync(PROSE_MODULE, 'utf8')).toBe(generateProse());
   });
 
-  it('describes every operation of the route table and nothing else but the webhook delivery', () => {
+  it('describes every operation of the route table and nothing else but the webhook deliveries (a change, a ping)', () => {
     const keys = Object.keys(proseSections('operations')).sort();
-    expect(keys).toEqual([...ROUTES.map((route) => route.name), 'receive-change'].sort());
+    expect(keys).toEqual([...ROUTES.map((route) => route.name), 'receive-change', 'receive-ping'].sort());
   });
 
   it('fills every placeholder and refuses a missing or an unused value', () => {
