@@ -123,6 +123,19 @@ describe("a token's limit", () => {
       policy: '"token";q=5;w=10, "business";q=100000;w=10',
       state: expect.stringMatching(/^"token";r=0;t=([1-9]|10), "business";r=\d+;t=\d+$/),
     });
+    // Refused again by what this instance counts (before the pipeline, src/http/auth.ts): the same answer.
+    for (const again of answers.slice(6)) {
+      expect(again.body).toEqual({
+        ...refused.body,
+        message: expect.stringMatching(/^This token exceeded its rate limit of 5 requests per 10 seconds/),
+        request_id: expect.any(String),
+      });
+      expect(fields(again)).toEqual(fields(refused));
+      expect(again.headers.get('retry-after')).toMatch(/^([1-9]|1[01])$/);
+      for (const name of ['content-type', 'content-language', 'cache-control', 'x-content-type-options'])
+        expect([name, again.headers.get(name)]).toEqual([name, refused.headers.get(name)]);
+      expect(again.headers.get('x-request-id')).toBe((again.body as { request_id: string }).request_id);
+    }
     // Retry-After is true: a second before it passes the window admits nothing or says 1 s; then it admits.
     advanceClock((retryAfter - 1) * 1000);
     const early = await get(token);
