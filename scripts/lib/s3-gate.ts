@@ -11,6 +11,12 @@
  * It also honours If-Match on GET and HEAD (in the header, or signed into a
  * presigned URL's query), which s3rver ignores: bytes whose ETag is not the
  * one asked for are never passed on (412 PreconditionFailed).
+ * Nothing of a body is read before the request is let in (the signature from
+ * its headers, a POST's policy from the fields before its file); a refused
+ * body is left unread. An admitted one is read a chunk at a time into a
+ * private spool file (scripts/lib/s3-gate-body.ts), at most
+ * MAX_CONCURRENT_UPLOADS at once, checked as it arrives (its size, its
+ * claimed SHA-256), and only then passed to s3rver whole.
  */
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
