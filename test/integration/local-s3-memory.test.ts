@@ -54,15 +54,21 @@ const memory = async (): Promise<{ rss: number; peak: number }> => {
   return JSON.parse(await answer) as { rss: number; peak: number };
 };
 
-/** A PUT of `body` with no signature, as a plain HTTP client sends it (no 100-continue): its status. */
+/**
+ * A PUT of `body` with no signature, as a plain HTTP client sends it (no 100-continue): its status. Once answered,
+ * the client stops sending (the gate reads no more of it either way).
+ */
 const unsignedPut = (key: string, body: Buffer): Promise<number> =>
   new Promise((resolve, reject) => {
     const req = request(`${endpoint}/${bucket}/${key}`, { method: 'PUT', headers: { 'content-length': body.length } });
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
     req.on('error', reject);
+    req.on('response', (res) => {
+      const answered = (): void => {
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      };
+      res.on('error', answered).on('end', answered).resume();
+    });
     req.end(body);
   });
 
