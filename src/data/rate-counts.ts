@@ -167,12 +167,8 @@ export function admit(
   own: RatePolicy | undefined,
   now = Date.now(),
 ): RateDecision {
-  const business =
-    businesses.get(businessId) ??
-    keepAtMost(businesses, MAX_SUBJECTS, businessId, {
-      key: rateCounter.businessKey(businessId),
-      counts: new Counts(),
-    });
+  const newBusiness = (): Business => ({ key: rateCounter.businessKey(businessId), counts: new Counts() });
+  const business = businesses.get(businessId) ?? keepAtMost(businesses, MAX_SUBJECTS, businessId, newBusiness());
   let token = tokens.get(tokenHash);
   if (!token || token.business !== business) {
     const key = rateCounter.tokenKey(businessId, tokenHash);
