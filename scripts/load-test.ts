@@ -11,7 +11,7 @@
  * the share of pauses;
  * src/data/dynamo/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
- *   LOAD_SCENARIO=one-business runs only the one-business scenario,
+ *   LOAD_SCENARIO=one-business runs only the one-business scenario, LOAD_SCENARIO=isolation only the isolation one,
  *   LOAD_ONE_KINDS (default applications,employees): what its writers create, one kind after the other,
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts),
@@ -110,6 +110,13 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (process.env.LOAD_SCENARIO === 'isolation') {
+    const isolation = await runIsolation(url, demo);
+    for (const line of [...isolationReport(isolation), ...isolation.problems]) console.log(line);
+    server.close();
+    await dynamo.stop();
+    process.exit(isolation.problems.length ? 1 : 0);
+  }
   const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
 
   // A seed employee so job creation and reads have a target.

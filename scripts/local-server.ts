@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configOf } from '../src/data/business-store';
 import { business } from '../src/data/entities/business';
+import { rateCountsSent } from '../src/data/rate-counts';
 import { getItem } from '../src/data/dynamo/table-io';
 import { issueToken, lookupToken } from '../src/data/token-store';
 import { SCOPES } from '../src/domain/scopes';
@@ -133,6 +134,8 @@ async function main(): Promise<void> {
     stopping = true;
     server?.close();
     clearInterval(watchdog);
+    // What this process admitted is stored before DynamoDB stops (a sync a second at most).
+    await rateCountsSent(3000);
     await forked?.stop();
     await stopDispatcher();
     await stopEffectiveDates();

@@ -12,6 +12,7 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import type { Server } from 'node:http';
+import { rateCountsSent } from '../../src/data/rate-counts';
 
 export const MAX_INSTANCES = 16;
 
@@ -39,7 +40,8 @@ export async function serveInstance(server: Server): Promise<void> {
   });
   const stop = (): void => {
     server.close();
-    process.exit(0);
+    // The counts this instance admitted reach the other instances first (a sync a second at most).
+    void rateCountsSent(3000).then(() => process.exit(0));
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);

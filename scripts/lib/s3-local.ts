@@ -44,7 +44,12 @@ export async function startS3Local(options: { path?: string; port?: number } = {
   internal.httpServer = await internal.listen(socket);
   const endpoint = `http://127.0.0.1:${port}`;
   const sdk = new S3Client(localS3Config(endpoint));
-  const gate = createS3Gate({ ...LOCAL_S3_CREDENTIALS, sha256: sdk.config.sha256, now: Date.now }, socket);
+  // The socket's private folder also holds the bodies on their way through the gate.
+  const gate = createS3Gate(
+    { ...LOCAL_S3_CREDENTIALS, sha256: sdk.config.sha256, now: Date.now },
+    socket,
+    socketDirectory,
+  );
   sdk.destroy();
   await new Promise<void>((resolve, reject) => {
     gate.once('error', reject);

@@ -6,7 +6,7 @@
  * (@smithy/signature-v4, the one the SDK signs with) and compared in constant
  * time; nothing here derives a key or an HMAC by hand.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /** A refusal in S3's terms: the XML error's code and message, and its status. */
@@ -39,7 +39,6 @@ export interface IncomingS3Request {
   readonly query: Query;
   /** Lower-case names. */
   readonly headers: Record<string, string | undefined>;
-  readonly body: Buffer;
 }
 
 export interface Verifier {
@@ -139,15 +138,8 @@ async function verifyHeaderSignature(v: Verifier, request: IncomingS3Request): P
       'RequestTimeTooSkewed',
       'The difference between the request time and the current time is too large.',
     );
-  const payloadHash = request.headers['x-amz-content-sha256'];
-  if (!payloadHash)
+  if (!request.headers['x-amz-content-sha256'])
     return refusal(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256');
-  if (/^[0-9a-f]{64}$/.test(payloadHash) && createHash('sha256').update(request.body).digest('hex') !== payloadHash)
-    return refusal(
-      400,
-      'XAmzContentSHA256Mismatch',
-      "The provided 'x-amz-content-sha256' header does not match what was computed.",
-    );
   const headers = signedHeadersOf(request, signedList!);
   if (isRefusal(headers)) return headers;
   const signed = await signerFor(v, scope.region).sign(requestFor(request, request.query, headers), {
@@ -217,9 +209,24 @@ async function verifyQuerySignature(v: Verifier, request: IncomingS3Request): Pr
     : MISMATCH;
 }
 
+/** The body's SHA-256 a header-signed request claims (hex), if it claims one: the body is checked against it. */
+export const claimedPayloadHash = (headers: Record<string, string | undefined>): string | undefined => {
+  const claimed = headers.authorization === undefined ? undefined : headers['x-amz-content-sha256'];
+  return claimed !== undefined && /^[0-9a-f]{64}$/.test(claimed) ? claimed : undefined;
+};
+
+export const PAYLOAD_MISMATCH = refusal(
+  400,
+  'XAmzContentSHA256Mismatch',
+  "The provided 'x-amz-content-sha256' header does not match what was computed.",
+);
+
 /**
  * A request authenticated in the header or the query (S3 allows one of the
- * two), or a refusal; an anonymous one is refused: the local bucket is
+ * two), or a refusal, from its method, path, query and headers: the signature
+ * covers the body's claimed hash, not the body, so this needs none of it;
+ * the body is checked against that hash as it is read (claimedPayloadHash). A
+ * request that is neither is refused; an anonymous one is refused: the local bucket is
  * private, as the deployed one is.
  */
 export async function verifySignedRequest(v: Verifier, request: IncomingS3Request): Promise<S3Refusal | undefined> {
@@ -254,14 +261,15 @@ type Condition = Record<string, unknown> | unknown[];
  * Why a POST policy does not admit this form (S3's "Invalid according to
  * Policy" reasons), or undefined when it does: every condition holds for the
  * form's fields (names in any letter case; `$bucket` is the URL's bucket),
- * the file's size is inside every `content-length-range`, and every field
- * but the exempt ones is named by a condition.
+ * the file's size is inside every `content-length-range` (not checked while
+ * the size is undefined: the fields are checked before the file is read),
+ * and every field but the exempt ones is named by a condition.
  */
 export function policyProblem(
   conditions: readonly Condition[],
   fields: ReadonlyMap<string, string>,
   bucket: string,
-  fileSize: number,
+  fileSize: number | undefined,
 ): string | undefined {
   const valueOf = (name: string): string | undefined => (name === 'bucket' ? bucket : fields.get(name));
   const named = fields.get('bucket');
@@ -274,7 +282,7 @@ export function policyProblem(
       const [op, a, b] = condition;
       if (op === 'content-length-range') {
         if (typeof a !== 'number' || typeof b !== 'number') return `Invalid condition: ${shown}`;
-        if (fileSize < a || fileSize > b) return failed;
+        if (fileSize !== undefined && (fileSize < a || fileSize > b)) return failed;
         continue;
       }
       if ((op !== 'eq' && op !== 'starts-with') || typeof a !== 'string' || !a.startsWith('$') || typeof b !== 'string')
@@ -296,17 +304,24 @@ export function policyProblem(
   return extra.length ? `Extra input fields: ${extra.join(', ')}` : undefined;
 }
 
+/** A POST policy that admits a form's fields: what it says of the file's size, checked once the file is read. */
+export interface AdmittedPost {
+  /** The largest file every `content-length-range` admits. */
+  readonly maxFileBytes: number;
+  readonly sizeRefusal: (fileSize: number) => S3Refusal | undefined;
+}
+
 /**
- * A browser POST upload: the policy must be there, signed with this server's
- * key, unexpired, and admit the form (policyProblem). `fields`: every field
- * before the file, names lower-cased (duplicates are refused by the caller).
+ * A browser POST upload, before its file is read: the policy must be there,
+ * signed with this server's key, unexpired, and admit the form's fields
+ * (policyProblem). `fields`: every field before the file, names lower-cased
+ * (duplicates are refused by the caller).
  */
 export async function verifyPostPolicy(
   v: Verifier,
   fields: ReadonlyMap<string, string>,
   bucket: string,
-  fileSize: number,
-): Promise<S3Refusal | undefined> {
+): Promise<S3Refusal | AdmittedPost> {
   const policy = fields.get('policy');
   if (policy === undefined) return denied('Access Denied: the form has no policy');
   if (!fields.has('key')) return refusal(400, 'InvalidArgument', "Bucket POST must contain a field named 'key'.");
@@ -328,6 +343,16 @@ export async function verifyPostPolicy(
   if (Number.isNaN(expiration) || !Array.isArray(document.conditions))
     return refusal(400, 'InvalidPolicyDocument', 'Invalid Policy: it needs an expiration and conditions.');
   if (expiration < v.now()) return denied('Invalid according to Policy: Policy expired.');
-  const problem = policyProblem(document.conditions as Condition[], fields, bucket, fileSize);
-  return problem ? denied(`Invalid according to Policy: ${problem}`) : undefined;
+  const conditions = document.conditions as Condition[];
+  const problemFor = (fileSize: number | undefined): S3Refusal | undefined => {
+    const problem = policyProblem(conditions, fields, bucket, fileSize);
+    return problem ? denied(`Invalid according to Policy: ${problem}`) : undefined;
+  };
+  const fieldsRefusal = problemFor(undefined);
+  if (fieldsRefusal) return fieldsRefusal;
+  const ranges = conditions.filter((c): c is unknown[] => Array.isArray(c) && c[0] === 'content-length-range');
+  return {
+    maxFileBytes: Math.min(Infinity, ...ranges.map((c) => Number(c[2]))),
+    sizeRefusal: problemFor,
+  };
 }

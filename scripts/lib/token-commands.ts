@@ -6,7 +6,7 @@
 import { say, type AdminIo } from './admin-io';
 import { parseCommandArgs } from './parse-command';
 import { SCOPES, isScope, type Scope } from '../../src/domain/scopes';
-import { parseRatePolicy, type RatePolicy } from '../../src/domain/rate-window';
+import { isValidRatePolicy, RATE_LIMIT_BOUNDS, type RatePolicy } from '../../src/domain/rate-window';
 import { GRANT_TYPES, isGrantType, type FieldGrants, type GrantType } from '../../src/domain/token-view';
 import { isTypeField, TYPE_FIELDS } from '../../src/services/token-view';
 import { readBusinessConfig } from '../../src/data/business-store';
@@ -20,6 +20,16 @@ import {
 } from '../../src/data/token-store';
 
 export const MAX_TOKEN_NAME_LENGTH = 64;
+
+/** `N/W` as `--rate-limit` takes it, or one line saying what is wrong. */
+export function parseRatePolicy(text: string): RatePolicy | string {
+  const m = /^(\d{1,7})\/(\d{1,5})$/.exec(text.trim());
+  const { requests: n, windowSeconds: w } = RATE_LIMIT_BOUNDS;
+  const expected = `N/W: N requests (${n.min}..${n.max}) per W seconds (${w.min}..${w.max}), e.g. 600/60`;
+  if (!m) return `expected ${expected}, got ${JSON.stringify(text)}`;
+  const policy = { requests: Number(m[1]), windowSeconds: Number(m[2]) };
+  return isValidRatePolicy(policy) ? policy : `out of range: expected ${expected}, got ${text}`;
+}
 
 export const TOKEN_USAGE = [
   '       npm run admin -- token create BUSINESS_ID [--scopes S1,S2] [--expires-in-days N] [--name NAME] [--rate-limit N/W]',

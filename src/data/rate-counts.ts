@@ -18,42 +18,32 @@ import {
 } from '../domain/rate-window';
 import { besideRequest, db } from './dynamo/client';
 import { tableName } from './config';
+import { runWithDeadline } from './deadline';
 import { rateCounter, type BusinessRateLimits } from './entities/rate-counter';
 import type { Key } from './dynamo/keys';
 import { updateOf } from './dynamo/update-expression';
 
 /**
- * Rate counts of this instance (contract §18, docs/rate-limits.md): a Lambda
- * instance or a process of `INSTANCES=N npm start` adds the requests it admits
- * to the token's and the business's counter items, one UpdateItem per item and
- * second at most (`ADD`, answered with the whole item: every instance's
- * counts), sent beside the request's own calls (besideRequest) and never waited
- * for. It decides on src/domain/rate-window.ts Counts. A refusal sends nothing.
- * Each sync carries this instance's mark (its name and the sync's tag) and a
- * condition on it, so a request is counted once however a sync fails.
+ * Rate counts of this instance (contract §18, docs/rate-limits.md): a Lambda instance (or `INSTANCES=N npm start`
+ * process) adds the requests it admits to the token's and the business's counter items, one UpdateItem per item and
+ * second at most (`ADD`, answered with every instance's counts), sent beside the request's calls and never waited
+ * for; it decides on src/domain/rate-window.ts Counts. A refusal sends nothing. Each sync carries this instance's
+ * mark and a condition on it: a request is counted once however a sync fails.
  */
 
-/** This instance's clock for counting: tests move it on (a window passes without being waited for). */
-let skewMs = 0;
-const clock = (): number => Date.now() + skewMs;
-export const advanceRateClock = (ms: number): void => void (skewMs += ms);
-
-/** This instance's name on the counter items it syncs (48 random bits: instances never share one). */
+/** This instance's name on the items it syncs (48 random bits); sync tags increase and are the time they were given. */
 const INSTANCE = randomBytes(6).toString('base64url');
 let lastSeq = 0;
-/** Sync tags: increasing in this process, and the time they were given (what makes a stale mark). */
 const nextSeq = (now: number): number => (lastSeq = Math.max(lastSeq + 1, Math.floor(now)));
 
 /** Bounds memory on an instance serving many tokens: the least recently added subject is forgotten first. */
 const MAX_SUBJECTS = 10_000;
-
-/** A token or a business, as this instance counts it. */
+/** A token or a business, as this instance counts it; `marks`: the instances' its last answer showed. */
 interface Subject {
   readonly key: Key;
   readonly counts: Counts;
   syncing?: Promise<unknown>;
   timer?: NodeJS.Timeout;
-  /** The instances' marks its last answer showed (a sync removes the stale ones). */
   marks?: ReadonlyMap<string, number>;
 }
 /** Its limits as import stored them on its counter item: undefined until a sync answered. */
@@ -63,26 +53,28 @@ type Token = Subject & { readonly businessId: string; readonly business: Busines
 
 const tokenPolicy = (t: Token): RatePolicy => t.own ?? t.business.limits?.tokenLimit ?? DEFAULT_TOKEN_RATE_LIMIT;
 const businessPolicy = (b: Business): RatePolicy => b.limits?.limit ?? DEFAULT_BUSINESS_RATE_LIMIT;
-
 const businesses = new Map<string, Business>();
 const tokens = new Map<string, Token>();
 
 /**
- * How many tokens and businesses this instance has counts of that are not known stored yet (unsent, or sent by a
- * sync not answered): what a test waits to reach 0 instead of sleeping through sync intervals.
+ * Once every count this instance admitted is known stored (its syncs, going out on their own, answered), or
+ * `withinMs` passed: what a process that stops waits for, so that the other instances see what it admitted.
  */
-export const unsentRateCounts = (): number =>
-  [...businesses.values(), ...tokens.values()].filter((s) => s.syncing !== undefined || s.counts.unsent).length;
+export async function rateCountsSent(withinMs = Infinity): Promise<void> {
+  const until = Date.now() + withinMs;
+  const unsent = (s: Subject): boolean => s.syncing !== undefined || s.counts.unsent;
+  while (Date.now() < until && [...businesses.values(), ...tokens.values()].some(unsent))
+    await new Promise((resolve) => setTimeout(resolve, SYNC_INTERVAL_MS / 50));
+}
 
 /**
- * One UpdateItem: this instance's unsent counts (and those of its syncs in doubt) added and its mark set, slices
- * out of every window and marks of instances gone quiet removed, the token item's expiry moved on (an idle token's
- * counts expire; the business item keeps its limits), the whole item back. Applied only where the item's mark of
- * this instance is older than every count it carries; else refused with the item as it is, which tells which of
- * this instance's syncs were stored: either way an answer.
+ * One UpdateItem: the unsent counts (and those of syncs in doubt) added, the mark set, stale slices and marks
+ * removed, a token item's expiry moved on; the whole item back. Applied only where this instance's mark is older
+ * than every count it carries; else refused with the item, whose mark tells which sync was stored: either way an
+ * answer.
  */
 async function send(subject: Subject, policy: RatePolicy, expires: boolean): Promise<Record<string, unknown>> {
-  const now = clock();
+  const now = Date.now();
   const sync = subject.counts.beginSync(now, nextSeq(now));
   const mark = rateCounter.markAttribute(INSTANCE);
   const update = updateOf(
@@ -99,30 +91,30 @@ async function send(subject: Subject, policy: RatePolicy, expires: boolean): Pro
         ...staleMarks(subject.marks ?? new Map(), policy, now).filter((name) => name !== mark),
       ],
     },
-    // `applies` (src/domain/rate-window.ts) as DynamoDB evaluates it.
+    // A sync already applied (its answer lost) or overtaken by a later one adds nothing (rate-window.ts Sync).
     {
       expression: 'attribute_not_exists(#mark) OR #mark < :since',
       names: { '#mark': mark },
       values: { ':since': sync.since },
     },
   );
-  let item: Record<string, unknown>;
-  let landed = sync.seq;
+  let [item, landed]: [Record<string, unknown>, number] = [{}, sync.seq];
   try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: subject.key,
-        ...update,
-        ReturnValues: 'ALL_NEW',
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-      { abortSignal: AbortSignal.timeout(SYNC_INTERVAL_MS) }, // given up after a sync interval
+    // Given up after a sync interval: its own deadline, not its request's (a sync retried on a timer outlives it).
+    const out = await runWithDeadline(SYNC_INTERVAL_MS, () =>
+      db().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: subject.key,
+          ...update,
+          ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      ),
     );
     item = out.Attributes ?? {};
   } catch (error) {
-    // Refused with the item: the mark there names the sync of this instance that was stored. Any other failure:
-    // the outcome is unknown, and the next sync carries these counts again (Counts.beginSync).
+    // Refused: the item's mark names the sync that was stored. Else unknown: the next sync carries these counts.
     const stored = (error as { name?: string; Item?: Record<string, AttributeValue> }).Item;
     const refused = (error as Error).name === 'ConditionalCheckFailedException' && stored ? unmarshall(stored) : {};
     const markFound = rateCounter.marksOf(refused).get(mark);
@@ -137,7 +129,7 @@ async function send(subject: Subject, policy: RatePolicy, expires: boolean): Pro
 /** Sends the unsent counts beside the request if a second has passed since the last sync; else once it has. */
 function syncWhenDue(subject: Subject, sync: () => Promise<unknown>): void {
   if (subject.syncing || !subject.counts.unsent) return;
-  const now = clock();
+  const now = Date.now();
   if (!subject.counts.due(now)) {
     const retry = (): void => void ((subject.timer = undefined), syncWhenDue(subject, sync));
     subject.timer ??= setTimeout(retry, subject.counts.lastSyncAt + SYNC_INTERVAL_MS - now).unref();
@@ -153,12 +145,7 @@ function syncWhenDue(subject: Subject, sync: () => Promise<unknown>): void {
 }
 
 /** A request's standing against both limits. */
-export interface RateDecision {
-  readonly admitted: boolean;
-  readonly businessId: string;
-  readonly token: PolicyState;
-  readonly business: PolicyState;
-}
+export type RateDecision = { admitted: boolean; businessId: string; token: PolicyState; business: PolicyState };
 
 function decide(token: Token, now: number): RateDecision {
   const t = token.counts.state(tokenPolicy(token), now);
@@ -167,30 +154,26 @@ function decide(token: Token, now: number): RateDecision {
 }
 
 /** Before the token is read: the refusal of a token this instance counts full (no DynamoDB call), if it is. */
-export function knownRefusal(tokenHash: string, now = clock()): RateDecision | undefined {
+export function knownRefusal(tokenHash: string, now = Date.now()): RateDecision | undefined {
   const token = tokens.get(tokenHash);
-  if (!token) return undefined;
-  const decision = decide(token, now);
-  return decision.admitted ? undefined : decision;
+  const decision = token && decide(token, now);
+  return decision?.admitted === false ? decision : undefined;
 }
 
 /** A verified token's request: admitted and counted (synced beside the request when due), or refused. */
-export function admit(tokenHash: string, businessId: string, own: RatePolicy | undefined, now = clock()): RateDecision {
-  const business =
-    businesses.get(businessId) ??
-    keepAtMost(businesses, MAX_SUBJECTS, businessId, {
-      key: rateCounter.businessKey(businessId),
-      counts: new Counts(),
-    });
+export function admit(
+  tokenHash: string,
+  businessId: string,
+  own: RatePolicy | undefined,
+  now = Date.now(),
+): RateDecision {
+  const newBusiness = (): Business => ({ key: rateCounter.businessKey(businessId), counts: new Counts() });
+  const business = businesses.get(businessId) ?? keepAtMost(businesses, MAX_SUBJECTS, businessId, newBusiness());
   let token = tokens.get(tokenHash);
-  if (!token || token.business !== business)
-    token = keepAtMost(tokens, MAX_SUBJECTS, tokenHash, {
-      key: rateCounter.tokenKey(businessId, tokenHash),
-      counts: new Counts(),
-      businessId,
-      business,
-      own,
-    });
+  if (!token || token.business !== business) {
+    const key = rateCounter.tokenKey(businessId, tokenHash);
+    token = keepAtMost(tokens, MAX_SUBJECTS, tokenHash, { key, counts: new Counts(), businessId, business, own });
+  }
   token.own = own;
   const before = decide(token, now);
   if (!before.admitted) return before;
@@ -208,13 +191,12 @@ export function admit(tokenHash: string, businessId: string, own: RatePolicy | u
 }
 
 /**
- * The token's standing for the answer's RateLimit fields: this instance's view now. An instance learns a
- * business's limits with its first sync of it, sent beside the request's own calls: until then that sync is
- * awaited (it ends within a sync interval), so that no answer reports the defaults instead of the limits.
+ * The token's standing for the answer's RateLimit fields, as this instance sees it now. Until its first sync of the
+ * business answered (within a sync interval), that sync is awaited: no answer reports defaults instead of limits.
  */
 export async function standingForAnswer(tokenHash: string): Promise<RateDecision | undefined> {
   const token = tokens.get(tokenHash);
   if (!token) return undefined;
   if (!token.business.limits) await token.business.syncing;
-  return decide(token, clock());
+  return decide(token, Date.now());
 }

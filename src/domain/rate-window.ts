@@ -1,57 +1,33 @@
 /**
- * Rate limits (contract §18): N requests per W seconds in a sliding window of
- * time slices, W/20 long and at most 1 s. Pure; src/data/rate-counts.ts syncs
- * the counts with DynamoDB. A count sums every slice overlapping the window: it
- * never misses a request still inside it (the bound holds however requests
- * bunch) and holds one at most a slice longer than W (Retry-After ≤ W + 1); a
- * token at twice its limit gets ≥ N·W/(W + W/20) ≈ 0.95·N per window, one at
+ * Rate limits (contract §18): N requests per W seconds in a sliding window of time slices, W/20 long and at most 1
+ * s. Pure; src/data/rate-counts.ts syncs the counts with DynamoDB. A count sums every slice overlapping the window:
+ * it never misses a request still inside it (the bound holds however requests bunch) and holds one at most a slice
+ * longer than W (Retry-After ≤ W + 1); a token at twice its limit gets ≥ N·W/(W + W/20) ≈ 0.95·N per window, one at
  * 80 % counts at most 0.84·N and is never refused.
  */
 
 /** N requests per W seconds. */
-export interface RatePolicy {
-  readonly requests: number;
-  readonly windowSeconds: number;
-}
+export type RatePolicy = { readonly requests: number; readonly windowSeconds: number };
 
 /** Windows of at least 10 s: shorter ones cannot be counted across instances that sync once a second. */
-export const RATE_LIMIT_BOUNDS = {
-  requests: { min: 1, max: 100_000 },
-  windowSeconds: { min: 10, max: 3600 },
-} as const;
-
+export const RATE_LIMIT_BOUNDS = { requests: { min: 1, max: 100_000 }, windowSeconds: { min: 10, max: 3600 } } as const;
 /** A token's limit when neither the token nor its business sets one. */
 export const DEFAULT_TOKEN_RATE_LIMIT: RatePolicy = { requests: 600, windowSeconds: 60 };
 /** A business's limit over all its tokens when its fixture sets none. */
 export const DEFAULT_BUSINESS_RATE_LIMIT: RatePolicy = { requests: 3000, windowSeconds: 60 };
-
 /** Each instance sends its counts of a token (or business) at most this often (contract §18). */
 export const SYNC_INTERVAL_MS = 1000;
 
-const within = (value: number, range: { min: number; max: number }): boolean =>
-  Number.isInteger(value) && value >= range.min && value <= range.max;
-
+const within = (value: number, { min, max }: { min: number; max: number }): boolean =>
+  Number.isInteger(value) && value >= min && value <= max;
 export const isValidRatePolicy = (p: RatePolicy): boolean =>
   within(p.requests, RATE_LIMIT_BOUNDS.requests) && within(p.windowSeconds, RATE_LIMIT_BOUNDS.windowSeconds);
 
-/** `N/W` as `--rate-limit` takes it, or one line saying what is wrong. */
-export function parseRatePolicy(text: string): RatePolicy | string {
-  const m = /^(\d{1,7})\/(\d{1,5})$/.exec(text.trim());
-  const { requests: n, windowSeconds: w } = RATE_LIMIT_BOUNDS;
-  const expected = `N/W: N requests (${n.min}..${n.max}) per W seconds (${w.min}..${w.max}), e.g. 600/60`;
-  if (!m) return `expected ${expected}, got ${JSON.stringify(text)}`;
-  const policy = { requests: Number(m[1]), windowSeconds: Number(m[2]) };
-  return isValidRatePolicy(policy) ? policy : `out of range: expected ${expected}, got ${text}`;
-}
-
 /** Request counts by slice start (epoch ms). */
 export type Slices = ReadonlyMap<number, number>;
-
 export const sliceMsOf = (policy: RatePolicy): number => Math.min(policy.windowSeconds * 50, 1000);
-
 /** The shortest slice of any window: what a request is counted in while its limit is not known yet. */
 export const FINEST_SLICE_MS = sliceMsOf({ requests: 1, windowSeconds: RATE_LIMIT_BOUNDS.windowSeconds.min });
-
 /** The slice a request at `nowMs` is counted in. */
 export const sliceStartOf = (sliceMs: number, nowMs: number): number => Math.floor(nowMs / sliceMs) * sliceMs;
 
@@ -60,24 +36,17 @@ const inWindow = (policy: RatePolicy, start: number, nowMs: number): boolean =>
   start + sliceMsOf(policy) > nowMs - policy.windowSeconds * 1000;
 
 /** Requests counted in the window that ends at `nowMs`. */
-export function countInWindow(slices: Slices, policy: RatePolicy, nowMs: number): number {
-  let count = 0;
-  for (const [start, n] of slices) if (inWindow(policy, start, nowMs)) count += n;
-  return count;
-}
-
+export const countInWindow = (slices: Slices, policy: RatePolicy, nowMs: number): number =>
+  [...slices].reduce((sum, [start, n]) => (inWindow(policy, start, nowMs) ? sum + n : sum), 0);
 /** Slices no window from `nowMs` on will count: what a sync may remove. */
 export const staleSlices = (slices: Slices, policy: RatePolicy, nowMs: number): number[] =>
   [...slices.keys()].filter((start) => !inWindow(policy, start, nowMs));
 
-/** One policy's standing: what the RateLimit fields report. */
-export interface PolicyState {
-  readonly policy: RatePolicy;
-  /** Requests left in the current window. */
-  readonly remaining: number;
-  /** Ms until the window frees capacity: until it admits again if none is left, else until the oldest leaves. */
-  readonly resetMs: number;
-}
+/**
+ * One policy's standing (what the RateLimit fields report): requests left in the window, and ms until it frees
+ * capacity (until it admits again if none is left, else until the oldest leaves).
+ */
+export type PolicyState = { readonly policy: RatePolicy; readonly remaining: number; readonly resetMs: number };
 
 /** The standing of `policy` for the counts `slices` at `nowMs`. */
 export function policyState(slices: Slices, policy: RatePolicy, nowMs: number): PolicyState {
@@ -99,45 +68,36 @@ export function policyState(slices: Slices, policy: RatePolicy, nowMs: number): 
 /** The `t` of the RateLimit field: whole seconds, never more than the window. */
 export const resetSeconds = (state: PolicyState): number =>
   Math.min(Math.ceil(state.resetMs / 1000), state.policy.windowSeconds);
-
 /** Retry-After of a refusal: whole seconds until the window admits again, at least 1 (at most W + 1). */
 export const retryAfterSeconds = (state: PolicyState): number => Math.max(1, Math.ceil(state.resetMs / 1000));
 
 const addTo = (map: Map<number, number>, start: number, n: number): void => {
   const left = (map.get(start) ?? 0) + n;
-  if (left > 0) map.set(start, left);
-  else map.delete(start);
+  void (left > 0 ? map.set(start, left) : map.delete(start));
 };
 
 /**
- * A sync as it goes out (src/data/rate-counts.ts sends it as one UpdateItem
- * that also sets its instance's mark on the item to `seq`). DynamoDB applies it
- * only where the item's mark of its instance is older than `since` (`applies`):
- * so a sync whose answer was lost adds nothing when its counts are sent again,
- * and one that lands late, after a later sync carried its counts, adds nothing
- * either. Every request is counted once however a sync fails.
+ * A sync as it goes out (src/data/rate-counts.ts sends it as one UpdateItem that also sets its instance's mark on
+ * the item to `seq`). DynamoDB applies it only where the item's mark of its instance is older than `since`: so a
+ * sync whose answer was lost adds nothing when its counts are sent again, and one that lands late, after a later
+ * sync carried its counts, adds nothing either. Every request is counted once however a sync fails.
  */
 export interface Sync {
   /** Its tag: increasing per instance (the time it went out, or one more than the last tag). */
   readonly seq: number;
   /** The oldest tag whose counts it carries (its own when no earlier sync is in doubt). */
   readonly since: number;
-  /** What it adds: its own new counts and those of every earlier sync still in doubt. */
+  /** Its own new counts and those of every earlier sync still in doubt. */
   readonly slices: Slices;
 }
 
-/** Whether a sync is applied to an item holding `mark` (the tag of its instance's last sync applied there). */
-export const applies = (mark: number | undefined, sync: Sync): boolean => mark === undefined || mark < sync.since;
-
 /**
- * How long after a window a mark is kept: a sync tagged before it carries only slices no window counts any more,
- * so a resend it no longer stops changes no count (a minute more for clocks of instances that differ).
+ * The marks (attribute -> tag) a sync may remove: of instances that have not synced the item for a window and a
+ * minute. A sync tagged before carries only slices no window counts: a resend it no longer stops changes no count
+ * (the minute: for clocks of instances that differ).
  */
-const MARK_GRACE_MS = 60_000;
-
-/** The marks (attribute -> tag) any sync may remove: of instances that have not synced the item for a window and a minute. */
 export const staleMarks = (marks: ReadonlyMap<string, number>, policy: RatePolicy, nowMs: number): string[] =>
-  [...marks].filter(([, seq]) => seq + policy.windowSeconds * 1000 + MARK_GRACE_MS < nowMs).map(([name]) => name);
+  [...marks].filter(([, seq]) => seq + policy.windowSeconds * 1000 + 60_000 < nowMs).map(([name]) => name);
 
 /**
  * Syncs kept apart while in doubt: beyond, the two oldest merge (if only the older one had landed, its counts are
@@ -146,14 +106,10 @@ export const staleMarks = (marks: ReadonlyMap<string, number>, policy: RatePolic
 export const MAX_IN_DOUBT = 16;
 
 /**
- * One instance's counts of one subject (a token, a business): every instance's
- * counts as DynamoDB last answered, plus what this instance admitted that no
- * answer shows yet. Nothing is guessed. What another instance admits reaches
- * this one's view within about two seconds (its sync, then this one's); so
- * that each admits at most one second of the limit's rate meanwhile (the
- * contract's (k − 1)·⌈N/W⌉, whatever the demand), an instance whose last
- * answer shows other instances' counts holds at most ⌈N/W⌉ unanswered
- * admissions. Alone it is exact. src/data/rate-counts.ts sends the counts.
+ * One instance's counts of one subject (a token, a business): every instance's counts as DynamoDB last answered,
+ * plus what this instance admitted that no answer shows yet. Another instance's admissions reach this view within
+ * about two seconds; so that each admits at most one second of the limit's rate meanwhile (the contract's (k −
+ * 1)·⌈N/W⌉), an instance whose last answer shows others' counts holds at most ⌈N/W⌉ unanswered admissions.
  */
 export class Counts {
   /** Every instance's counts as DynamoDB last answered. */
@@ -191,16 +147,12 @@ export class Counts {
   get unsent(): boolean {
     return this.pending.size > 0 || this.inDoubt.length > 0;
   }
-
   /** Whether a sync may go out now: counts to send, and none sent within the sync interval. */
-  due(nowMs: number): boolean {
-    return this.unsent && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
-  }
+  due = (nowMs: number): boolean => this.unsent && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
 
   /**
-   * A sync tagged `seq` (greater than every earlier tag of this instance) goes out now: it carries the unsent
-   * counts and those of every sync in doubt. Until an answer says otherwise it is in doubt too: a sync that
-   * fails or is given up needs nothing more (the next one carries its counts, under the same `since`).
+   * A sync tagged `seq` (above every earlier tag) goes out now with the unsent counts and those of every sync in
+   * doubt; it is in doubt too until answered (if it fails, the next one carries its counts under the same `since`).
    */
   beginSync(nowMs: number, seq: number): Sync {
     this.inDoubt.push({ seq, slices: this.pending });
@@ -216,10 +168,9 @@ export class Counts {
   }
 
   /**
-   * DynamoDB answered the last sync with every instance's counts, `slices`: applied (`landed` is its tag), or
-   * refused because an earlier sync of this instance was applied after all (`landed` is the item's mark, that
-   * sync's tag). Syncs tagged up to `landed` are stored; the later ones never will be (every sync still on its
-   * way is refused now): their counts go with the next.
+   * DynamoDB answered the last sync with every instance's counts, `slices`: applied (`landed`: its tag), or refused
+   * as an earlier sync was applied after all (`landed`: the item's mark). Syncs tagged up to `landed` are stored;
+   * the later ones never will be (any still on its way is refused now): their counts go with the next.
    */
   syncAnswered(sync: Sync, slices: Slices, landed = sync.seq): void {
     for (const sent of this.inDoubt.splice(0))

@@ -1,5 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { keepAtMost } from '../domain/bounded-map';
 import { authCacheSeconds } from '../data/config';
 import {
@@ -20,7 +20,9 @@ import { logger } from './logger';
 import { requestIdOf } from './middleware';
 import { admit as countRequest, knownRefusal, standingForAnswer } from '../data/rate-counts';
 import { rateLimitHeaders, rateRefusal } from './rate-limit';
-import { setAnswerHeaders } from './middleware';
+import { errorResponse, setAnswerHeaders } from './middleware';
+import { languageOf } from './i18n/language';
+import { recordRequest } from './metrics';
 
 export interface AuthContext {
   /** The verified token's business. */
@@ -235,3 +237,22 @@ export const authMiddleware = (scopes: readonly Scope[], readOnly: boolean, toke
   after: async (request) => rateFields(request),
   onError: async (request) => rateFields(request),
 });
+
+/**
+ * The 429 of a token this instance counts full, answered before anything else runs: no middy pipeline, no request
+ * scope, no logger keys, no DynamoDB call. The answer the pipeline gives (authMiddleware's refusal with its
+ * RateLimit fields, responseMiddleware's error answer), for a fraction of its CPU: a flood of refusals costs the
+ * other tenants as little as it can (contract §18 isolation; docs/benchmarks-fairness.md).
+ */
+export function knownRefusalAnswer(
+  event: APIGatewayProxyEventV2,
+  route: string,
+): APIGatewayProxyStructuredResultV2 | undefined {
+  const token = /^Bearer[ ]+(\S+)\s*$/i.exec(event.headers?.authorization ?? '')?.[1];
+  const known = token === undefined ? undefined : knownRefusal(hashToken(token));
+  if (!known) return undefined;
+  const startedAt = Date.now();
+  const answer = errorResponse(rateRefusal(known), requestIdOf(event), languageOf(event.headers));
+  recordRequest(route, 429, startedAt);
+  return answer;
+}

@@ -5,7 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes';
 import { inCallScope } from '../data/dynamo/call-scope';
 import { FieldErrorCollector, MESSAGES } from '../domain/errors';
-import { authMiddleware, tokenViewOf, type AuthContext } from './auth';
+import { authMiddleware, knownRefusalAnswer, tokenViewOf, type AuthContext } from './auth';
 import {
   checkFilters,
   deniedBodyFields,
@@ -145,7 +145,9 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
   // calls are attributed to this route (its IAM grant is checked against them in the tests); its writes are made
   // by its token once the auth step has verified it (src/data/write-origin.ts).
-  return ((event, context) =>
+  // A token this instance counts full is refused before any of that (src/http/auth.ts knownRefusalAnswer).
+  return (async (event, context) =>
+    (route.auth ? knownRefusalAnswer(event, route.name) : undefined) ??
     runWithDeadline(
       requestBudgetMs(context.getRemainingTimeInMillis()),
       () => inCallScope(route.name, () => runWithOrigin(ADMIN_ORIGIN, () => handler(event, context))),

@@ -4,10 +4,9 @@ import { resetSeconds, retryAfterSeconds } from '../domain/rate-window';
 import { recordRateLimited } from './metrics';
 
 /**
- * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured
- * fields) of a request's standing against its token's and its business's limit
- * (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds until the
- * window frees capacity, at most `w`.
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured fields) of a request's standing
+ * against its token's and its business's limit (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds
+ * until the window frees capacity, at most `w`.
  */
 export function rateLimitHeaders({ token, business }: RateDecision): Record<string, string> {
   return {
@@ -21,14 +20,8 @@ export function rateRefusal(decision: RateDecision): HttpError {
   recordRateLimited(decision.businessId);
   const exhausted = [decision.token, decision.business].filter((s) => s.remaining === 0);
   const named = exhausted[0] ?? decision.token;
+  const limit = named === decision.token ? 'token' : 'business';
   const retryAfter = Math.max(1, ...exhausted.map(retryAfterSeconds));
-  return rateLimited(
-    {
-      limit: named === decision.token ? 'token' : 'business',
-      requests: named.policy.requests,
-      windowSeconds: named.policy.windowSeconds,
-      retryAfter,
-    },
-    rateLimitHeaders(decision),
-  );
+  const { requests, windowSeconds } = named.policy;
+  return rateLimited({ limit, requests, windowSeconds, retryAfter }, rateLimitHeaders(decision));
 }

@@ -21,7 +21,7 @@ import {
 import { OPERATIONS } from '../../client/src/operations';
 import { handler as checkAttachment } from '../../functions/check-attachment';
 import { handler as runImportFunction } from '../../functions/run-import';
-import { advanceRateClock } from '../../src/data/rate-counts';
+import { advanceClock } from '../support/rate-clock';
 import { pumpSubscription } from '../../src/services/webhook-dispatcher';
 import { createToken } from '../../src/data/token-store';
 import '../../src/services/feed-wiring';
@@ -345,7 +345,7 @@ describe('a tiny rate limit (2 requests per 10 s)', () => {
     await patient.client.getLocation({ id: 'hq' });
     // The server's rate clock moves on 8.5 s (the local server runs in this process): the window's first admission
     // leaves it 1.5 s after the second, so the waits below are real but short.
-    advanceRateClock(8_500);
+    advanceClock(8_500);
     await patient.client.getLocation({ id: 'hq' }); // RateLimit: "token";r=0;t=2
     const exhaustedAt = Date.now();
     expect(patient.statuses).toEqual([200, 200]);
@@ -380,7 +380,7 @@ describe('a tiny rate limit (2 requests per 10 s)', () => {
     expect(patient.statuses).toEqual([200, 200, 200]);
     expect(Date.now() - exhaustedAt).toBeGreaterThanOrEqual(1000);
     // ... and, the window full again until 7 s later (moved on), a fresh client waits out its 429's Retry-After.
-    advanceRateClock(7_000);
+    advanceClock(7_000);
     const fresh = watched();
     expect((await fresh.client.getLocation({ id: 'hq' })).id).toBe('hq');
     expect(fresh.statuses).toEqual([429, 200]);

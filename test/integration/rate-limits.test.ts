@@ -1,7 +1,8 @@
 import demo from '../../fixtures/demo.json';
 import { createToken } from '../../src/data/token-store';
 import { dynamoStats } from '../../src/data/dynamo/client';
-import { advanceRateClock, unsentRateCounts } from '../../src/data/rate-counts';
+import { rateCountsSent } from '../../src/data/rate-counts';
+import { advanceClock } from '../support/rate-clock';
 import { API, countCalls, startApi, type ApiResponse, type TestApi } from '../support/harness';
 import { TOKEN_ROUTES, createSampleRecords, sampleRequest, type SampleIds } from '../support/route-samples';
 import { scanAll } from '../support/table-scan';
@@ -96,7 +97,7 @@ describe('the RateLimit fields', () => {
 
 describe("a token's limit", () => {
   // 5 requests per 10 s for each token of this business; the business itself far above. The instance's rate clock
-  // is moved on where a test would wait for the window (advanceRateClock).
+  // is moved on where a test would wait for the window (advanceClock).
   let token: string;
   beforeAll(async () => {
     token = await api.provision(fixture('tok5', { token_rate_limit: { requests: 5, window_seconds: 10 } }));
@@ -122,11 +123,24 @@ describe("a token's limit", () => {
       policy: '"token";q=5;w=10, "business";q=100000;w=10',
       state: expect.stringMatching(/^"token";r=0;t=([1-9]|10), "business";r=\d+;t=\d+$/),
     });
+    // Refused again by what this instance counts (before the pipeline, src/http/auth.ts): the same answer.
+    for (const again of answers.slice(6)) {
+      expect(again.body).toEqual({
+        ...refused.body,
+        message: expect.stringMatching(/^This token exceeded its rate limit of 5 requests per 10 seconds/),
+        request_id: expect.any(String),
+      });
+      expect(fields(again)).toEqual(fields(refused));
+      expect(again.headers.get('retry-after')).toMatch(/^([1-9]|1[01])$/);
+      for (const name of ['content-type', 'content-language', 'cache-control', 'x-content-type-options'])
+        expect([name, again.headers.get(name)]).toEqual([name, refused.headers.get(name)]);
+      expect(again.headers.get('x-request-id')).toBe((again.body as { request_id: string }).request_id);
+    }
     // Retry-After is true: a second before it passes the window admits nothing or says 1 s; then it admits.
-    advanceRateClock((retryAfter - 1) * 1000);
+    advanceClock((retryAfter - 1) * 1000);
     const early = await get(token);
     if (early.status === 429) expect(early.headers.get('retry-after')).toBe('1');
-    advanceRateClock(1000);
+    advanceClock(1000);
     expect((await get(token)).status).toBe(200);
   });
 
@@ -218,13 +232,13 @@ describe('a refused request has no effect (contract §18)', () => {
     const items = await scanAll();
     for (const key of refused) expect(items.some((i) => String(i.PK).endsWith(`#idem#${key}`))).toBe(false);
     expect(await total()).toBe(before + 2);
-    advanceRateClock(11_000);
+    advanceClock(11_000);
 
     // After the wait, the refused keys create (201, new ids), and a repeat of one is its replay.
     const retried: ApiResponse[] = [];
     for (const key of refused.slice(0, 2)) retried.push(await send(key));
     expect(retried.map((a) => a.status)).toEqual([201, 201]);
-    advanceRateClock(11_000);
+    advanceClock(11_000);
     const replay = await send(refused[0]!);
     expect(replay.status).toBe(201);
     expect(replay.body.id).toBe(retried[0]!.body.id);
@@ -244,7 +258,7 @@ describe('what counting costs', () => {
       // next read, right after, finds them fresh whatever the machine's load made of the setup's timing. The
       // setup's counts are stored first: else a sync on its timer during the sleep makes the read's counts due
       // only a moment later, when the next read may find them so.
-      await until(() => unsentRateCounts() === 0, 'the setup counts stored');
+      await rateCountsSent();
       await sleep(1100);
       await get(token, path);
       const fresh = await countCalls(() => get(token, path));
@@ -274,7 +288,7 @@ describe('counting when DynamoDB fails the syncs (fault proxy)', () => {
     return { total, expires: item?.expires_at };
   };
   /** Until every count this instance holds is known stored (no sync interval slept through). */
-  const settled = () => until(() => unsentRateCounts() === 0, 'the rate counts stored');
+  const settled = () => rateCountsSent();
 
   it('answers as usual, keeps the limit on its own counts, and sends them once DynamoDB takes them again', async () => {
     const token = await api.provision(fixture('faulty', { token_rate_limit: { requests: 4, window_seconds: 10 } }));

@@ -1,5 +1,4 @@
 import {
-  applies,
   Counts,
   sliceMsOf,
   sliceStartOf,
@@ -8,7 +7,7 @@ import {
   type Sync,
 } from '../../src/domain/rate-window';
 import { seededRandom } from './dynamo-proxy';
-import { mostInAnyWindow } from './rate-windows';
+import { applies, mostInAnyWindow } from './rate-windows';
 
 interface Instance {
   readonly counts: Counts;

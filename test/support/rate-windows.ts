@@ -1,3 +1,5 @@
+import type { Sync } from '../../src/domain/rate-window';
+
 /** The most of `times` (epoch ms, any order) within any interval of `windowMs`: what a rate limit may admit. */
 export function mostInAnyWindow(times: readonly number[], windowMs: number): number {
   const sorted = [...times].sort((a, b) => a - b);
@@ -9,3 +11,9 @@ export function mostInAnyWindow(times: readonly number[], windowMs: number): num
   }
   return most;
 }
+
+/**
+ * Whether DynamoDB applies a sync to an item holding `mark` (the tag of its instance's last sync applied there): the
+ * condition src/data/rate-counts.ts sends, `attribute_not_exists(#mark) OR #mark < :since`.
+ */
+export const applies = (mark: number | undefined, sync: Sync): boolean => mark === undefined || mark < sync.since;

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import {
-  applies,
   countInWindow,
   Counts,
-  parseRatePolicy,
   policyState,
   resetSeconds,
   retryAfterSeconds,
@@ -16,7 +14,8 @@ import {
   type Slices,
   type Sync,
 } from '../../src/domain/rate-window';
-import { mostInAnyWindow } from '../support/rate-windows';
+import { parseRatePolicy } from '../../scripts/lib/token-commands';
+import { applies, mostInAnyWindow } from '../support/rate-windows';
 
 /** One sender at fixed request times against one counter: which requests are admitted. */
 function run(policy: RatePolicy, times: readonly number[]): number[] {

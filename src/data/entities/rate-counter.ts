@@ -1,22 +1,17 @@
 /**
- * Rate counters (contract §18, src/data/rate-counts.ts): one item per business
- * and one per token, in one partition per business, read and written by key
- * only. Each holds request counts per time slice (`s<slice start, epoch ms>`);
- * the business's item also holds its two limits, as import wrote them: the
- * only place they are stored (every instance reads them with its syncs, `token
- * list` with one GetItem). A token's own limit is on its token item. Both hold
- * the marks of the instances that synced them in the last window and minute
- * (`i<instance>`: the tag of its last sync applied).
+ * Rate counters (contract §18, src/data/rate-counts.ts): one item per business and one per token, in one partition
+ * per business, read and written by key only. Each holds request counts per time slice (`s<slice start, epoch ms>`);
+ * the business's item also holds its two limits, as import wrote them: the only place they are stored (every
+ * instance reads them with its syncs, `token list` with one GetItem). A token's own limit is on its token item. Both
+ * hold the marks of the instances that synced them in the last window and minute (`i<instance>`: the tag of its last
+ * sync applied).
  */
 import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
 import { keys, type Key } from '../dynamo/keys';
 
 /** A business's limits; undefined where its fixture sets none (the defaults apply). */
-export interface BusinessRateLimits {
-  readonly limit?: RatePolicy;
-  readonly tokenLimit?: RatePolicy;
-}
+export type BusinessRateLimits = { readonly limit?: RatePolicy; readonly tokenLimit?: RatePolicy };
 
 /** A stored `{requests, window_seconds}`, or undefined for none or one out of range. */
 export function ratePolicyOf(value: unknown): RatePolicy | undefined {
@@ -32,8 +27,15 @@ export const storedRatePolicy = (p: RatePolicy): StoredRatePolicy => ({
   window_seconds: p.windowSeconds,
 });
 
+type Stored = Readonly<Record<string, unknown>> | undefined;
+/** The numbers an item holds under the names `pattern` matches, by the name's first group. */
+const numbersOf = (item: Stored, pattern: RegExp): [string, number][] =>
+  Object.entries(item ?? {}).flatMap(([name, value]) => {
+    const named = pattern.exec(name)?.[1];
+    return named !== undefined && typeof value === 'number' ? [[named, value] as [string, number]] : [];
+  });
 const SLICE_ATTRIBUTE = /^s(\d+)$/;
-const MARK_ATTRIBUTE = /^i[\w-]{8}$/; // an instance name is 8 characters (src/data/rate-counts.ts)
+const MARK_ATTRIBUTE = /^(i[\w-]{8})$/; // an instance name is 8 characters (src/data/rate-counts.ts)
 /** The business's limits on its counter item, named as in the fixture. */
 const LIMIT_ATTRIBUTES = { limit: 'rate_limit', tokenLimit: 'token_rate_limit' } as const;
 
@@ -49,28 +51,17 @@ export const rateCounter = {
   /** The attribute of the count of the slice starting at `start` (epoch ms). */
   sliceAttribute: (start: number): string => `s${start}`,
   /**
-   * The mark of an instance (its name, `i<name>`): the tag of its last sync applied to the item, which makes a
-   * sync sent again add nothing (src/domain/rate-window.ts Sync).
+   * The mark of an instance (its name, `i<name>`): the tag of its last sync applied to the item, which makes a sync
+   * sent again add nothing (src/domain/rate-window.ts Sync).
    */
   markAttribute: (instance: string): string => `i${instance}`,
   /** The marks an item holds: attribute -> tag. */
-  marksOf: (item: Readonly<Record<string, unknown>> | undefined): Map<string, number> => {
-    const marks = new Map<string, number>();
-    for (const [name, value] of Object.entries(item ?? {}))
-      if (MARK_ATTRIBUTE.test(name) && typeof value === 'number') marks.set(name, value);
-    return marks;
-  },
+  marksOf: (item: Stored): Map<string, number> => new Map(numbersOf(item, MARK_ATTRIBUTE)),
   /** The counts per slice start an item holds. */
-  slicesOf: (item: Readonly<Record<string, unknown>> | undefined): Map<number, number> => {
-    const slices = new Map<number, number>();
-    for (const [name, value] of Object.entries(item ?? {})) {
-      const start = SLICE_ATTRIBUTE.exec(name)?.[1];
-      if (start !== undefined && typeof value === 'number') slices.set(Number(start), value);
-    }
-    return slices;
-  },
+  slicesOf: (item: Stored): Map<number, number> =>
+    new Map(numbersOf(item, SLICE_ATTRIBUTE).map(([start, n]) => [Number(start), n])),
   /** The business's limits its counter item holds. */
-  limitsOf: (item: Readonly<Record<string, unknown>> | undefined): BusinessRateLimits => ({
+  limitsOf: (item: Stored): BusinessRateLimits => ({
     limit: ratePolicyOf(item?.[LIMIT_ATTRIBUTES.limit]),
     tokenLimit: ratePolicyOf(item?.[LIMIT_ATTRIBUTES.tokenLimit]),
   }),
