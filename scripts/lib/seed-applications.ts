@@ -16,7 +16,7 @@ import {
   shardOf,
   superblockOf,
 } from '../../src/domain/list-map';
-import { applicationItem, updatedCounterKey } from '../../src/data/application-store';
+import { applicationItem } from '../../src/data/application-store';
 import { application, type CreatedPosition, type StoredApplication } from '../../src/data/entities/application';
 import { keys, type Key } from '../../src/data/dynamo/keys';
 import type { Item } from '../../src/data/dynamo/table-io';
@@ -50,7 +50,13 @@ export function seedItems(businessId: string, config: BusinessConfig, apps: read
   byUpdate.forEach((app, i) =>
     updatePositions.set(
       app.id,
-      place(updatedCounterKey(businessId), application.writeOrder, i + 1, codeOf(app), app.updated_at),
+      place(
+        keys.counter(businessId, application.writeOrder),
+        application.writeOrder,
+        i + 1,
+        codeOf(app),
+        app.updated_at,
+      ),
     ),
   );
   apps.forEach((app, i) => {

@@ -1,19 +1,19 @@
 /**
  * Every DynamoDB access of applications (docs/pagination.md). Built on the
- * data-layer primitives (table-io, transact-write); the service decides, this module only reads and writes.
+ * data-layer primitives (table-io, transact-write) and the list engine
+ * (src/data/lists, its door); the service decides, this module only reads and writes.
  * Keys, lists and access patterns are the application entity's
  * (src/data/entities/application.ts): byPosition and byJob (dense positions),
  * byStatus (business position within one status), updatedSince (position of
  * the last write: a write moves it to the end of the order of writes). The
  * list indexes project keys (and what their filters need), never a name or an
  * email, so an update does not rewrite them: pages read the index entries,
- * then the records by key (`recordsOf`, src/data/lists/store.ts).
+ * then the records by key.
  */
 import type { BusinessConfig } from '../domain/business';
-import { HOLE, mapValue, positionOf, statusCode, straddlingSuperblocks } from '../domain/list-map';
-import { pagePositions, type PageRequest } from '../domain/pagination';
+import type { PageRequest } from '../domain/pagination';
 import { configOf, requireConfig } from './business-store';
-import { keys, recordIdOf, type Key } from './dynamo/keys';
+import { recordIdOf, type Key } from './dynamo/keys';
 import { business } from './entities/business';
 import {
   application,
@@ -22,21 +22,20 @@ import {
   type FilteredWriteOrder,
   type StoredApplication,
 } from './entities/application';
-import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList, type PatternIndex } from './entities/entity';
+import { IF_ABSENT, partitionOf, tableKeyOf, type MappedList } from './entities/entity';
 import {
+  changeStatus,
   filterOf,
-  readEntries,
-  recordsOf,
-  readMappedPage,
-  readSummary,
-  type ListPage,
-  countInSummary,
-  mapWritesAt,
-  mapWritesFrom,
-  moveInSummary,
+  moveEntry,
   placeAt,
   placeInList,
-  reservePositions,
+  readEntries,
+  readPage,
+  removeEntry,
+  reserveEntries,
+  statusCode,
+  type ListEntry,
+  type ListPage,
   type Reservation,
 } from './lists';
 import {
@@ -49,51 +48,32 @@ import {
 } from './feed-store';
 import { withFeedRef } from '../domain/feed-refs';
 import { idempotencyTombstoneWrite } from './idempotency';
-import { batchGet, batchGetEventually, readWithAlong, type Item, type ReadAlong } from './dynamo/table-io';
+import { batchGet, batchGetEventually, type Item, type ReadAlong } from './dynamo/table-io';
 import { carries, exists, type TxWrite } from './dynamo/transact-write';
 
 export const applicationKey = application.key;
-/** The summary of the order of writes (updated_at ascending). */
-export const updatedCounterKey = (businessId: string): Key => keys.counter(businessId, application.writeOrder);
-/** The item the positions and times of a business's application writes are reserved from. */
-const sequenceKey = (businessId: string): Key => keys.counter(businessId, application.sequence);
+/** Reserves positions and times of a business's application writes (`creates` new ones, `writes` in all). */
+const reserve = (businessId: string, creates: number, writes: number): Promise<Reservation> =>
+  reserveEntries(businessId, application.sequence, creates, writes);
 export const applicationItem = application.item;
 export const storedOf = application.fromItem;
 export const positionsOf = application.positionsOf;
 
 // ---------------------------------------------------------------- writes
 
-/** Sets one position of a list's map (SET of one attribute: concurrent writes to other positions commute). */
-const mapWrite = (businessId: string, list: string, position: number, value: number): TxWrite =>
-  mapWritesFrom(businessId, list, position, [value])[0]!;
-
 /**
  * The order of writes: every create or update takes the position reserved
- * for it in the updated list (reservePositions: updated_at order = position
- * order) and leaves a hole where the application was. Both positions' summary
- * deltas go into one unconditioned Update; both map positions into one Update
- * when they share a superblock.
+ * for it there (updated_at order = position order) and leaves a hole where
+ * the application was (moveEntry).
  */
-function updatedListMove(
+const updatedListMove = (
   businessId: string,
   position: number,
   from: { position: number; code: number } | undefined,
   code: number,
   updatedAt: string,
-): TxWrite[] {
-  const ms = Date.parse(updatedAt);
-  const summary = countInSummary(
-    businessId,
-    application.writeOrder,
-    [{ position, code, createdAtMs: ms }],
-    from ? [from] : [],
-  );
-  const maps = mapWritesAt(businessId, application.writeOrder, [
-    [position, mapValue(ms, code)],
-    ...(from ? [[from.position, HOLE] as const] : []),
-  ]);
-  return [summary, ...maps];
-}
+): TxWrite[] =>
+  moveEntry(businessId, application.writeOrder, { position, code, createdAtMs: Date.parse(updatedAt) }, from);
 
 export interface CreateState {
   readonly config: BusinessConfig;
@@ -120,7 +100,7 @@ export async function readCreateState(
   const [[config, idem], feeds, reserved] = await Promise.all([
     batchGet([business.configKey(businessId), ...(idempotencyKey ? [idempotencyKey] : [])]),
     readKindLanes(businessId, 'application'),
-    held ?? reservePositions(sequenceKey(businessId), 1, 1),
+    held ?? reserve(businessId, 1, 1),
   ]);
   return {
     feeds,
@@ -134,10 +114,10 @@ const codeOf = (config: BusinessConfig, statusId: string): number =>
   statusCode(config.application_status_ids, statusId);
 
 /**
- * The writes of a create at its reserved positions: the item, its count in
- * every list's summary and its entry in every list's map (unconditioned: the
- * positions are its own). The caller adds the idempotency record and the feed
- * entry and commits them in one transaction.
+ * The writes of a create at its reserved positions: the item and its entry
+ * placed in every list (unconditioned: the positions are its own). The
+ * caller adds the idempotency record and the feed entry and commits them in
+ * one transaction.
  */
 export function createWrites(
   businessId: string,
@@ -177,8 +157,8 @@ export function createWrites(
 /**
  * The writes of an update: the whole item replaced if nobody wrote it since
  * it was read (`version`), its move to the reserved end of the order of
- * writes, and, when the status changes, both lists' summary counts and map
- * entries moved in the same transaction.
+ * writes, and, when the status changes, its entry's status changed in the
+ * lists it was created into, in the same transaction.
  */
 export function updateWrites(
   businessId: string,
@@ -215,8 +195,12 @@ export function updateWrites(
   if (from !== to)
     for (const { list, at: field } of application.createdIn(after))
       writes.push(
-        moveInSummary(businessId, list, at[field], from, to),
-        mapWrite(businessId, list, at[field], mapValue(Date.parse(after.created_at), to)),
+        ...changeStatus(
+          businessId,
+          list,
+          { position: at[field], code: to, createdAtMs: Date.parse(after.created_at) },
+          from,
+        ),
       );
   return writes;
 }
@@ -224,8 +208,8 @@ export function updateWrites(
 /**
  * The writes of an erasure: the item deleted if nobody wrote it since it was
  * read (a racing PUT makes the erasure re-run from the read, so it never
- * counts a status twice), both summaries and maps get a hole at its
- * positions, and the idempotency record holding its first response becomes a
+ * counts a status twice), its entry removed from every list it is in (a
+ * hole at its positions), and the idempotency record holding its first response becomes a
  * data-free tombstone (a retried create answers 410, never creates it again).
  */
 export function deleteWrites(
@@ -250,10 +234,7 @@ export function deleteWrites(
     },
     ...application
       .positionLists(app)
-      .flatMap(({ list, at: field }) => [
-        moveInSummary(businessId, list, at[field], code, undefined),
-        mapWrite(businessId, list, at[field], HOLE),
-      ]),
+      .flatMap(({ list, at: field }) => removeEntry(businessId, list, { position: at[field], code })),
     ...(at.idempotencyPk ? [idempotencyTombstoneWrite(at.idempotencyPk)] : []),
   ];
 }
@@ -263,10 +244,9 @@ export function deleteWrites(
  * together (`reserveForChunk`): `apps[i]` takes business position
  * `reserved.position + i`, the write-order position `reserved.updatePosition
  * + i` and the feed entry `feed.n + 1 + i` of the one lane the chunk's ids
- * hash to. Each list the chunk creates into takes one summary Update with all
- * its entries and one map Update per superblock it touches, so a chunk of k
+ * hash to. The entries are placed list by list (placeAt), so a chunk of k
  * records costs k records and a few list items instead of k times each
- * record's list items. The caller adds the feed entries (feedAppendWrites)
+ * record's list items (docs/pagination.md). The caller adds the feed entries (feedAppendWrites)
  * and commits them in one transaction.
  */
 export function createChunkWrites(
@@ -277,7 +257,7 @@ export function createChunkWrites(
   feed: FeedLaneState,
   now = Date.now(),
 ): TxWrite[] {
-  const placed = new Map<string, { position: number; code: number; createdAtMs: number }[]>();
+  const placed = new Map<string, ListEntry[]>();
   const records = apps.map((app, i): TxWrite => {
     const position = reserved.position + i;
     const updatePosition = reserved.updatePosition + i;
@@ -306,7 +286,7 @@ export function createChunkWrites(
 
 /** Business and write-order positions, and times, for `count` creates of a chunk: one UpdateItem. */
 export const reserveForChunk = (businessId: string, count: number): Promise<Reservation> =>
-  reservePositions(sequenceKey(businessId), count, count);
+  reserve(businessId, count, count);
 
 /** What a chunk of creates decides on: config and the counter of the chunk's feed lane, one BatchGetItem. */
 export async function readForCreateChunk(
@@ -350,29 +330,18 @@ export async function readForUpdate(
   id: string,
   held: Reservation | undefined,
 ): Promise<{ config: BusinessConfig; item: Item | undefined; feed: FeedLaneState; reserved: Reservation }> {
-  const [read, reserved] = await Promise.all([
-    readForWrite(businessId, id),
-    held ?? reservePositions(sequenceKey(businessId), 0, 1),
-  ]);
+  const [read, reserved] = await Promise.all([readForWrite(businessId, id), held ?? reserve(businessId, 0, 1)]);
   return { ...read, reserved };
 }
-
-/**
- * The records of a page's entries, read eventually consistent: half the read
- * units of a consistent read, the cheaper design for both cost mixes
- * (`npm run bench:cost`, docs/pagination.md "Cost per million requests"). A
- * record written or erased within about a second may show as it was; totals
- * (from the summary) stay exact.
- */
-const pageRecords = (index: PatternIndex, entries: readonly Item[]): Promise<Item[]> =>
-  recordsOf(index, entries, batchGetEventually);
 
 /** A page of applications: the exact total, the page's records in list order, the config they render with. */
 export type ApplicationPage = ListPage;
 
 /**
  * A page of the list the filters name (application.listOf): exact total, records of the page; `along` (a read's
- * token) read in one of its BatchGetItems.
+ * token) read in one of its BatchGetItems. Its records are read eventually consistent: half the read units of a
+ * consistent read, the cheaper design for both cost mixes (`npm run bench:cost`, docs/pagination.md "Cost per
+ * million requests"). A record written or erased within about a second may show as it was; totals stay exact.
  */
 export const readApplicationPage = (
   businessId: string,
@@ -380,43 +349,22 @@ export const readApplicationPage = (
   page: PageRequest,
   along?: ReadAlong,
 ): Promise<ApplicationPage> =>
-  list.kind === 'mapped'
-    ? readMappedPage(
-        businessId,
-        list,
-        page,
-        {
-          ...(list.statusId === undefined ? {} : { code: (config) => codeOf(config, list.statusId!) }),
-          rangeFilter: filterOf(application.filters, { application_status_id: list.statusId }),
-          read: batchGetEventually,
-        },
-        { along },
-      )
-    : readFilteredWriteOrder(businessId, list, page, along);
-
-/**
- * updated_at_since with job_id or created_at_since: the order of writes from
- * the superblock straddling `since` on, every filter applied by DynamoDB:
- * O(writes since the cut) key-only entries, the same on every page, exact
- * total; then the page's records.
- */
-async function readFilteredWriteOrder(
-  businessId: string,
-  list: FilteredWriteOrder,
-  page: PageRequest,
-  along: ReadAlong | undefined,
-): Promise<ApplicationPage> {
-  const [[configItem], summary] = await Promise.all([
-    readWithAlong(batchGet, [business.configKey(businessId)], along),
-    readSummary(businessId, list.list),
-  ]);
-  const [straddling = 0] = straddlingSuperblocks(summary, Date.parse(list.since));
-  const from = positionOf(straddling, 0);
-  const matches = await readEntries(list.entries, { from }, filterOf(application.filters, list.filter));
-  const range = pagePositions(page, matches.length);
-  const items = range ? await pageRecords(list.entries.index, matches.slice(range.first - 1, range.last)) : [];
-  return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
-}
+  readPage(
+    businessId,
+    list,
+    page,
+    {
+      ...(list.kind === 'mapped' && list.statusId !== undefined
+        ? { code: (config: BusinessConfig) => codeOf(config, list.statusId!) }
+        : {}),
+      filter: filterOf(
+        application.filters,
+        list.kind === 'mapped' ? { application_status_id: list.statusId } : list.filter,
+      ),
+      read: batchGetEventually,
+    },
+    { along },
+  );
 
 /**
  * Up to `limit` applications of the order of writes (oldest updated_at first)

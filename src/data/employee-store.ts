@@ -13,11 +13,11 @@
  *   list position and its position within its employee's jobs (dense: 1..job_count).
  * - the business lists `employees`, `employee_jobs`: positions and created_at
  *   reserved per business before the transaction (`employees-sequence`,
- *   `employee_jobs-sequence`: src/data/lists/sequence.ts), counted in the
- *   list's summary and maps in the transaction with no condition
- *   (src/data/lists/counter.ts `placeInList`), so position order = created_at
- *   order and concurrent creates never refuse each other on a list; a
- *   reservation whose create does not commit is a hole (docs/pagination.md).
+ *   `employee_jobs-sequence`: `reserveEntries`), the entries placed in their
+ *   list in the transaction with no condition (`placeInList`), so position
+ *   order = created_at order and concurrent creates never refuse each other on
+ *   a list; a reservation whose create does not commit is a hole. The list
+ *   engine (src/data/lists, docs/pagination.md) does both.
  * - unique `employee_number` values: `owner` = employee id.
  */
 import type { BusinessConfig } from '../domain/business';
@@ -25,7 +25,7 @@ import { configOf, requireConfig } from './business-store';
 import { keys, type Key } from './dynamo/keys';
 import { business } from './entities/business';
 import { employee as employeeEntity, employeeJob } from './entities/employee';
-import { placeInList, readMappedPage, reservePositions, type Reservation, readPositions } from './lists';
+import { placeInList, readPage, readPositions, reserveEntries, type Reservation } from './lists';
 import {
   feedCounterKey,
   feedLaneCounterKey,
@@ -54,7 +54,7 @@ const entityOf = (kind: ListedKind) => (kind === 'employee' ? employeeEntity : e
  * the i-th create takes `position + i` and `ms + i`.
  */
 export const reserveListPositions = (businessId: string, kind: ListedKind, count: number): Promise<Reservation> =>
-  reservePositions(keys.counter(businessId, entityOf(kind).sequence), count, 0);
+  reserveEntries(businessId, entityOf(kind).sequence, count, 0);
 
 // ---------------------------------------------------------------------------
 // Reads (each one BatchGetItem round trip)
@@ -233,8 +233,8 @@ export async function readRecordWithConfig(
 }
 
 /**
- * A page of the business's employees or jobs (a list with holes, located by
- * the page locator, src/data/lists/page.ts), or of one employee's jobs: that
+ * A page of the business's employees or jobs (a list with holes, read by the
+ * list engine's `readPage`, docs/pagination.md), or of one employee's jobs: that
  * list is dense (1..job_count, the employee item counts it), so the employee
  * item and the config (and `along`, a read's token) go out beside the page's
  * Query and its records follow (2 round trips).
@@ -245,7 +245,7 @@ export async function readListPage(
   page: PageRequest,
   along?: ReadAlong,
 ): Promise<{ config: BusinessConfig; total: number; items: Item[] }> {
-  if ('kind' in list) return readMappedPage(businessId, entityOf(list.kind).listOf(businessId), page, {}, { along });
+  if ('kind' in list) return readPage(businessId, entityOf(list.kind).listOf(businessId), page, {}, { along });
   const range = pagePositions(page, Number.MAX_SAFE_INTEGER);
   const [[config, employee], items] = await Promise.all([
     readWithAlong(
@@ -395,7 +395,7 @@ export interface NewEmployee {
  * Creating employees (one, or a bulk import's chunk) in one transaction at
  * the positions reserved for them from `first` on (reserveListPositions), in
  * the order given: each its record and employee_number claim, all of them
- * counted in the list's summary and maps with one Update each (no condition).
+ * placed in the list (placeInList: a few list items, no condition).
  * Their created_at must be the reserved ones (reservedTime), so
  * created_at order is position order.
  */
@@ -489,7 +489,7 @@ export interface JobsEmployee {
 /**
  * Creating jobs (one, or a bulk import's chunk) in one transaction at the
  * business list positions reserved for them from `first` on, in the order
- * given: counted in the list's summary and maps (no condition); each job's
+ * given: placed in the list (placeInList, no condition); each job's
  * record; per employee one Update adding its jobs' summaries (from which the
  * derived job dates are computed), job_count and version by their number and
  * the employee's updated_at, conditioned on the job_count and version read;

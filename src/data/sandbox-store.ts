@@ -27,6 +27,7 @@ import { importJob } from './entities/import-job';
 import { webhookSubscription } from './entities/webhook-subscription';
 import { FEED_SEQ_DIGITS, keys, type Key, type RecordKind } from './dynamo/keys';
 import { readLaneCounterItems } from './feed-store';
+import { listPartitions } from './lists';
 import { batchDelete, batchGet, queryAll, type Item } from './dynamo/table-io';
 import { updateOf } from './dynamo/update-expression';
 
@@ -141,8 +142,7 @@ export async function deleteLists(businessId: string, jobOpeningIds: readonly st
   ];
   const doomed: Key[] = [];
   for (const name of names)
-    for (const pk of [keys.counter(businessId, name).PK, keys.listMap(businessId, name, 0, 0).PK])
-      doomed.push(...(await partitionKeys(pk)));
+    for (const pk of listPartitions(businessId, name)) doomed.push(...(await partitionKeys(pk)));
   await batchDelete(doomed);
 }
 

@@ -144,13 +144,11 @@ export async function createApplication(
 /**
  * The most bodies of one createApplications chunk: each takes up to 5
  * transaction items (record, feed entry, a bulk import's external id, and,
- * when its job opening is alone in the chunk, that job list's summary shard
- * and map item: a chunk parks a list's map values in one shard per
- * superblock, src/domain/list-map.ts `parkedShardOf`, so a job list takes at
- * most one item per row), the chunk 8 more (the summary shards of the
- * business list and of the order of writes, their map items in at most two
- * superblocks each, the lane counter, the import's result item), within
- * DynamoDB's 100.
+ * when its job opening is alone in the chunk, that job list's 2 items), the
+ * chunk 8 more (the business list's and the order of writes' items, 3 each,
+ * the lane counter, the import's result item), within DynamoDB's 100. What a
+ * list takes for a chunk's entries: docs/pagination.md "Positions, holes and
+ * position maps".
  */
 export const APPLICATION_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 8) / 5);
 

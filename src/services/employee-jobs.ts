@@ -267,10 +267,9 @@ export async function createEmployeeJob(
  * The most bodies of one createEmployeeJobs chunk: each takes up to 7
  * transaction items (job record, its employee's Update, its supervisor's
  * check, its two feed entries, its employee's feed lane counter, and a bulk
- * import's external id), the chunk 4 more (the list's summary shard, its map
- * values in one shard of each of the at most two superblocks its positions
- * span, src/domain/list-map.ts `parkedShardOf`, the import's result item),
- * within DynamoDB's 100. Bodies of one employee share its Update and lane,
+ * import's external id), the chunk 4 more (the list's 3 items for the
+ * chunk's entries, docs/pagination.md "Positions, holes and position maps";
+ * the import's result item), within DynamoDB's 100. Bodies of one employee share its Update and lane,
  * but the limit counts each body's own.
  */
 export const EMPLOYEE_JOB_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 4) / 7);

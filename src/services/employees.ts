@@ -367,10 +367,9 @@ export async function createEmployees(
 /**
  * The most bodies of one createEmployees chunk: each takes up to 4
  * transaction items (record, employee_number claim, feed entry, a bulk
- * import's external id), the chunk 5 more (the list's summary shard, its map
- * values in one shard of each of the at most two superblocks its positions
- * span, src/domain/list-map.ts `parkedShardOf`, the lane counter, the
- * import's result item), within DynamoDB's 100.
+ * import's external id), the chunk 5 more (the list's 3 items for the
+ * chunk's entries, docs/pagination.md "Positions, holes and position maps";
+ * the lane counter, the import's result item), within DynamoDB's 100.
  */
 export const EMPLOYEE_CHUNK = Math.floor((MAX_TRANSACTION_ITEMS - 5) / 4);
 

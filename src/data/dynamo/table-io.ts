@@ -164,8 +164,8 @@ export async function queryPage(
 
 /**
  * One consistent Query of a table partition, or of its sort keys from `from`
- * to `to` (both included): small partitions read whole (a list's summary, the
- * map shards of a few superblocks).
+ * to `to` (both included): small partitions read whole (a list's summary, a
+ * few of its position maps).
  */
 export function queryPartition(pk: string, range?: { readonly from: string; readonly to: string }): Promise<Item[]> {
   return query({

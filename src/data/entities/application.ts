@@ -18,8 +18,8 @@ import {
   sortOf,
   type AttributeKind,
   type AttributesOf,
+  type CutList,
   type MappedList,
-  type Partition,
 } from './entity';
 
 /** The stored attributes of an application: its response fields, custom values under `cf`. */
@@ -126,14 +126,10 @@ const positionLists = (fields: {
 
 /**
  * updated_at_since with job_id or created_at_since: no list orders by both,
- * so the order of writes is read from the superblock straddling `since` on,
- * the other filters applied by DynamoDB (O(writes since the cut)).
+ * so the order of writes is read from its since-cut on, the other filters
+ * applied by DynamoDB (O(writes since the cut), docs/pagination.md).
  */
-export interface FilteredWriteOrder {
-  readonly kind: 'filtered';
-  readonly list: string;
-  readonly entries: Partition;
-  readonly since: string;
+export interface FilteredWriteOrder extends CutList {
   readonly filter: ApplicationListFilter;
 }
 

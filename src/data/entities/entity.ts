@@ -55,6 +55,21 @@ export interface MappedList {
   readonly since?: string;
 }
 
+/**
+ * A list read from a since-cut on with filters DynamoDB applies, when no list
+ * orders by all of them: every entry from the first position the cut may
+ * reach is read, filtered (O(entries since the cut), docs/pagination.md).
+ */
+export interface CutList {
+  readonly kind: 'filtered';
+  /** Names the list's counter (its summary), which says where the cut falls. */
+  readonly list: string;
+  /** The index partition holding its entries, sorted by position. */
+  readonly entries: Partition;
+  /** Only entries created (for the order of writes: written) at/after this stored timestamp. */
+  readonly since: string;
+}
+
 /** The parameters a pattern's partition is built from. */
 export type ParamsOf<A> = A extends AccessPattern<infer P> ? P : never;
 

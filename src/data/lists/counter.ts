@@ -2,15 +2,18 @@
  * How entries take their place in a list with holes (docs/pagination.md):
  * the application, employee and employee-job lists count entries at positions
  * reserved per business (src/data/lists/sequence.ts) in their summary
- * (`countInSummary`) and set them in their maps (`mapWritesFrom`), with no
+ * (`countInSummary`) and set them in their maps (`mapWritesAt`), with no
  * condition: `placeAt` (`placeInList` for consecutive positions) does both
- * for a create or a chunk of them.
+ * for a create or a chunk of them, `moveEntry` for a write moving an entry to
+ * the end of the order of writes, `changeStatus` and `removeEntry` for a
+ * status change and an erasure.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import {
   firstCreatedAttribute,
   foldOf,
+  HOLE,
   liveAttribute,
   MAP_SIZE,
   mapAttribute,
@@ -38,10 +41,15 @@ import { ifNotExists, updateOf } from '../dynamo/update-expression';
  */
 const versionStep = (): number => randomInt(1, 2 ** 30);
 
-/** An entry at its place in a list with a summary. */
+/** An entry at its place in a list with a summary: its position and status code (0 in a list without statuses). */
 export interface PlacedEntry {
   readonly position: number;
   readonly code: number;
+}
+
+/** An entry as its list keeps it: its place and its created_at (epoch ms; in the order of writes, its updated_at). */
+export interface ListEntry extends PlacedEntry {
+  readonly createdAtMs: number;
 }
 
 /**
@@ -71,7 +79,7 @@ const foldWhenAt = (businessId: string, list: string, positions: readonly number
 export function countInSummary(
   businessId: string,
   list: string,
-  entries: readonly (PlacedEntry & { readonly createdAtMs: number })[],
+  entries: readonly ListEntry[],
   removed: readonly PlacedEntry[] = [],
 ): TxWrite {
   const [head] = entries;
@@ -163,20 +171,6 @@ export function mapWritesAt(
 }
 
 /**
- * Sets consecutive positions of a list's map from `first` on, `values[i]` at
- * `first + i` (`mapValue` of the entry, or HOLE): mapWritesAt. At most 100
- * values: DynamoDB caps an UpdateExpression at 4 KB.
- */
-export function mapWritesFrom(businessId: string, list: string, first: number, values: readonly number[]): TxWrite[] {
-  if (values.length > 100) throw new Error(`mapWritesFrom: ${values.length} positions in one call`);
-  return mapWritesAt(
-    businessId,
-    list,
-    values.map((value, i) => [first + i, value] as const),
-  );
-}
-
-/**
  * Folds a list's summary: the counts of its superblocks but the last two
  * leave the shards for the base item (src/domain/list-map.ts `foldOf`), in
  * one transaction conditioned on each taken value, so a write that lands in
@@ -232,11 +226,7 @@ export async function foldSummary(businessId: string, list: string): Promise<voi
  * summary Update and one map Update per superblock they span (their values
  * parked in one shard, mapWritesAt). At most 100.
  */
-export function placeAt(
-  businessId: string,
-  list: string,
-  entries: readonly (PlacedEntry & { readonly createdAtMs: number })[],
-): TxWrite[] {
+export function placeAt(businessId: string, list: string, entries: readonly ListEntry[]): TxWrite[] {
   if (entries.length > 100) throw new Error(`placeAt: ${entries.length} entries in one call`);
   return [
     countInSummary(businessId, list, entries),
@@ -261,3 +251,38 @@ export const placeInList = (
     list,
     entries.map((e, i) => ({ ...e, position: first + i })),
   );
+
+/**
+ * An entry moving to `to`, a position reserved for it at the end of a list
+ * kept in the order of writes, and leaving a hole at `from`, where it was (none
+ * for a new entry): both positions' counts in one summary Update with no
+ * condition, each map position in its own shard (one Update when they share
+ * one, mapWritesAt).
+ */
+export function moveEntry(businessId: string, list: string, to: ListEntry, from?: PlacedEntry): TxWrite[] {
+  return [
+    countInSummary(businessId, list, [to], from ? [from] : []),
+    ...mapWritesAt(businessId, list, [
+      [to.position, mapValue(to.createdAtMs, to.code)],
+      ...(from ? [[from.position, HOLE] as const] : []),
+    ]),
+  ];
+}
+
+/** An entry's status changing from code `from` to `entry.code` at its place: its counts moved, its map value set. */
+export const changeStatus = (businessId: string, list: string, entry: ListEntry, from: number): TxWrite[] => [
+  moveInSummary(businessId, list, entry.position, from, entry.code),
+  ...mapWritesAt(businessId, list, [[entry.position, mapValue(entry.createdAtMs, entry.code)]]),
+];
+
+/** An entry leaving its list (an erasure): uncounted, and a hole at its position. */
+export const removeEntry = (businessId: string, list: string, entry: PlacedEntry): TxWrite[] => [
+  moveInSummary(businessId, list, entry.position, entry.code, undefined),
+  ...mapWritesAt(businessId, list, [[entry.position, HOLE]]),
+];
+
+/** The partitions a list keeps itself in (its summary, its maps): what a sandbox reset deletes of it. */
+export const listPartitions = (businessId: string, list: string): readonly string[] => [
+  keys.counter(businessId, list).PK,
+  keys.listMap(businessId, list, 0, 0).PK,
+];

@@ -1,15 +1,24 @@
 /**
  * Pages of the lists with position maps (docs/pagination.md): applications,
- * employees and employee jobs are paged by this one read and the one page
- * locator; what differs between their lists is data (MappedList, MappedPageReading).
+ * employees and employee jobs are paged by this one read (`readPage`) and the
+ * one page locator; what differs between their lists is data (MappedList or
+ * CutList, PageReading).
  */
 import type { BusinessConfig } from '../../domain/business';
-import { mapOf, SHARDS, summaryOf, type ListSummary, type MapShard } from '../../domain/list-map';
+import {
+  mapOf,
+  positionOf,
+  SHARDS,
+  straddlingSuperblocks,
+  summaryOf,
+  type ListSummary,
+  type MapShard,
+} from '../../domain/list-map';
 import { locatePage, mapsForPage, type PageAsk } from '../../domain/page-locator';
-import type { PageRequest } from '../../domain/pagination';
+import { pagePositions, type PageRequest } from '../../domain/pagination';
 import { configOf, requireConfig } from '../business-store';
 import { business } from '../entities/business';
-import { tableKeyOf, type MappedList } from '../entities/entity';
+import { tableKeyOf, type CutList, type MappedList } from '../entities/entity';
 import { keys, mapShardOfKey, type Key } from '../dynamo/keys';
 import { readEntries, recordsOf, type QueryFilter } from './store';
 import { cutKeyOf, pageHintOf, rememberPageHint, withCut } from './hints';
@@ -22,12 +31,15 @@ export interface ListPage {
   readonly items: Item[];
 }
 
-/** What differs between the kinds' lists with maps when a page is read. */
-export interface MappedPageReading {
+/** What differs between the kinds' lists when a page is read. */
+export interface PageReading {
   /** The status code the page filters by, from the business's config (absent: the page does not filter by status). */
   readonly code?: (config: BusinessConfig) => number;
-  /** The status as a filter on a key range (`wholeRange` lists). */
-  readonly rangeFilter?: QueryFilter;
+  /**
+   * What DynamoDB filters the entries read by: the status on a key range (a `wholeRange` MappedList), every
+   * filter of a CutList.
+   */
+  readonly filter?: QueryFilter;
   /** How the page's records, and beside them the config, are read by key (default: consistent). */
   readonly read?: (keys: readonly Key[]) => Promise<(Item | undefined)[]>;
 }
@@ -41,6 +53,22 @@ export interface PageReadOptions {
   /** An item to read with the page's BatchGetItem (a read's token, src/http/auth.ts). */
   readonly along?: ReadAlong;
 }
+
+/**
+ * The list engine's page read: a page of `list` (a list with maps, or one read
+ * from a since-cut), with its exact total and the config it renders with;
+ * `options.along` (a read's token) goes out in one of its BatchGetItems.
+ */
+export const readPage = (
+  businessId: string,
+  list: MappedList | CutList,
+  page: PageRequest,
+  reading: PageReading,
+  options: PageReadOptions = {},
+): Promise<ListPage> =>
+  list.kind === 'mapped'
+    ? readMappedPage(businessId, list, page, reading, options)
+    : readCutPage(businessId, list, page, reading, options.along);
 
 /**
  * A page of a list with position maps (applications, employees, employee
@@ -65,11 +93,11 @@ export interface PageReadOptions {
  * `along` (a read's token) goes out in the page's one BatchGetItem: with the
  * records, or with the config where that is read first.
  */
-export async function readMappedPage(
+async function readMappedPage(
   businessId: string,
   list: MappedList,
   page: PageRequest,
-  reading: MappedPageReading,
+  reading: PageReading,
   options: PageReadOptions = {},
 ): Promise<ListPage> {
   const { along } = options;
@@ -113,7 +141,7 @@ export async function readMappedPage(
     ? []
     : range.to === undefined
       ? await readEntries(list.entries, { from: range.from, limit: range.take })
-      : await readEntries(list.entries, { from: range.from, to: range.to }, reading.rangeFilter);
+      : await readEntries(list.entries, { from: range.from, to: range.to }, reading.filter);
   const read = reading.read ?? batchGet;
   const later = firstConfig ? undefined : along;
   let recordsRead = false;
@@ -135,6 +163,32 @@ export async function readMappedPage(
   const cuts = cut === undefined || !cutKey ? hint?.cuts : withCut(hint?.cuts, cutKey(code), cut);
   rememberPageHint(hintKey, { config, summary, ...(cuts ? { cuts } : {}) });
   return { config, total, items };
+}
+
+/**
+ * A page of a CutList: its entries from the superblock straddling `since` on,
+ * every filter applied by DynamoDB: O(entries since the cut) key-only entries,
+ * the same on every page, exact total; then the page's records. The config
+ * (with `along`) goes out beside the summary.
+ */
+async function readCutPage(
+  businessId: string,
+  list: CutList,
+  page: PageRequest,
+  reading: PageReading,
+  along: ReadAlong | undefined,
+): Promise<ListPage> {
+  const [[configItem], summary] = await Promise.all([
+    readWithAlong(batchGet, [business.configKey(businessId)], along),
+    readSummary(businessId, list.list),
+  ]);
+  const [straddling = 0] = straddlingSuperblocks(summary, Date.parse(list.since));
+  const matches = await readEntries(list.entries, { from: positionOf(straddling, 0) }, reading.filter);
+  const range = pagePositions(page, matches.length);
+  const items = range
+    ? await recordsOf(list.entries.index, matches.slice(range.first - 1, range.last), reading.read ?? batchGet)
+    : [];
+  return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
 }
 
 /** A list's summary: one consistent Query of its base and shards, added up (src/domain/list-map.ts). */

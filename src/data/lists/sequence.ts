@@ -17,7 +17,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../dynamo/client';
 import { tableName } from '../config';
-import type { Key } from '../dynamo/keys';
+import { keys, type Key } from '../dynamo/keys';
 import { updateOf } from '../dynamo/update-expression';
 
 /** What a reservation hands out: the first of each run of positions and times (the rest follow one by one). */
@@ -76,6 +76,17 @@ export async function reservePositions(
     ms: Number(stored.t) - times + 1,
   };
 }
+
+/**
+ * Reserves positions and times of a business's `sequence` (an entity's
+ * `sequence`: the item its kind's positions come from), as reservePositions.
+ */
+export const reserveEntries = (
+  businessId: string,
+  sequence: string,
+  creates: number,
+  writes: number,
+): Promise<Reservation> => reservePositions(keys.counter(businessId, sequence), creates, writes);
 
 /**
  * What a dry run (a bulk import's validate mode) holds instead of a
