@@ -204,14 +204,7 @@ async function deliverPending(
     // Its creating token's rights at delivery time (a subscription created without a token: every right).
     const rights =
       page.length === 0 || sub.tokenHash === undefined ? undefined : await rightsOfToken(sub.tokenHash, now);
-    if (rights === 'revoked') {
-      // Its token is gone: the subscription is disabled and receives nothing more (no attempt, none logged).
-      const unchanged = { seq: sub.logN, day: sub.logDay ?? dayOf(now) };
-      if (!(await claimLease(sub, now + LEASE_MS, sub.cursor, unchanged))) return { state: 'busy' };
-      const ended = { ...sub, status: 'disabled' as const, nextAttemptAt: 0, lastDeliveryError: TOKEN_REVOKED };
-      await recordAttempt(sub, sub.version + 1, ended);
-      return { state: 'disabled' };
-    }
+    if (rights === 'revoked') return disableRevoked(sub, now);
     const at = page.findIndex(
       (e) =>
         wants(sub?.types ?? null, e.entry.type) &&
@@ -253,6 +246,18 @@ async function deliverPending(
     };
     if (outcome.ok) page = page.slice(at + 1);
   }
+}
+
+/**
+ * A subscription whose creating token is revoked or expired: disabled (`token_revoked`), it receives nothing more.
+ * No attempt was made, so none is logged (the lease keeps the log's number and day).
+ */
+async function disableRevoked(sub: StoredSubscription, now: number): Promise<PumpResult> {
+  const unchanged = { seq: sub.logN, day: sub.logDay ?? dayOf(now) };
+  if (!(await claimLease(sub, now + LEASE_MS, sub.cursor, unchanged))) return { state: 'busy' };
+  const ended = { ...sub, status: 'disabled' as const, nextAttemptAt: 0, lastDeliveryError: TOKEN_REVOKED };
+  await recordAttempt(sub, sub.version + 1, ended);
+  return { state: 'disabled' };
 }
 
 /**
