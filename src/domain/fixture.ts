@@ -175,15 +175,14 @@ function fieldDefinition(f: Json, locales: readonly Locale[], accessor: string):
   };
 }
 
-/** Turns a checked fixture into the business config and the reference records to store. */
-export function buildBusiness(fixture: Fixture): { config: BusinessConfig; records: ReferenceRecord[] } {
-  const { locales } = fixture.business;
+/** The location records of a fixture, with their tree positions; a location outside the tree is left out. */
+function locationRecords(locations: readonly Json[], locales: readonly Locale[]): ReferenceRecord[] {
   const preferred = locales[0] as Locale;
-  const tree = buildLocationTree(
-    fixture.locations.map((l) => ({ id: String(l.id), parent_id: (l.parent_id as string | null | undefined) ?? null })),
-  );
   const records: ReferenceRecord[] = [];
-  for (const l of fixture.locations) {
+  const tree = buildLocationTree(
+    locations.map((l) => ({ id: String(l.id), parent_id: (l.parent_id as string | null | undefined) ?? null })),
+  );
+  for (const l of locations) {
     const position = tree.positions.get(String(l.id));
     if (!position) continue;
     const names = localized(['name'], locales, l);
@@ -214,6 +213,13 @@ export function buildBusiness(fixture: Fixture): { config: BusinessConfig; recor
       },
     });
   }
+  return records;
+}
+
+/** Turns a checked fixture into the business config and the reference records to store. */
+export function buildBusiness(fixture: Fixture): { config: BusinessConfig; records: ReferenceRecord[] } {
+  const { locales } = fixture.business;
+  const records: ReferenceRecord[] = locationRecords(fixture.locations, locales);
   for (const f of fixture.employee_payout_fields) {
     const type = String(f.type_of);
     const accessor = (NAMED_PAYOUT_TYPES as readonly string[]).includes(type) ? type : accessorOf(String(f.id));

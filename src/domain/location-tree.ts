@@ -39,6 +39,20 @@ export function buildLocationTree(nodes: readonly LocationNode[]): {
   problems: TreeProblem[];
 } {
   const problemAt = new Map<number, TreeProblem['problem']>();
+  const { byId, indexOf } = indexNodes(nodes, problemAt);
+  const positions = walkFromRoots(byId);
+  findProblems(byId, indexOf, positions, problemAt);
+  const problems = [...problemAt.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([i, problem]) => ({ id: (nodes[i] as LocationNode).id, problem }));
+  return { positions, problems };
+}
+
+/** Each id's first node and its input index; a later node repeating an id is a `duplicate id`. */
+function indexNodes(
+  nodes: readonly LocationNode[],
+  problemAt: Map<number, TreeProblem['problem']>,
+): { byId: Map<string, LocationNode>; indexOf: Map<string, number> } {
   const byId = new Map<string, LocationNode>();
   const indexOf = new Map<string, number>();
   nodes.forEach((node, i) => {
@@ -48,7 +62,11 @@ export function buildLocationTree(nodes: readonly LocationNode[]): {
       indexOf.set(node.id, i);
     }
   });
+  return { byId, indexOf };
+}
 
+/** The roots, and each node's children in input order (a node naming itself or no node as parent is nobody's). */
+function childrenOf(byId: ReadonlyMap<string, LocationNode>): { roots: string[]; children: Map<string, string[]> } {
   const children = new Map<string, string[]>();
   const roots: string[] = [];
   for (const node of byId.values()) {
@@ -59,7 +77,12 @@ export function buildLocationTree(nodes: readonly LocationNode[]): {
       else children.set(node.parent_id, [node.id]);
     }
   }
+  return { roots, children };
+}
 
+/** The positions of every node reached from a root: one pre-order walk. */
+function walkFromRoots(byId: ReadonlyMap<string, LocationNode>): Map<string, TreePosition> {
+  const { roots, children } = childrenOf(byId);
   // Iterative walk (a 5,000-deep chain would overflow a recursive one).
   // `order` is the pre-order sequence; start/end delimit each subtree in it.
   const order: string[] = [];
@@ -93,17 +116,27 @@ export function buildLocationTree(nodes: readonly LocationNode[]): {
       path.pop();
     }
   }
+  return positions;
+}
 
-  // Every node not reached hangs below a problem; find the problems themselves.
-  // Following parent links among unreached nodes is a functional graph, so a
-  // three-colour walk finds each cycle once, in linear time overall.
-  const state = new Map<string, 'walking' | 'done'>();
+/**
+ * Every node not reached hangs below a problem; finds the problems themselves.
+ * Following parent links among unreached nodes is a functional graph, so a
+ * three-colour walk finds each cycle once, in linear time overall.
+ */
+function findProblems(
+  byId: ReadonlyMap<string, LocationNode>,
+  indexOf: ReadonlyMap<string, number>,
+  positions: ReadonlyMap<string, TreePosition>,
+  problemAt: Map<number, TreeProblem['problem']>,
+): void {
   for (const node of byId.values()) {
     if (positions.has(node.id)) continue;
     const i = indexOf.get(node.id) as number;
     if (node.parent_id === node.id) problemAt.set(i, 'own parent');
     else if (node.parent_id !== null && !byId.has(node.parent_id)) problemAt.set(i, 'unknown parent');
   }
+  const state = new Map<string, 'walking' | 'done'>();
   for (const node of byId.values()) {
     if (positions.has(node.id) || state.has(node.id)) continue;
     const trail: string[] = [];
@@ -122,9 +155,4 @@ export function buildLocationTree(nodes: readonly LocationNode[]): {
     }
     for (const t of trail) state.set(t, 'done');
   }
-
-  const problems = [...problemAt.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([i, problem]) => ({ id: (nodes[i] as LocationNode).id, problem }));
-  return { positions, problems };
 }

@@ -236,11 +236,36 @@ function referencedOnly(components: Record<string, JsonObject>, paths: unknown):
 function operationOf(route: RouteDefinition, schemas: Record<string, object>): OpenApiOperation {
   const request = requireSchema(schemas, route, route.request);
   const responseName = requireSchema(schemas, route, route.response);
-  const hasBody = request !== undefined;
-  const hasQuery = route.query !== undefined;
+  const responses = responsesOf(route, request !== undefined, responseName);
+  const parameters = parametersOf(route, schemas);
+  return {
+    operationId: operationIdOf(route.name),
+    summary: route.summary,
+    description: route.auth
+      ? `${descriptionOf(route)}\n\nScope: ${scopesOf(route)
+          .map((s) => `\`${s}\``)
+          .join(' or ')}.`
+      : descriptionOf(route),
+    tags: [route.tag],
+    // OpenAPI 3.1 lets a requirement of any scheme list the roles (here: token scopes) it needs.
+    // Alternatives: any one of the route's scopes admits the token.
+    security: scopesOf(route).map((scope) => ({ [BEARER_SCHEME]: [scope] })),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(request
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(request) } } } }
+      : {}),
+    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
+  };
+}
+
+/** Every answer of a route by status: its success, the errors its request may meet, the errors of any request. */
+function responsesOf(
+  route: RouteDefinition,
+  hasBody: boolean,
+  responseName: string | undefined,
+): Record<string, OpenApiResponse> {
   const usesTable = route.access !== 'none' || route.auth;
   const responses: Record<string, OpenApiResponse> = {};
-
   const [successStatus, success] = successOf(route, responseName);
   responses[successStatus] = success;
   // Records a field grant may narrow: the answer names what it withheld; bodies and filters naming a withheld
@@ -251,7 +276,40 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       ...success,
       headers: { ...success.headers, 'Restricted-Fields': headerRef('RestrictedFields') },
     };
+  Object.assign(responses, badRequestResponses(route, hasBody, granted));
+  if (route.auth) Object.assign(responses, authResponses(route));
+  Object.assign(responses, targetResponses(route));
+  if (hasBody) Object.assign(responses, bodyResponses(granted));
+  const extra = new Set<number>(route.extraStatuses ?? []);
+  for (const status of extra) {
+    const key = String(status);
+    responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.(route) ?? errorResponse(`Error ${key}`, 'error');
+  }
+  responses['429'] = route.auth ? RATE_LIMITED : THROTTLED;
+  responses['500'] = errorResponse(
+    'Unexpected error, logged; never a stack trace (`internal_error`)',
+    'internal_error',
+  );
+  if (usesTable) {
+    responses['503'] = errorResponse(
+      'The data store is throttled or unavailable; retry later (`service_unavailable`)',
+      'service_unavailable',
+      {
+        'Retry-After': headerRef('RetryAfter'),
+      },
+    );
+  }
+  return route.auth ? withRateLimitHeaders(responses) : responses;
+}
 
+/** The 400 of a route's body or query, if it has either. */
+function badRequestResponses(
+  route: RouteDefinition,
+  hasBody: boolean,
+  granted: boolean,
+): Record<string, OpenApiResponse> {
+  const responses: Record<string, OpenApiResponse> = {};
+  const hasQuery = route.query !== undefined;
   if (hasBody && hasQuery) {
     responses['400'] = response(
       'Body is not valid JSON or not a JSON object (`bad_request`), or query parameter errors',
@@ -269,20 +327,30 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       errorHeaders(),
     );
   }
-  if (route.auth) {
-    responses['401'] = errorResponse(
-      'Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`)',
-      'unauthorized',
-      {
-        'WWW-Authenticate': headerRef('WWWAuthenticate'),
-      },
-    );
-    responses['403'] = errorResponse(
-      `This token lacks the scope ${scopesOf(route).join(' or ')}${route.orScopes ? ' (or the one of the type concerned)' : ''} (\`insufficient_scope\`); nothing was read or changed`,
-      'insufficient_scope',
-      { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
-    );
-  }
+  return responses;
+}
+
+/** The 401 and 403 of a route that takes a token. */
+function authResponses(route: RouteDefinition): Record<string, OpenApiResponse> {
+  const responses: Record<string, OpenApiResponse> = {};
+  responses['401'] = errorResponse(
+    'Missing, malformed, unknown, revoked or expired bearer token (`unauthorized`)',
+    'unauthorized',
+    {
+      'WWW-Authenticate': headerRef('WWWAuthenticate'),
+    },
+  );
+  responses['403'] = errorResponse(
+    `This token lacks the scope ${scopesOf(route).join(' or ')}${route.orScopes ? ' (or the one of the type concerned)' : ''} (\`insufficient_scope\`); nothing was read or changed`,
+    'insufficient_scope',
+    { 'WWW-Authenticate': headerRef('WWWAuthenticate') },
+  );
+  return responses;
+}
+
+/** What a route's target may answer: no such record, a refused media type, a reused key, a stale ETag. */
+function targetResponses(route: RouteDefinition): Record<string, OpenApiResponse> {
+  const responses: Record<string, OpenApiResponse> = {};
   const extra = new Set<number>(route.extraStatuses ?? []);
   if (pathParamsOf(route.path).length > 0 || extra.has(404)) {
     const description =
@@ -309,74 +377,40 @@ function operationOf(route: RouteDefinition, schemas: Record<string, object>): O
       'precondition_failed',
     );
   }
-  if (hasBody) {
-    responses['413'] = errorResponse(
-      `Body larger than ${MAX_BODY_MIB} MiB (\`payload_too_large\`)`,
-      'payload_too_large',
-    );
-    responses['415'] = errorResponse(
-      'Body not sent as `Content-Type: application/json` (`unsupported_media_type`)',
-      'unsupported_media_type',
-    );
-    responses['422'] = response(
-      granted
-        ? 'Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted`'
-        : 'Field errors: every failing field at once, Rails wording; nothing was written',
-      json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
-      errorHeaders(),
-    );
-  }
-  for (const status of extra) {
-    const key = String(status);
-    responses[key] ??= EXTRA_STATUS_RESPONSES[key]?.(route) ?? errorResponse(`Error ${key}`, 'error');
-  }
-  responses['429'] = route.auth ? RATE_LIMITED : THROTTLED;
-  responses['500'] = errorResponse(
-    'Unexpected error, logged; never a stack trace (`internal_error`)',
-    'internal_error',
+  return responses;
+}
+
+/** The errors of a request body: too large, not JSON, failing fields. */
+function bodyResponses(granted: boolean): Record<string, OpenApiResponse> {
+  const responses: Record<string, OpenApiResponse> = {};
+  responses['413'] = errorResponse(`Body larger than ${MAX_BODY_MIB} MiB (\`payload_too_large\`)`, 'payload_too_large');
+  responses['415'] = errorResponse(
+    'Body not sent as `Content-Type: application/json` (`unsupported_media_type`)',
+    'unsupported_media_type',
   );
-  if (usesTable) {
-    responses['503'] = errorResponse(
-      'The data store is throttled or unavailable; retry later (`service_unavailable`)',
-      'service_unavailable',
-      {
-        'Retry-After': headerRef('RetryAfter'),
-      },
-    );
-  }
+  responses['422'] = response(
+    granted
+      ? 'Field errors: every failing field at once, Rails wording; nothing was written. A field outside the token’s field grant (or, creating, a mandatory field it lacks) is `is not permitted`'
+      : 'Field errors: every failing field at once, Rails wording; nothing was written',
+    json(schemaRef('FieldErrors'), { last_name: ["can't be blank"], email: ['is invalid'] }),
+    errorHeaders(),
+  );
+  return responses;
+}
 
-  // Contract §18: every answer to a request with a valid token carries the RateLimit fields (not a 401).
-  if (route.auth)
-    for (const [status, r] of Object.entries(responses))
-      if (status !== '401')
-        responses[status] = {
-          ...r,
-          headers: {
-            ...r.headers,
-            'RateLimit-Policy': headerRef('RateLimitPolicy'),
-            RateLimit: headerRef('RateLimit'),
-          },
-        };
-
-  const parameters = parametersOf(route, schemas);
-  return {
-    operationId: operationIdOf(route.name),
-    summary: route.summary,
-    description: route.auth
-      ? `${descriptionOf(route)}\n\nScope: ${scopesOf(route)
-          .map((s) => `\`${s}\``)
-          .join(' or ')}.`
-      : descriptionOf(route),
-    tags: [route.tag],
-    // OpenAPI 3.1 lets a requirement of any scheme list the roles (here: token scopes) it needs.
-    // Alternatives: any one of the route's scopes admits the token.
-    security: scopesOf(route).map((scope) => ({ [BEARER_SCHEME]: [scope] })),
-    ...(parameters.length > 0 ? { parameters } : {}),
-    ...(request
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schemaRef(request) } } } }
-      : {}),
-    responses: Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b))),
-  };
+/** Contract §18: every answer to a request with a valid token carries the RateLimit fields (not a 401). */
+function withRateLimitHeaders(responses: Record<string, OpenApiResponse>): Record<string, OpenApiResponse> {
+  for (const [status, r] of Object.entries(responses))
+    if (status !== '401')
+      responses[status] = {
+        ...r,
+        headers: {
+          ...r.headers,
+          'RateLimit-Policy': headerRef('RateLimitPolicy'),
+          RateLimit: headerRef('RateLimit'),
+        },
+      };
+  return responses;
 }
 
 /** The document for these routes and schemas (defaults: the deployed ones). */

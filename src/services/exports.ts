@@ -324,7 +324,7 @@ export async function runExport(
     // reached the applications may be in the file already, and are taken out of it before it completes.
     let erased = new Set(job.erased ?? []);
     const applicationsAt = types.indexOf('applications');
-    let knownBeforeApplications = at.typeIndex <= applicationsAt && at.after === null ? new Set(erased) : new Set();
+    let knownBeforeApplications = new Set(at.typeIndex <= applicationsAt && at.after === null ? erased : []);
 
     const flush = async (): Promise<void> => {
       const part = await uploadPart(businessId, id, uploadId, saved.parts.length + 1, Buffer.concat(lines, bytes));
@@ -359,23 +359,35 @@ export async function runExport(
     // The last part may be small (or empty, for an export of nothing).
     if (bytes > 0 || saved.parts.length === 0) await flush();
     await completeUpload(businessId, id, uploadId, saved.parts);
-    // Completes only once every erasure noted so far is out of the file; one noted later finds it completed.
-    for (let done = false; !done;) {
-      const unseen = [...erased].filter((a) => !knownBeforeApplications.has(a));
-      if (unseen.length > 0) {
-        const gone = new Set(unseen);
-        const dropped = await rewriteExportFile(businessId, id, (line) => erasedLine(line, gone), partBytes);
-        counts.applications = (counts.applications ?? 0) - dropped;
-        saved = { ...saved, counts: { ...counts } };
-        knownBeforeApplications = new Set(erased);
-      }
-      const after = await completeExportJob(job, lease, saved, erased.size);
-      if (after) done = true;
-      else erased = new Set((await renewExportJob(job, lease, LEASE_MS)).erased);
-    }
+    await completeWithoutErased(job, lease, partBytes, { saved, erased, known: knownBeforeApplications });
     return 'completed';
   } catch (error) {
     if (error instanceof LeaseLost) return 'busy';
     throw error;
+  }
+}
+
+/**
+ * Completes a run's export once every erasure noted so far is out of its file (one noted later finds it
+ * completed): applications erased after the worker wrote them (`erased` but not `known` before it reached the
+ * applications) are taken out of the uploaded file first, and out of its counts.
+ */
+async function completeWithoutErased(
+  job: ExportJob,
+  lease: string,
+  partBytes: number,
+  start: { saved: ExportCheckpoint; erased: ReadonlySet<string>; known: ReadonlySet<string> },
+): Promise<void> {
+  let { saved, erased, known } = start;
+  for (;;) {
+    const unseen = [...erased].filter((a) => !known.has(a));
+    if (unseen.length > 0) {
+      const gone = new Set(unseen);
+      const dropped = await rewriteExportFile(job.businessId, job.id, (line) => erasedLine(line, gone), partBytes);
+      saved = { ...saved, counts: { ...saved.counts, applications: (saved.counts.applications ?? 0) - dropped } };
+      known = erased;
+    }
+    if (await completeExportJob(job, lease, saved, erased.size)) return;
+    erased = new Set((await renewExportJob(job, lease, LEASE_MS)).erased);
   }
 }

@@ -3,69 +3,37 @@
  * type for one business in, one result line per row out, in row order.
  *
  * Each row is checked as its single request: the same generated validator
- * (src/schemas/validation.ts), then the same service checks. New employees,
- * employee jobs and applications of a window go through createEmployees,
- * createEmployeeJobs or createApplications (the checks of their POST, one
- * transaction for the chunk: src/services/create-chunk.ts); every other row
- * through the service function of its request (updateEmployee,
- * createEmployee or createApplication for an erased record's external id,
- * updateApplication) with its rules, messages,
- * uniqueness checks and transaction. The import only adds items to those
- * transactions (src/data/dynamo/transact-write.ts WriteHooks, the chunks' ChunkHooks): the
- * external_id it keeps for a new record, and the rows' result item when
- * results are kept (exactly once: a row whose result is stored is never
- * applied again, src/data/import-store.ts). Validating sends no transaction.
- * A rejected row writes nothing but its result and never stops the others.
+ * (src/schemas/validation.ts), then the same service checks. What differs by
+ * record type is the type's adapter (src/services/import-adapters.ts): its
+ * validators, its single requests (a record whose external id is kept is
+ * updated alone, or created again alone if it was erased), its chunk write
+ * (new records of a window in one transaction: src/services/create-chunk.ts)
+ * and the references a window reads first. The import only adds items to
+ * those transactions (src/data/dynamo/transact-write.ts WriteHooks, the
+ * chunks' ChunkHooks): the external_id it keeps for a new record, and the
+ * rows' result item when results are kept. Keeping them exactly once (a row
+ * whose result is stored is never applied again) wraps the applier:
+ * src/services/import-results.ts. Validating sends no transaction. A
+ * rejected row writes nothing but its result and never stops the others.
  *
  * The admin tool's demo loading uses this too (one writer of imported
  * records): it passes its own origin and no results.
  */
 import { randomUUID } from 'node:crypto';
 import { laneOf } from '../domain/change-feed';
-import { importLaneOwner } from '../data/import-store';
 import { boundedErrors, isExternalId, type ImportMode, type ImportType, type ResultLine } from '../domain/imports';
 import type { CellKind, ParsedRow } from '../domain/import-rows';
 import type { BusinessConfig } from '../domain/business';
-import type { CustomFieldDefinition } from '../domain/custom-fields';
 import type { WriteOrigin } from '../domain/audit';
-import { API_PREFIX } from '../domain/api-paths';
 import { FieldError, FieldErrorCollector, HttpError, MESSAGES, type FieldMessages } from '../domain/errors';
-import type { ChunkHooks, ChunkOutcome, CreateRow } from './create-chunk';
-import type { ApiResult } from '../domain/result';
 import { runWithOrigin } from '../data/write-origin';
 import { runWithDeadline } from '../data/deadline';
 import type { TxWrite, WriteHooks } from '../data/dynamo/transact-write';
-import {
-  RowAlreadyApplied,
-  claimExternalIdWrite,
-  externalIdKey,
-  externalOwnersOf,
-  keepExternalIds,
-  putRowResults,
-  readExternalOwners,
-  readRowResults,
-  rowResultWrite,
-} from '../data/import-store';
-import { bodyValidator, type BodyValidator } from '../schemas/validation';
-import { EMPLOYEE_JOB_READ_ONLY, EMPLOYEE_READ_ONLY, EmployeeCreate, EmployeeJobCreate } from '../schemas/employees';
-import { APPLICATION_READ_ONLY, APPLICATION_UPDATE_READ_ONLY, ApplicationCreate } from '../schemas/applications';
-import validateEmployeeCreate from '../schemas/generated/validate-employee-create';
-import validateEmployeeUpdate from '../schemas/generated/validate-employee-update';
-import validateEmployeeJobCreate from '../schemas/generated/validate-employee-job-create';
-import validateApplicationCreate from '../schemas/generated/validate-application-create';
-import validateApplicationUpdate from '../schemas/generated/validate-application-update';
-import {
-  EMPLOYEE_CHUNK,
-  createEmployee,
-  createEmployees,
-  normalizeEmployeeNumber,
-  updateEmployee,
-  type Body,
-  type ChunkStart,
-} from './employees';
-import { readForEmployeeCreates, type EmployeeChunkContext } from '../data/employee-store';
-import { EMPLOYEE_JOB_CHUNK, createEmployeeJobs } from './employee-jobs';
-import { APPLICATION_CHUNK, createApplication, createApplications, updateApplication } from './applications';
+import { RowAlreadyApplied, claimExternalIdWrite, importLaneOwner } from '../data/import-store';
+import type { EmployeeChunkContext } from '../data/employee-store';
+import type { ChunkHooks, ChunkOutcome, CreateRow } from './create-chunk';
+import { IMPORT_ADAPTERS, type Body, type ImportAdapter, type Owners, type WindowRead } from './import-adapters';
+import { exactlyOnce, resultKeeping, type ResultKeeping, type RowSink } from './import-results';
 
 /**
  * What one row's write, or one chunk's, may take (retries and the resolution of
@@ -74,65 +42,6 @@ import { APPLICATION_CHUNK, createApplication, createApplications, updateApplica
  * that starts one before its reserve ends it in time.
  */
 const WRITE_BUDGET_MS = 8000;
-
-type Create = (
-  businessId: string,
-  body: Body,
-  errors: FieldErrorCollector,
-  key: undefined,
-  target: { method: string; path: string },
-  hooks: WriteHooks,
-) => Promise<ApiResult>;
-type Update = (
-  businessId: string,
-  id: string,
-  body: Body,
-  errors: FieldErrorCollector,
-  ifMatch: undefined,
-  hooks: WriteHooks,
-) => Promise<ApiResult>;
-
-/**
- * Each type's single requests: validators and service functions. A new record goes in its window's chunk; a
- * record created again for an external id whose record is gone takes its create alone (an employee job has no
- * update, and its known external id is skipped).
- */
-const PATHS: Record<
-  ImportType,
-  { create: BodyValidator<Body>; createWith?: Create; update?: BodyValidator<Body>; updateWith?: Update; path: string }
-> = {
-  employees: {
-    create: bodyValidator<Body>(validateEmployeeCreate, { ignore: EMPLOYEE_READ_ONLY }),
-    createWith: createEmployee,
-    update: bodyValidator<Body>(validateEmployeeUpdate, { ignore: EMPLOYEE_READ_ONLY }),
-    updateWith: updateEmployee,
-    path: `${API_PREFIX}/employees`,
-  },
-  employee_jobs: {
-    create: bodyValidator<Body>(validateEmployeeJobCreate, { ignore: EMPLOYEE_JOB_READ_ONLY }),
-    path: `${API_PREFIX}/employee_jobs`,
-  },
-  applications: {
-    create: bodyValidator<Body>(validateApplicationCreate, { ignore: APPLICATION_READ_ONLY }),
-    createWith: createApplication,
-    update: bodyValidator<Body>(validateApplicationUpdate, { ignore: APPLICATION_UPDATE_READ_ONLY }),
-    updateWith: updateApplication,
-    path: `${API_PREFIX}/applications`,
-  },
-};
-
-const CREATE_SCHEMAS: Record<ImportType, { properties: Record<string, unknown> }> = {
-  employees: EmployeeCreate,
-  employee_jobs: EmployeeJobCreate,
-  applications: ApplicationCreate,
-};
-
-const customFieldsOf = (type: ImportType, config: BusinessConfig): readonly CustomFieldDefinition[] =>
-  type === 'employees'
-    ? config.employee_fields
-    : type === 'employee_jobs'
-      ? config.employee_job_fields
-      : config.application_fields;
 
 /** What a JSON Schema property takes, for reading a CSV cell: arrays, numbers, booleans, else text. */
 function kindOfSchema(property: unknown): CellKind {
@@ -146,9 +55,9 @@ function kindOfSchema(property: unknown): CellKind {
 /** How each CSV cell of an import of `type` reads: by its field's schema type, custom fields by their type_of. */
 export function importCellKinds(type: ImportType, config: BusinessConfig): (field: string) => CellKind {
   const kinds = new Map<string, CellKind>(
-    Object.entries(CREATE_SCHEMAS[type].properties).map(([name, p]) => [name, kindOfSchema(p)]),
+    Object.entries(IMPORT_ADAPTERS[type].createSchema.properties).map(([name, p]) => [name, kindOfSchema(p)]),
   );
-  for (const def of customFieldsOf(type, config)) {
+  for (const def of IMPORT_ADAPTERS[type].customFields(config)) {
     const kind: CellKind =
       def.type_of === 'integer' || def.type_of === 'float' || def.type_of === 'currency'
         ? 'number'
@@ -185,19 +94,13 @@ export interface ApplyRowsOptions {
   readonly denied?: (body: Readonly<Record<string, unknown>>, create: boolean) => string[];
 }
 
-/** The most new records of a type in one transaction. */
-const CHUNK: Record<ImportType, number> = {
-  employees: EMPLOYEE_CHUNK,
-  employee_jobs: EMPLOYEE_JOB_CHUNK,
-  applications: APPLICATION_CHUNK,
-};
-
 /**
  * Rows read and applied together: one read of their external ids (with what
- * new employees need), their new records in one transaction (CHUNK).
+ * new employees need), their new records in one transaction (the adapter's chunkSize).
  * Validating sends no transaction: larger windows, fewer reads.
  */
-const windowOf = (type: ImportType, mode: ImportMode): number => CHUNK[type] * (mode === 'validate' ? 4 : 1);
+const windowOf = (adapter: ImportAdapter, mode: ImportMode): number =>
+  adapter.chunkSize * (mode === 'validate' ? 4 : 1);
 
 /**
  * Applies (or validates) rows of one type for one business in row order and
@@ -228,64 +131,114 @@ export async function* applyImportRows(
   rows: AsyncIterable<ParsedRow>,
   options: ApplyRowsOptions,
 ): AsyncGenerator<ResultLine> {
-  const seen = { numbers: new Set<string>(), externalIds: new Set<string>() };
-  const resumeAfter = options.resumeAfter ?? 0;
-  // An earlier run may have stopped between a chunk's transaction and keeping its external ids.
-  if (options.importId && options.mode === 'apply')
-    await keepStoredExternalIds(options.businessId, options.type, options.importId, resumeAfter);
-  const earlier = options.importId ? storedResults(options.businessId, options.importId, resumeAfter) : undefined;
-  let next = await earlier?.next();
-  // Every new record of this run takes one feed lane: each chunk moves its counter once.
-  const lane = laneOf(importLaneOwner(options.type), randomUUID());
-  let window: ParsedRow[] = [];
-  const named = new Set<string>();
-  let applying: { readonly done: Promise<WindowOutcome>; readonly named: ReadonlySet<string> } | undefined;
-  let known: EmployeeChunkContext | undefined;
-  let stale = false;
-  /** The window being applied: its lines once done. */
-  const settle = async (): Promise<ResultLine[]> => {
-    if (!applying) return [];
-    const done = await applying.done;
-    applying = undefined;
-    known = done.after;
-    stale = done.wroteAlone;
-    return done.lines;
-  };
-  /** Closes the window: its read goes out now, it is applied once the one before is done (whose lines these are). */
-  const closeWindow = async (): Promise<ResultLine[]> => {
-    if (!window.length) return settle();
-    const rowsOf = window;
-    const names = new Set(named);
-    window = [];
-    named.clear();
-    // An external id the window being applied names may not be kept yet: this window reads after it.
-    const ahead = [...names].some((n) => applying?.named.has(n)) ? undefined : readWindow(rowsOf, options, lane);
-    ahead?.catch(() => undefined);
-    const lines = await settle();
-    const read = await (ahead ?? readWindow(rowsOf, options, lane));
-    const done = applyRowWindow(rowsOf, options, seen, read, { lane, ...(known ? { known } : {}) }, stale);
-    done.catch(() => undefined);
-    applying = { done, named: names };
-    return lines;
-  };
-  for await (const row of rows) {
-    if (row.row <= resumeAfter) continue;
-    while (next && !next.done && next.value.row < row.row) next = await earlier?.next();
-    if (next && !next.done && next.value.row === row.row) {
-      yield* await closeWindow();
-      yield* await settle();
-      yield next.value;
-      continue;
-    }
-    const externalId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
-    if (window.length >= windowOf(options.type, options.mode) || (externalId !== undefined && named.has(externalId)))
-      yield* await closeWindow();
-    window.push(row);
-    if (externalId !== undefined) named.add(externalId);
-  }
-  yield* await closeWindow();
-  yield* await settle();
+  yield* exactlyOnce(rows, options, new Windows(runOf(options)));
 }
+
+/** What every window of one run shares. */
+interface Run {
+  readonly options: ApplyRowsOptions;
+  readonly adapter: ImportAdapter;
+  readonly results: ResultKeeping;
+  /** Validating: the unique values and external ids of earlier rows (uniqueness within the file). */
+  readonly seen: Seen;
+  /** Every new record of this run takes one feed lane: each chunk moves its counter once. */
+  readonly lane: number;
+}
+
+interface Seen {
+  readonly values: Set<string>;
+  readonly externalIds: Set<string>;
+}
+
+const runOf = (options: ApplyRowsOptions): Run => ({
+  options,
+  adapter: IMPORT_ADAPTERS[options.type],
+  results: resultKeeping(options),
+  seen: { values: new Set(), externalIds: new Set() },
+  lane: laneOf(importLaneOwner(options.type), randomUUID()),
+});
+
+/** What a window leaves for the next: the state its last chunk left, and whether a row wrote alone since. */
+interface Carried {
+  readonly known?: EmployeeChunkContext;
+  /** The next window's read (sent ahead) may miss what such a row changed (an employee_number it freed). */
+  readonly stale: boolean;
+}
+
+/** A window's lines and what it leaves for the next. */
+interface WindowOutcome {
+  readonly lines: ResultLine[];
+  readonly carried: Carried;
+}
+
+/**
+ * The windows of a run: the one being filled, and the one being applied
+ * while the next one's read goes out.
+ */
+class Windows implements RowSink {
+  private rows: ParsedRow[] = [];
+  /** The external ids the rows of the window being filled name. */
+  private readonly named = new Set<string>();
+  private applying: { readonly done: Promise<WindowOutcome>; readonly named: ReadonlySet<string> } | undefined;
+  private carried: Carried = { stale: false };
+  private readonly run: Run;
+
+  constructor(run: Run) {
+    this.run = run;
+  }
+
+  async add(row: ParsedRow): Promise<ResultLine[]> {
+    const externalId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
+    const full =
+      this.rows.length >= windowOf(this.run.adapter, this.run.options.mode) ||
+      (externalId !== undefined && this.named.has(externalId));
+    const lines = full ? await this.close() : [];
+    this.rows.push(row);
+    if (externalId !== undefined) this.named.add(externalId);
+    return lines;
+  }
+
+  async *drain(): AsyncGenerator<ResultLine> {
+    yield* await this.close();
+    yield* await this.settle();
+  }
+
+  /** The window being applied: its lines once done. */
+  private async settle(): Promise<ResultLine[]> {
+    if (!this.applying) return [];
+    const done = await this.applying.done;
+    this.applying = undefined;
+    this.carried = done.carried;
+    return done.lines;
+  }
+
+  /** Closes the window: its read goes out now, it is applied once the one before is done (whose lines these are). */
+  private async close(): Promise<ResultLine[]> {
+    if (!this.rows.length) return this.settle();
+    const rows = this.rows;
+    const named = new Set(this.named);
+    this.rows = [];
+    this.named.clear();
+    // An external id the window being applied names may not be kept yet: this window reads after it.
+    const ahead = [...named].some((n) => this.applying?.named.has(n)) ? undefined : readWindow(this.run, rows);
+    ahead?.catch(() => undefined);
+    const lines = await this.settle();
+    const read = await (ahead ?? readWindow(this.run, rows));
+    const done = applyRowWindow(this.run, rows, read, this.carried);
+    done.catch(() => undefined);
+    this.applying = { done, named };
+    return lines;
+  }
+}
+
+/** One BatchGetItem (parts of 100 keys at once) of what a window's rows name. */
+const readWindow = ({ adapter, options, lane }: Run, rows: readonly ParsedRow[]): Promise<WindowRead> =>
+  adapter.readWindow(
+    options.businessId,
+    rows,
+    [...new Set(rows.map((r) => r.body.external_id).filter(isExternalId))],
+    lane,
+  );
 
 /**
  * The state a chunk starts from: its window's read, with the lane the chunk
@@ -304,349 +257,315 @@ function mergeKnown(
   };
 }
 
-/** Keeps the external ids of the records the results stored after `afterRow` report created, a page at a time. */
-async function keepStoredExternalIds(
-  businessId: string,
-  type: ImportType,
-  importId: string,
-  afterRow: number,
-): Promise<void> {
-  let start: Awaited<ReturnType<typeof readRowResults>>['next'];
-  do {
-    const page = await readRowResults(businessId, importId, afterRow, start);
-    await keepExternalIds(businessId, type, page.lines);
-    start = page.next;
-  } while (start);
-}
+/** A write made by the run's origin within its budget. */
+const written = <T>(run: Run, write: () => Promise<T>): Promise<T> =>
+  runWithOrigin(run.options.origin, () => runWithDeadline(WRITE_BUDGET_MS, write));
 
-/** The results earlier runs of an import stored after `afterRow`, in row order, a page at a time. */
-async function* storedResults(businessId: string, importId: string, afterRow: number): AsyncGenerator<ResultLine> {
-  let start: Awaited<ReturnType<typeof readRowResults>>['next'];
-  do {
-    const page = await readRowResults(businessId, importId, afterRow, start);
-    yield* page.lines;
-    start = page.next;
-  } while (start);
-}
+/** A line in the import's language, and bounded: a result item holds a window's lines (RESULT_ERRORS_CHARS). */
+const translated = ({ options }: Run, line: ResultLine): ResultLine =>
+  line.errors
+    ? { ...line, errors: boundedErrors(options.translate ? options.translate(line.errors) : line.errors) }
+    : line;
 
-interface Seen {
-  readonly numbers: Set<string>;
-  readonly externalIds: Set<string>;
-}
+/** A new record of a row waiting for its chunk: its checked body, what the check collected, its external id. */
+type PendingCreate = CreateRow & { readonly externalId: string | undefined };
 
-/** The external ids a window's rows name, read at once: each type's id -> record id. */
-interface Owners {
-  readonly records: ReadonlyMap<string, string>;
-  readonly employees: ReadonlyMap<string, string>;
-}
-
-/** What a window reads before it is applied: its owners and, for employees, what their creates need. */
-interface WindowRead extends Owners {
-  readonly chunk?: EmployeeChunkContext;
-}
-
-/** A window's lines, the state its last chunk left for the next, and whether a row on its own path wrote since. */
-interface WindowOutcome {
-  readonly lines: ResultLine[];
-  readonly after: EmployeeChunkContext | undefined;
-  /** The next window's read (sent ahead) may miss what such a row changed (an employee_number it freed). */
-  readonly wroteAlone: boolean;
-}
-
-/** One BatchGetItem (parts of 100 keys at once) of what a window's rows name. */
-async function readWindow(window: readonly ParsedRow[], options: ApplyRowsOptions, lane: number): Promise<WindowRead> {
-  const { businessId, type } = options;
-  const externalIds = [...new Set(window.map((r) => r.body.external_id).filter(isExternalId))];
-  if (type === 'employees') {
-    const numbers = window.map((r) => normalizeEmployeeNumber(r.body.employee_number));
-    const read = await readForEmployeeCreates(businessId, {
-      lane,
-      employeeNumbers: numbers.filter((n): n is string => typeof n === 'string'),
-      more: externalIds.map((id) => externalIdKey(businessId, type, id)),
-    });
-    return { records: externalOwnersOf(externalIds, read.more), employees: new Map(), chunk: read };
-  }
-  const employeeIds =
-    type === 'employee_jobs' ? window.map((r) => r.body.employee_external_id).filter(isExternalId) : [];
-  const [records, employees] = await Promise.all([
-    externalIds.length ? readExternalOwners(businessId, type, externalIds) : new Map<string, string>(),
-    employeeIds.length ? readExternalOwners(businessId, 'employees', employeeIds) : new Map<string, string>(),
-  ]);
-  return { records, employees };
-}
-
-/** A row of a run waiting for its chunk: a new record, its checked body and what the check collected. */
+/** A row of a run waiting for its chunk. */
 interface Pending {
   readonly line: (id: string | null, fields?: FieldMessages | null) => ResultLine;
-  readonly create?: CreateRow & { readonly externalId: string | undefined };
-  /** A job's field errors when its employee is not found (its request's 404): the field that named it. */
+  readonly create: PendingCreate;
+  /** A new record's field errors when the record it refers to is not found (its request's 404). */
   readonly missing?: FieldMessages;
+}
+
+/** Where the application of one window stands. */
+interface WindowState {
+  readonly read: WindowRead;
+  /** The window's lines so far, in row order. */
+  readonly out: ResultLine[];
+  /** Runs of consecutive lines that write nothing, stored together at the end. */
+  readonly unstored: ResultLine[][];
+  /** The rows of new records waiting for their chunk. */
+  pending: Pending[];
+  /** What the last chunk (of this window or the one before) left: with the window's read, where the next starts. */
+  before: EmployeeChunkContext | undefined;
+  /** The window's read may be older than a write of a row on its own path: the next chunk reads again. */
+  reread: boolean;
+  /** A row on its own path wrote since the last chunk. */
+  wroteAlone: boolean;
 }
 
 /** One window of rows: their result lines in row order, each stored (when results are kept). */
 async function applyRowWindow(
-  window: readonly ParsedRow[],
-  options: ApplyRowsOptions,
-  seen: Seen,
+  run: Run,
+  rows: readonly ParsedRow[],
   read: WindowRead,
-  start: ChunkStart,
-  stale: boolean,
+  carried: Carried,
 ): Promise<WindowOutcome> {
-  const { businessId, type, mode, importId } = options;
-  // In the import's language, and bounded: a result item holds a window's lines (RESULT_ERRORS_CHARS).
-  const translate = (line: ResultLine): ResultLine =>
-    line.errors
-      ? { ...line, errors: boundedErrors(options.translate ? options.translate(line.errors) : line.errors) }
-      : line;
-  const { records } = read;
-  const owners: Owners = read;
-  // What the chunk before (of this window or the one before) left: with the window's read, where the next starts.
-  let before = start.known;
-  // The window's read may be older than a write of a row on its own path: the chunk after it reads again.
-  let fresh = stale;
-  let wroteAlone = false;
-
-  const out: ResultLine[] = [];
-  /** Runs of consecutive lines that write nothing, stored together at the end. */
-  const unstored: ResultLine[][] = [];
-  let run: Pending[] = [];
-  // The run so far: its new records created in one transaction with the run's result item.
-  const flush = async (): Promise<void> => {
-    const pending = run;
-    run = [];
-    if (!pending.length) return;
-    const creates = pending.filter((p) => p.create);
-    if (!creates.length) {
-      const lines = pending.map((p) => translate(p.line(null)));
-      out.push(...lines);
-      unstored.push(lines);
-      return;
-    }
-    const linesOf = (outcomes: readonly ChunkOutcome[]): ResultLine[] => {
-      let i = 0;
-      return pending.map((p) => {
-        if (!p.create) return translate(p.line(null));
-        const outcome = outcomes[i++];
-        if (outcome instanceof FieldError) return translate(p.line(null, outcome.fields));
-        if (outcome instanceof HttpError) {
-          if (outcome.status !== 404 || !p.missing) throw outcome;
-          return translate(p.line(null, p.missing));
-        }
-        return translate(p.line(mode === 'validate' ? null : (outcome ?? null)));
-      });
-    };
-    const keep = importId !== undefined && mode === 'apply';
-    // Results kept: the chunk's result item is its proof, its external ids are kept right after it
-    // (keepExternalIds). Without results (the admin tool's loading) they go into the transaction.
-    const hooks: ChunkHooks = {
-      dryRun: mode === 'validate',
-      extraWrites: (made) =>
-        keep
-          ? [rowResultWrite(businessId, importId, linesOf(made))]
-          : creates.flatMap((p, i) => {
-              const id = made[i];
-              return typeof id === 'string' && p.create?.externalId !== undefined
-                ? [claimExternalIdWrite(businessId, type, p.create.externalId, id)]
-                : [];
-            }),
-    };
-    const bodies = creates.map((p) => p.create!);
-    let lines: ResultLine[] | undefined;
-    try {
-      const outcomes = await runWithOrigin(options.origin, () =>
-        runWithDeadline(WRITE_BUDGET_MS, async () => {
-          if (type === 'applications') return createApplications(businessId, bodies, hooks, start.lane);
-          if (type === 'employee_jobs') return createEmployeeJobs(businessId, bodies, hooks);
-          const chunk = await createEmployees(
-            businessId,
-            bodies,
-            hooks,
-            ((known) => ({ lane: start.lane, ...(known && !fresh ? { known } : {}) }))(mergeKnown(read.chunk, before)),
-          );
-          // The next run of the window starts from where this chunk left the counters; the next window too.
-          before = chunk.after;
-          fresh = wroteAlone = false;
-          return chunk.outcomes;
-        }),
-      );
-      lines = linesOf(outcomes);
-    } catch (error) {
-      if (!(error instanceof RowAlreadyApplied)) throw error;
-      // A re-sent transaction of this run found its results stored: they are the run's lines.
-      fresh = true;
-      lines = [...error.lines];
-      const rowsOf = (ls: readonly ResultLine[]): string => ls.map((l) => l.row).join();
-      if (rowsOf(lines) !== rowsOf(linesOf([]))) throw new Error('stored results of a chunk name other rows');
-    }
-    if (keep) await keepExternalIds(businessId, type, lines);
-    out.push(...lines);
-    if (!keep) unstored.push(lines);
+  const state: WindowState = {
+    read,
+    out: [],
+    unstored: [],
+    pending: [],
+    before: carried.known,
+    reread: carried.stale,
+    wroteAlone: false,
   };
-
-  // New records join the run; any other row is applied after the rows before it (uniqueness in row order).
-  const joinsRun = (row: ParsedRow): boolean => {
-    const extId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
-    return extId === undefined || (!records.has(extId) && !(mode === 'validate' && seen.externalIds.has(extId)));
-  };
-  for (const row of window) {
-    if (!joinsRun(row)) await flush();
-    const step = await runWithOrigin(options.origin, () =>
-      runWithDeadline(WRITE_BUDGET_MS, () => applyRow(row, options, seen, owners)),
-    );
+  for (const row of rows) {
+    // New records join the run; any other row is applied after the rows before it (uniqueness in row order).
+    if (!joinsRun(run, read, row)) await flushRun(run, state);
+    const step = await written(run, () => applyRow(run, row, read));
     if ('pending' in step) {
-      run.push(step.pending);
+      state.pending.push(step.pending);
       continue;
     }
-    await flush();
-    const line = translate(step.line);
-    out.push(line);
-    if (!step.stored) unstored.push([line]);
-    else fresh = wroteAlone = true;
+    await flushRun(run, state);
+    const line = translated(run, step.line);
+    state.out.push(line);
+    if (!step.stored) state.unstored.push([line]);
+    else state.reread = state.wroteAlone = true;
   }
-  await flush();
-  if (importId) await putRowResults(businessId, importId, unstored);
-  return { lines: out, after: before, wroteAlone };
+  await flushRun(run, state);
+  await run.results.storeUnwritten(state.unstored);
+  return { lines: state.out, carried: { ...(state.before ? { known: state.before } : {}), stale: state.wroteAlone } };
 }
 
-/**
- * One row: its result line and whether it is stored (in the row's own
- * transaction), or a new employee waiting for its run's chunk.
- */
-async function applyRow(
-  row: ParsedRow,
-  options: ApplyRowsOptions,
-  seen: Seen,
-  owners: Owners,
-): Promise<{ line: ResultLine; stored: boolean } | { pending: Pending }> {
-  const { businessId, type, mode, importId } = options;
-  // A JSON Lines line that is not one JSON object within the limits fails on its own.
-  if (row.invalid)
-    return {
-      line: { row: row.row, external_id: null, result: 'failed', id: null, errors: { row: [MESSAGES.invalid] } },
-      stored: false,
-    };
-  const paths = PATHS[type];
+/** Whether a row is a new record (no kept external id, none of an earlier row when validating). */
+function joinsRun({ options, seen }: Run, read: WindowRead, row: ParsedRow): boolean {
+  const extId = isExternalId(row.body.external_id) ? row.body.external_id : undefined;
+  return (
+    extId === undefined || (!read.records.has(extId) && !(options.mode === 'validate' && seen.externalIds.has(extId)))
+  );
+}
+
+/** The run of new records so far: created in one transaction with the run's result item. */
+async function flushRun(run: Run, state: WindowState): Promise<void> {
+  const pending = state.pending;
+  state.pending = [];
+  if (!pending.length) return;
+  const lines = await writeChunk(run, state, pending);
+  await run.results.afterChunk(lines);
+  state.out.push(...lines);
+  if (!run.results.inTransactions) state.unstored.push(lines);
+}
+
+/** A run's new records in one transaction: the run's lines, or those a send of it stored before. */
+async function writeChunk(run: Run, state: WindowState, pending: readonly Pending[]): Promise<ResultLine[]> {
+  const { adapter, options, results } = run;
+  const creates = pending.map((p) => p.create);
+  const hooks: ChunkHooks = {
+    dryRun: options.mode === 'validate',
+    extraWrites: (made) =>
+      results.chunkWrites(
+        () => linesOf(run, pending, made),
+        () => claimsOf(options, creates, made),
+      ),
+  };
+  const known = state.reread ? undefined : mergeKnown(state.read.chunk, state.before);
+  try {
+    const chunk = await written(run, () =>
+      adapter.writeChunk(options.businessId, creates, hooks, { lane: run.lane, ...(known ? { known } : {}) }),
+    );
+    if (chunk.after) {
+      // The next run of the window starts from where this chunk left the counters; the next window too.
+      state.before = chunk.after;
+      state.reread = state.wroteAlone = false;
+    }
+    return linesOf(run, pending, chunk.outcomes);
+  } catch (error) {
+    if (!(error instanceof RowAlreadyApplied)) throw error;
+    // A re-sent transaction of this run found its results stored: they are the run's lines.
+    state.reread = true;
+    const lines = [...error.lines];
+    const rowsOf = (ls: readonly ResultLine[]): string => ls.map((l) => l.row).join();
+    if (rowsOf(lines) !== rowsOf(linesOf(run, pending, [])))
+      throw new Error('stored results of a chunk name other rows');
+    return lines;
+  }
+}
+
+/** A run's lines by its chunk's outcomes (none yet: as created). */
+function linesOf(run: Run, pending: readonly Pending[], outcomes: readonly ChunkOutcome[]): ResultLine[] {
+  return pending.map((p, i) => {
+    const outcome = outcomes[i];
+    if (outcome instanceof FieldError) return translated(run, p.line(null, outcome.fields));
+    if (outcome instanceof HttpError) {
+      if (outcome.status !== 404 || !p.missing) throw outcome;
+      return translated(run, p.line(null, p.missing));
+    }
+    return translated(run, p.line(run.options.mode === 'validate' ? null : (outcome ?? null)));
+  });
+}
+
+/** The claims of the external ids of a chunk's new records, for its transaction. */
+const claimsOf = (
+  { businessId, type }: ApplyRowsOptions,
+  creates: readonly PendingCreate[],
+  made: readonly ChunkOutcome[],
+): TxWrite[] =>
+  creates.flatMap((create, i) => {
+    const id = made[i];
+    return typeof id === 'string' && create.externalId !== undefined
+      ? [claimExternalIdWrite(businessId, type, create.externalId, id)]
+      : [];
+  });
+
+/** One row: its result line and whether its own transaction stored it, or a new record waiting for its chunk. */
+type Step = { readonly line: ResultLine; readonly stored: boolean } | { readonly pending: Pending };
+
+/** A row's body as its requests take it, its own field errors, and its line. */
+interface RowCheck {
+  readonly body: Body;
+  /** Its external id, when it is one. */
+  readonly extId: string | undefined;
+  /** The row's own field errors (external ids), carried into the collector of whichever request it takes. */
+  readonly own: readonly (readonly [string, string])[];
+  readonly missing?: FieldMessages;
+  line(result: ResultLine['result'], id: string | null, fields?: FieldMessages | null): ResultLine;
+}
+
+/** A row's body with its external id out and the references it makes resolved. */
+function checkRow(adapter: ImportAdapter, row: ParsedRow, owners: Owners): RowCheck {
   const body: Body = { ...row.body };
   const externalId = body.external_id;
   delete body.external_id;
-  // The row's own field errors (external ids), carried into the collector of whichever request it takes.
-  const own: [string, string][] = [];
-  const collector = (): FieldErrorCollector => {
-    const c = new FieldErrorCollector();
-    for (const [field, message] of own) c.add(field, message);
-    return c;
-  };
   const extId = isExternalId(externalId) ? externalId : undefined;
-  if (externalId !== undefined && extId === undefined) own.push(['external_id', MESSAGES.invalid]);
-  const lineWith =
-    (result: ResultLine['result']) =>
-    (id: string | null, fields: FieldMessages | null = null): ResultLine => ({
+  const references = adapter.resolveReferences(body, owners);
+  const own: (readonly [string, string])[] =
+    externalId !== undefined && extId === undefined ? [['external_id', MESSAGES.invalid]] : [];
+  return {
+    body,
+    extId,
+    own: [...own, ...references.errors],
+    ...(references.missing ? { missing: references.missing } : {}),
+    line: (result, id, fields = null) => ({
       row: row.row,
       // An id only when it is one: an invalid external_id is a value the results never repeat.
       external_id: extId ?? null,
       result: fields ? 'failed' : result,
       id: fields ? null : id,
       errors: fields,
-    });
-  const line = (result: ResultLine['result'], id: string | null, fields: FieldMessages | null = null): ResultLine =>
-    lineWith(result)(id, fields);
+    }),
+  };
+}
 
-  // An employee job may name its employee by the external id an import kept for it.
-  const employeeExt = type === 'employee_jobs' ? body.employee_external_id : undefined;
-  if (type === 'employee_jobs' && 'employee_external_id' in body) {
-    delete body.employee_external_id;
-    if (!isExternalId(employeeExt)) own.push(['employee_external_id', MESSAGES.invalid]);
-    else {
-      const employeeRef = owners.employees.get(employeeExt);
-      if (employeeRef === undefined) own.push(['employee_external_id', MESSAGES.missingReference]);
-      else if ('employee_id' in body && body.employee_id !== employeeRef) own.push(['employee_id', MESSAGES.invalid]);
-      else body.employee_id = employeeRef;
-    }
-    // The job's schema wants an employee_id: the error above already says which employee is missing.
-    if (!('employee_id' in body)) body.employee_id = '-';
-  }
+/** A collector holding the row's own errors, for whichever request it takes. */
+function collectorOf(check: RowCheck): FieldErrorCollector {
+  const errors = new FieldErrorCollector();
+  for (const [field, message] of check.own) errors.add(field, message);
+  return errors;
+}
 
-  const owner = extId === undefined ? undefined : owners.records.get(extId);
-  const earlier = extId !== undefined && mode === 'validate' && seen.externalIds.has(extId);
-  if (extId !== undefined && mode === 'validate') seen.externalIds.add(extId);
-  const resultWrite = (l: ResultLine): TxWrite[] =>
-    importId && mode === 'apply' ? [rowResultWrite(businessId, importId, [l])] : [];
-  const denied = options.denied?.(body, owner === undefined && !earlier) ?? [];
-  if (denied.length > 0)
+/** One row: checked, then updated or created alone, skipped, or waiting for its chunk. */
+async function applyRow(run: Run, row: ParsedRow, owners: Owners): Promise<Step> {
+  const { options, seen } = run;
+  // A JSON Lines line that is not one JSON object within the limits fails on its own.
+  if (row.invalid)
     return {
-      line: line('failed', null, Object.fromEntries(denied.map((f) => [f, [MESSAGES.notPermitted]]))),
+      line: { row: row.row, external_id: null, result: 'failed', id: null, errors: { row: [MESSAGES.invalid] } },
       stored: false,
     };
-
-  try {
-    if ((owner !== undefined || earlier) && type === 'employee_jobs')
-      return { line: line('skipped', owner ?? null), stored: false };
-    if (earlier && paths.update) {
-      // Validating, a second row of one external id would update the record the first creates: its body is
-      // checked as that update's (the record itself does not exist to check against).
-      const errors = collector();
-      paths.update(body, errors);
-      errors.throwIfAny();
-      return { line: line('updated', null), stored: false };
-    }
-    if (owner !== undefined && paths.update && paths.updateWith) {
-      const errors = collector();
-      const input = paths.update(body, errors);
-      const hooks: WriteHooks = { dryRun: mode === 'validate', extraWrites: () => resultWrite(line('updated', owner)) };
-      try {
-        await paths.updateWith(businessId, owner, input, errors, undefined, hooks);
-        return hooks.wrote
-          ? { line: line('updated', owner), stored: !hooks.dryRun && importId !== undefined }
-          : { line: line('unchanged', owner), stored: false };
-      } catch (error) {
-        // An erased record keeps its external id until a row creates it again (below, on its own path).
-        if (!(error instanceof HttpError && error.status === 404)) throw error;
-      }
-    }
-    const createErrors = collector();
-    const input = paths.create(body, createErrors);
-    if (type === 'employees' && !createErrors.has('employee_number')) {
-      const number = normalizeEmployeeNumber(input.employee_number);
-      if (number && mode === 'validate') {
-        if (seen.numbers.has(number)) createErrors.add('employee_number', MESSAGES.taken);
-        seen.numbers.add(number);
-      }
-    }
-    if (owner === undefined)
-      return {
-        pending: {
-          line: lineWith('created'),
-          create: { body: input, fieldErrors: createErrors, externalId: extId },
-          ...(type === 'employee_jobs'
-            ? {
-                missing: {
-                  [employeeExt === undefined ? 'employee_id' : 'employee_external_id']: [MESSAGES.missingReference],
-                },
-              }
-            : {}),
-        },
-      };
-    if (!paths.createWith) throw new Error(`no create of an imported ${type} record alone`);
-    const hooks: WriteHooks = {
-      dryRun: mode === 'validate',
-      extraWrites: (id) => [
-        ...(extId === undefined ? [] : [claimExternalIdWrite(businessId, type, extId, id, owner)]),
-        ...resultWrite(line('created', id)),
-      ],
+  const check = checkRow(run.adapter, row, owners);
+  const { extId } = check;
+  const owner = extId === undefined ? undefined : owners.records.get(extId);
+  const earlier = extId !== undefined && options.mode === 'validate' && seen.externalIds.has(extId);
+  if (extId !== undefined && options.mode === 'validate') seen.externalIds.add(extId);
+  const denied = options.denied?.(check.body, owner === undefined && !earlier) ?? [];
+  if (denied.length > 0)
+    return {
+      line: check.line('failed', null, Object.fromEntries(denied.map((f) => [f, [MESSAGES.notPermitted]]))),
+      stored: false,
     };
-    const created = await paths.createWith(
-      businessId,
-      input,
-      createErrors,
-      undefined,
-      { method: 'POST', path: paths.path },
-      hooks,
-    );
-    const id = mode === 'validate' ? null : String((created.body as { id: unknown }).id);
-    return { line: line('created', id), stored: importId !== undefined && mode === 'apply' };
+  try {
+    return await applyChecked(run, check, owner, earlier);
   } catch (error) {
     if (error instanceof RowAlreadyApplied && error.lines[0]) return { line: error.lines[0], stored: true };
-    if (error instanceof FieldError) return { line: line('failed', null, error.fields), stored: false };
+    if (error instanceof FieldError) return { line: check.line('failed', null, error.fields), stored: false };
     throw error;
   }
+}
+
+/**
+ * A checked row: its record (`owner`, by its kept external id) updated, or created again if gone; a new
+ * record into its chunk; a row of an external id an earlier row of the file names (validating) checked as
+ * that one's update. A type without single requests skips a row whose record exists.
+ */
+async function applyChecked(run: Run, check: RowCheck, owner: string | undefined, earlier: boolean): Promise<Step> {
+  const { adapter, options } = run;
+  const { single } = adapter;
+  if (!single && (owner !== undefined || earlier)) return { line: check.line('skipped', owner ?? null), stored: false };
+  if (single && earlier) {
+    // Validating, a second row of one external id would update the record the first creates: its body is
+    // checked as that update's (the record itself does not exist to check against).
+    const errors = collectorOf(check);
+    single.validateUpdate(check.body, errors);
+    errors.throwIfAny();
+    return { line: check.line('updated', null), stored: false };
+  }
+  if (single && owner !== undefined) {
+    const updated = await updateAlone(run, check, owner, single);
+    if (updated) return updated;
+  }
+  const errors = collectorOf(check);
+  const input = adapter.validateCreate(check.body, errors);
+  if (options.mode === 'validate') adapter.checkInFile(input, errors, run.seen.values);
+  if (owner === undefined)
+    return {
+      pending: {
+        line: (id, fields) => check.line('created', id, fields),
+        create: { body: input, fieldErrors: errors, externalId: check.extId },
+        ...(check.missing ? { missing: check.missing } : {}),
+      },
+    };
+  return createAlone(run, check, owner, input, errors);
+}
+
+/** A row naming a kept record: its update alone; undefined when the record is gone (then it is created again). */
+async function updateAlone(
+  run: Run,
+  check: RowCheck,
+  owner: string,
+  single: NonNullable<ImportAdapter['single']>,
+): Promise<Step | undefined> {
+  const { options, results } = run;
+  const errors = collectorOf(check);
+  const input = single.validateUpdate(check.body, errors);
+  const hooks: WriteHooks = {
+    dryRun: options.mode === 'validate',
+    extraWrites: () => results.rowWrites(check.line('updated', owner)),
+  };
+  try {
+    await single.update(options.businessId, owner, input, errors, undefined, hooks);
+    return hooks.wrote
+      ? { line: check.line('updated', owner), stored: results.inTransactions }
+      : { line: check.line('unchanged', owner), stored: false };
+  } catch (error) {
+    // An erased record keeps its external id until a row creates it again (on its own path).
+    if (!(error instanceof HttpError && error.status === 404)) throw error;
+    return undefined;
+  }
+}
+
+/** A row whose kept external id names an erased record: the record created again alone, the id claimed anew. */
+async function createAlone(
+  run: Run,
+  check: RowCheck,
+  owner: string,
+  input: Body,
+  errors: FieldErrorCollector,
+): Promise<Step> {
+  const { adapter, options, results } = run;
+  if (!adapter.single) throw new Error(`no create of an imported ${options.type} record alone`);
+  const { extId } = check;
+  const hooks: WriteHooks = {
+    dryRun: options.mode === 'validate',
+    extraWrites: (id) => [
+      ...(extId === undefined ? [] : [claimExternalIdWrite(options.businessId, options.type, extId, id, owner)]),
+      ...results.rowWrites(check.line('created', id)),
+    ],
+  };
+  const target = { method: 'POST', path: adapter.single.path };
+  const created = await adapter.single.create(options.businessId, input, errors, undefined, target, hooks);
+  const id = options.mode === 'validate' ? null : String((created.body as { id: unknown }).id);
+  return { line: check.line('created', id), stored: results.inTransactions };
 }

@@ -34,7 +34,7 @@ import {
   type ImportCounts,
   type ImportJob,
 } from '../domain/imports';
-import { ImportFileError, readImportRows } from '../domain/import-rows';
+import { ImportFileError, readImportRows, type CellKind } from '../domain/import-rows';
 import { type FieldMessages } from '../domain/errors';
 import type { WriteOrigin } from '../domain/audit';
 import {
@@ -115,14 +115,8 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     const config = await readBusinessConfig(businessId);
     const kinds = importCellKinds(job.type, config);
     if (!job.checked) {
-      try {
-        for await (const row of readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds))
-          void row;
-      } catch (error) {
-        if (error instanceof ImportFileError) return await fail(job, error.reason, { lease }, error.failureRow);
-        throw error;
-      }
-      await saveImportProgress(job, lease, LEASE_MS, { checkpoint: 0, counts: zeroCounts(), checked: true });
+      const failed = await checkWholeFile(job, lease, kinds, options.readIdleMs);
+      if (failed) return failed;
     }
 
     let counts: ImportCounts = job.counts;
@@ -171,6 +165,27 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     await releaseImportLease(job, lease).catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Reads the whole upload once without writing: a file that is not UTF-8, JSON Lines or CSV, or has too many rows
+ * fails the import (nothing written); one that passes is marked checked, so a resumed run does not read it again.
+ */
+async function checkWholeFile(
+  job: ImportJob,
+  lease: string,
+  kinds: (field: string) => CellKind,
+  readIdleMs: number | undefined,
+): Promise<RunOutcome | undefined> {
+  try {
+    for await (const row of readImportRows(uploadBytes(job.businessId, job.id, readIdleMs), job.format, kinds))
+      void row;
+  } catch (error) {
+    if (error instanceof ImportFileError) return await fail(job, error.reason, { lease }, error.failureRow);
+    throw error;
+  }
+  await saveImportProgress(job, lease, LEASE_MS, { checkpoint: 0, counts: zeroCounts(), checked: true });
+  return undefined;
 }
 
 /** Every stored result as its line of the results file, in row order. */
