@@ -1,10 +1,7 @@
 import { apiHandler } from '../src/http/handler';
-import { idempotencyKeyOf } from '../src/http/idempotency-key';
 import { importWriteCheck } from '../src/http/import-access';
 import { languageOf } from '../src/http/i18n/language';
 import { bodyValidator } from '../src/schemas/validation';
-import { idempotencyOf } from '../src/data/idempotency';
-import { currentOrigin } from '../src/data/write-origin';
 import { createImport, type ImportRequest } from '../src/services/imports';
 import validateImportCreate from '../src/schemas/generated/validate-import-create';
 
@@ -12,18 +9,18 @@ const body = bodyValidator<ImportRequest>(validateImportCreate, { ignore: ['id',
 
 export const handler = apiHandler({ route: 'create-import', body }, async (req) => {
   req.fieldErrors.throwIfAny();
-  const { businessId } = req.auth;
+  const { context } = req;
   // The write scope of the type named (the route admitted either one).
-  (await importWriteCheck(req.auth))(req.body.type);
-  const { actor, request_id } = currentOrigin();
+  (await importWriteCheck(context.auth))(req.body.type);
+  const { actor, request_id } = context.origin();
   return createImport(
-    businessId,
+    context.businessId,
     { ...req.body, mode: req.body.mode ?? 'apply' },
-    idempotencyOf(businessId, idempotencyKeyOf(req.headers), req.body, req),
+    context.idempotency(req.body),
     {
       tokenId: actor.type === 'token' ? actor.token_id : '',
       tokenName: actor.type === 'token' ? actor.token_name : '',
-      ...(req.auth.tokenHash !== undefined ? { tokenHash: req.auth.tokenHash } : {}),
+      ...(context.auth.tokenHash !== undefined ? { tokenHash: context.auth.tokenHash } : {}),
       requestId: request_id,
       language: languageOf(req.headers),
     },
