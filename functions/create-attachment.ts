@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { createAttachment, type AttachmentBody } from '../src/services/attachments';
 import validateAttachmentCreate from '../src/schemas/generated/validate-attachment-create';
 

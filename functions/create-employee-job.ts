@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
-import { EMPLOYEE_JOB_READ_ONLY } from '../src/schemas/employees';
+import { bodyValidator } from '../src/http/validation';
+import { EMPLOYEE_JOB_READ_ONLY } from '../src/http/employee-fields';
 import { createEmployeeJob, type Body } from '../src/services/employee-jobs';
 import validateEmployeeJobCreate from '../src/schemas/generated/validate-employee-job-create';
 

@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { exportReadCheck, type ExportType } from '../src/http/export-access';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { startExport } from '../src/services/exports';
 import validateExportCreate from '../src/schemas/generated/validate-export-create';
 import '../src/services/export-wiring';

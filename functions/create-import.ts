@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { importWriteCheck } from '../src/http/import-access';
 import { languageOf } from '../src/http/i18n/language';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { createImport, type ImportRequest } from '../src/services/imports';
 import validateImportCreate from '../src/schemas/generated/validate-import-create';
 

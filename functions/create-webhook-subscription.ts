@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { createSubscription, type SubscriptionBody } from '../src/services/webhook-subscriptions';
 import validateWebhookSubscriptionCreate from '../src/schemas/generated/validate-webhook-subscription-create';
 import '../src/services/feed-wiring';
