@@ -11,12 +11,5 @@ const body = bodyValidator<{ types: ExportType[] }>(validateExportCreate, {
 
 export const handler = apiHandler({ route: 'create-export', body }, async (req) => {
   req.fieldErrors.throwIfAny();
-  const { context } = req;
-  return startExport(
-    context.businessId,
-    req.body.types,
-    context.idempotency(req.body),
-    exportReadCheck(context.auth, req.body.types),
-    context.auth.grants,
-  );
+  return startExport(req.context, req.body, exportReadCheck(req.auth, req.body.types));
 });

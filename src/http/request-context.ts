@@ -1,32 +1,25 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
 import { inCallScope } from '../data/dynamo/call-scope';
-import { idempotencyOf, type Idempotency } from '../data/idempotency';
+import { idempotencyOf } from '../data/idempotency';
 import { currentOrigin, runWithOrigin } from '../data/write-origin';
-import { ADMIN_ORIGIN, type WriteOrigin } from '../domain/audit';
+import { ADMIN_ORIGIN } from '../domain/audit';
+import type { RequestContext as ServiceContext } from '../services/request-context';
 import type { AuthContext } from './auth';
 import { idempotencyKeyOf } from './idempotency-key';
 import { requestIdOf } from './middleware';
 
 /**
- * What a request is, built once by the http layer (apiHandler) and handed to
- * the route's function, which passes on what its service needs: the business
- * and token (scopes, field grants, hash), who it writes as, its deadline and
- * its idempotency. The data layer keeps its own view of deadline, origin and
- * route in the request scope (src/data/request-scope.ts), entered here once.
+ * What a request is (src/services/request-context.ts), built once by the http
+ * layer (apiHandler) and handed to the route's function, which passes on what
+ * its service needs. Its token is the auth step's (scopes, field grants, hash,
+ * the read that rides along). The data layer keeps its own view of deadline,
+ * origin and route in the request scope (src/data/request-scope.ts), entered
+ * here once (withinRequest).
  */
-export interface RequestContext {
-  /** The verified token's business; empty on the public routes only. */
-  readonly businessId: string;
-  /** The token: scopes, field grants, hash, the read that rides along (src/http/auth.ts). */
+export interface RequestContext extends ServiceContext {
   readonly auth: AuthContext;
   readonly requestId: string;
-  /** When the request's data work must be over (epoch ms). */
-  readonly endsAt: number;
-  /** Who the request's writes are made by (contract §20): its token once the auth step has verified it. */
-  origin(): WriteOrigin;
-  /** The create's idempotency (contract §11) from the Idempotency-Key header, bound to `body`; none without one. */
-  idempotency(body: unknown): Idempotency | undefined;
 }
 
 export interface RequestSource {

@@ -4,7 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
-import { idempotencyOf, idempotentCreate, replayOf, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate, replayOf } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import { seal, open } from '../data/secret-box';
 import { getItem } from '../data/dynamo/table-io';
 import {
@@ -54,14 +55,13 @@ const notFoundError = (id: string): Error => notFound('webhook_subscription', id
  * since answers 410 (its record is a tombstone, deleteSubscription).
  */
 export async function createSubscription(
-  businessId: string,
+  request: RequestContext,
   body: SubscriptionBody,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
-  tokenHash?: string,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = request;
+  const idem = request.idempotency(body);
+  const { tokenHash } = request.auth;
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();
 
