@@ -12,7 +12,7 @@
  * are safe to repeat and to overlap.
  */
 import type { Context } from 'aws-lambda';
-import { runWithDeadline } from '../src/data/deadline';
+import { runWithDeadline } from '../src/services/job-runtime';
 import { logger } from '../src/http/logger';
 import {
   asEffectiveJob,

@@ -12,7 +12,7 @@
  * fails the invocation (Errors alarm).
  */
 import type { Context } from 'aws-lambda';
-import { runWithDeadline } from '../src/data/deadline';
+import { runWithDeadline } from '../src/services/job-runtime';
 import { logger } from '../src/http/logger';
 import { asRetentionJob, RetentionFailed, runRetention, type RetentionResult } from '../src/services/retention';
 

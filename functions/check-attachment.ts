@@ -12,8 +12,8 @@
  * left alone). Contract §19: a check never leaves a landed upload pending.
  */
 import type { EventBridgeEvent, S3Event } from 'aws-lambda';
-import { SCAN_RESULT_DETAIL_TYPE, scanResultOf } from '../src/domain/attachments';
-import { remainingMs, runWithDeadline } from '../src/data/deadline';
+import { SCAN_RESULT_DETAIL_TYPE, scanResultOf } from '../src/services/attachment-check';
+import { remainingMs, runWithDeadline } from '../src/services/job-runtime';
 import { logger } from '../src/http/logger';
 import { recordFailedCheck, recordRejectedUpload } from '../src/http/metrics';
 import { applyScanResult, asCheckJob, checkUploadedObject, type CheckOutcome } from '../src/services/attachments';

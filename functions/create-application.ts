@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
-import { APPLICATION_READ_ONLY } from '../src/schemas/applications';
+import { bodyValidator } from '../src/http/validation';
+import { APPLICATION_READ_ONLY } from '../src/http/application-fields';
 import { createApplication, type Body } from '../src/services/applications';
 import validateApplicationCreate from '../src/schemas/generated/validate-application-create';
 

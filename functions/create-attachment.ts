@@ -1,6 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { createAttachment, type AttachmentBody } from '../src/services/attachments';
 import validateAttachmentCreate from '../src/schemas/generated/validate-attachment-create';
 
@@ -9,12 +8,5 @@ const body = bodyValidator<AttachmentBody>(validateAttachmentCreate, {
 });
 
 export const handler = apiHandler({ route: 'create-attachment', body }, (req) =>
-  createAttachment(
-    req.auth.businessId,
-    req.params.id ?? '',
-    req.body,
-    req.fieldErrors,
-    idempotencyKeyOf(req.headers),
-    req,
-  ),
+  createAttachment(req.context, req.params.id ?? '', req.body, req.fieldErrors),
 );

@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
-import { EMPLOYEE_READ_ONLY } from '../src/schemas/employees';
+import { bodyValidator } from '../src/http/validation';
+import { EMPLOYEE_READ_ONLY } from '../src/http/employee-fields';
 import { createEmployee, type Body } from '../src/services/employees';
 import validateEmployeeCreate from '../src/schemas/generated/validate-employee-create';
 

@@ -1,6 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { idempotencyKeyOf } from '../src/http/idempotency-key';
-import { bodyValidator } from '../src/schemas/validation';
+import { bodyValidator } from '../src/http/validation';
 import { createSubscription, type SubscriptionBody } from '../src/services/webhook-subscriptions';
 import validateWebhookSubscriptionCreate from '../src/schemas/generated/validate-webhook-subscription-create';
 import '../src/services/feed-wiring';
@@ -10,12 +9,5 @@ const body = bodyValidator<SubscriptionBody>(validateWebhookSubscriptionCreate, 
 });
 
 export const handler = apiHandler({ route: 'create-webhook-subscription', body }, (req) =>
-  createSubscription(
-    req.auth.businessId,
-    req.body,
-    req.fieldErrors,
-    idempotencyKeyOf(req.headers),
-    req,
-    req.auth.tokenHash,
-  ),
+  createSubscription(req.context, req.body, req.fieldErrors),
 );

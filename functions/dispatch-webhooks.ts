@@ -12,7 +12,7 @@
  */
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
-import { webhookRetryQueueUrl } from '../src/data/config';
+import { webhookRetryQueueUrl } from '../src/services/job-runtime';
 import {
   asDispatcher,
   pollDue,

@@ -1,6 +1,6 @@
 import { requireAcceptable } from '../src/http/content-negotiation';
 import { apiHandler } from '../src/http/handler';
-import { ok } from '../src/domain/result';
+import { ok } from '../src/http/answers';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
 import { DOCS_CONTENT_SECURITY_POLICY, loadRedocBundle, renderDocsPage } from '../src/openapi/docs-page';
 

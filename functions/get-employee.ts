@@ -1,5 +1,5 @@
 import { apiHandler } from '../src/http/handler';
-import { queryValidator } from '../src/schemas/validation';
+import { queryValidator } from '../src/http/validation';
 import { showEmployee } from '../src/services/employees';
 import validateEmployeeShowQuery from '../src/schemas/generated/validate-employee-show-query';
 

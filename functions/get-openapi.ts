@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { requireAcceptable } from '../src/http/content-negotiation';
 import { apiHandler } from '../src/http/handler';
-import { ok } from '../src/domain/result';
+import { ok } from '../src/http/answers';
 import { buildOpenApiDocument } from '../src/openapi/build-document';
 
 let cached: { body: string; etag: string } | undefined;

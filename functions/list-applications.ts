@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult } from '../src/http/paging';
-import { queryValidator } from '../src/schemas/validation';
+import { queryValidator } from '../src/http/validation';
 
 import { listFilterOf, type ApplicationListQuery } from '../src/http/application-query';
 import { listApplications } from '../src/services/applications';

@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { tokenViewOf } from '../src/http/auth';
-import { queryCollector } from '../src/schemas/validation';
-import { ok } from '../src/domain/result';
+import { queryCollector } from '../src/http/validation';
+import { ok } from '../src/http/answers';
 import { listChanges, type ChangesQuery } from '../src/services/changes';
 import validateChangesQuery from '../src/schemas/generated/validate-changes-query';
 

@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
-import { queryValidator } from '../src/schemas/validation';
+import { queryValidator } from '../src/http/validation';
 
 import { listEmployeeJobs } from '../src/services/employee-jobs';
 import validateEmployeeJobQuery from '../src/schemas/generated/validate-employee-job-query';

@@ -1,7 +1,7 @@
 import { apiHandler } from '../src/http/handler';
 import { importReadable } from '../src/http/import-access';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
-import { queryValidator } from '../src/schemas/validation';
+import { queryValidator } from '../src/http/validation';
 import { listImports } from '../src/services/imports';
 import validatePageQuery from '../src/schemas/generated/validate-page-query';
 

@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
 import { pageRequestOf, pageResult, type PageParams } from '../src/http/paging';
-import { queryValidator } from '../src/schemas/validation';
+import { queryValidator } from '../src/http/validation';
 import { listSubscriptions } from '../src/services/webhook-subscriptions';
 import validatePageQuery from '../src/schemas/generated/validate-page-query';
 

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { FALLBACK_ROUTE, matchRoute } from '../src/http/routes';
-import { methodNotAllowed, routeNotFound } from '../src/domain/errors';
+import { methodNotAllowed, routeNotFound } from '../src/http/answers';
 import { responseMiddleware } from '../src/http/middleware';
 
 /** API Gateway's $default route: 405 with Allow for a known path, else 404, in the contract's body. */

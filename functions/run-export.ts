@@ -8,7 +8,7 @@
  * the dead-letter queue (alarmed).
  */
 import type { Context, SQSEvent } from 'aws-lambda';
-import { queueExportRun } from '../src/data/export-queue';
+import { queueExportRun } from '../src/services/job-runtime';
 import { asExportWorker, runExport } from '../src/services/exports';
 
 const MARGIN_MS = 60_000;

@@ -11,13 +11,13 @@
  * its periodic work (scripts/local-server.ts), a run to the end in one process.
  */
 import type { Context, S3Event } from 'aws-lambda';
-import { importOfUploadKey } from '../src/domain/imports';
+import { importOfUploadKey } from '../src/services/import-worker';
 import { LANGUAGES, type Language } from '../src/http/i18n/messages';
 import { translateFields } from '../src/http/i18n/language';
 import { logger } from '../src/http/logger';
 import { recordFailedImport, recordStalledImport } from '../src/http/metrics';
-import { inCallScope } from '../src/data/dynamo/call-scope';
-import { invokeNextRun } from '../src/data/import-continuation';
+import { inCallScope } from '../src/services/job-runtime';
+import { invokeNextRun } from '../src/services/import-worker';
 import {
   IMPORT_WORKER_NAME,
   failImport,

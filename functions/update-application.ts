@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
-import { bodyValidator } from '../src/schemas/validation';
-import { APPLICATION_UPDATE_READ_ONLY } from '../src/schemas/applications';
+import { bodyValidator } from '../src/http/validation';
+import { APPLICATION_UPDATE_READ_ONLY } from '../src/http/application-fields';
 import { updateApplication, type Body } from '../src/services/applications';
 import validateApplicationUpdate from '../src/schemas/generated/validate-application-update';
 

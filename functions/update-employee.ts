@@ -1,6 +1,6 @@
 import { apiHandler } from '../src/http/handler';
-import { bodyValidator } from '../src/schemas/validation';
-import { EMPLOYEE_READ_ONLY } from '../src/schemas/employees';
+import { bodyValidator } from '../src/http/validation';
+import { EMPLOYEE_READ_ONLY } from '../src/http/employee-fields';
 import { updateEmployee, type Body } from '../src/services/employees';
 import validateEmployeeUpdate from '../src/schemas/generated/validate-employee-update';
 

@@ -21,6 +21,7 @@ import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
 import { seedBusiness } from './lib/bench-applications';
 import type { WorkerReport } from './lib/export-worker-run';
+import { adminContext } from '../src/services/request-context';
 
 /** The worker's V8 heap limit, below the 4N file alone (51 MB): an export that grew with N would fail there. */
 const WORKER_HEAP_MB = 64;
@@ -52,7 +53,7 @@ function runWorker(businessId: string, id: string): Promise<{ code: number | nul
 }
 
 async function exportOnce(businessId: string, n: number): Promise<Row> {
-  const started = await startExport(businessId, ['applications'], undefined, async () => undefined);
+  const started = await startExport(adminContext(businessId), { types: ['applications'] }, async () => undefined);
   const id = (started.body as { id: string }).id;
   // Not spawnSync: the local S3 server runs in this process and must keep answering.
   const run = await runWorker(businessId, id);

@@ -45,6 +45,7 @@ import { createImport } from '../src/services/imports';
 import { showImport } from '../src/services/imports';
 import { createEmployee, listEmployees, showEmployee } from '../src/services/employees';
 import { createEmployeeJob } from '../src/services/employee-jobs';
+import { adminContext } from '../src/services/request-context';
 import { countDerivedWriteUnits, countTrueUnits, derivedWrites, trueUnits } from './lib/write-units';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { ensureBucket, startS3Local } from './lib/s3-local';
@@ -114,12 +115,16 @@ async function startImport(
   mode: 'apply' | 'validate',
   type: 'employees' | 'employee_jobs' = 'employees',
 ): Promise<string> {
-  const created = await createImport(businessId, { type, format: 'csv', mode, size: file.length }, undefined, {
-    tokenId: 'bench0000000',
-    tokenName: 'bench',
-    requestId: null,
-    language: 'en',
-  });
+  const created = await createImport(
+    adminContext(businessId),
+    { type, format: 'csv', mode, size: file.length },
+    {
+      tokenId: 'bench0000000',
+      tokenName: 'bench',
+      requestId: null,
+      language: 'en',
+    },
+  );
   const id = (created.body as { id: string }).id;
   await s3().send(new PutObjectCommand({ Bucket: attachmentsBucket(), Key: uploadKeyOf(businessId, id), Body: file }));
   return id;
@@ -337,11 +342,9 @@ async function jobRows(businessId: string): Promise<{ run: Measured; apiPerRow: 
       runWithOrigin({ actor: { type: 'admin' }, request_id: null }, () =>
         runWithDeadline(5000, () =>
           createEmployeeJob(
-            businessId,
+            adminContext(businessId, { method: 'POST', path: '/services/api/v1/employee_jobs' }),
             { employee_id: employee, name: `Api ${i}`, from: '2020-01-01', time_type: 'full_time' },
             new FieldErrorCollector(),
-            undefined,
-            { method: 'POST', path: '/services/api/v1/employee_jobs' },
           ),
         ),
       ),

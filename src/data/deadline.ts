@@ -1,13 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { serviceUnavailable } from '../domain/errors';
+import { currentScope, withinScope } from './request-scope';
 
 /**
  * Every request ends inside its deadline (contract §3): the handler starts a
  * deadline from the Lambda context, and every DynamoDB call and retry loop of
- * the request reads it from here, so services need no extra parameter.
+ * the request reads it from its scope (src/data/request-scope.ts).
  * Outside a request (admin tool, tests calling the data layer) there is none.
  */
-const store = new AsyncLocalStorage<{ readonly endsAt: number; readonly hardEndsAt: number }>();
 
 /** A client sees 503 + Retry-After within this, whatever keeps failing. */
 export const MAX_ANSWER_MS = 5000;
@@ -37,19 +36,19 @@ export function requestHardBudgetMs(remainingInFunctionMs: number): number {
 
 export function runWithDeadline<T>(budgetMs: number, fn: () => T, hardBudgetMs = budgetMs): T {
   const now = Date.now();
-  return store.run({ endsAt: now + budgetMs, hardEndsAt: now + Math.max(budgetMs, hardBudgetMs) }, fn);
+  return withinScope({ deadline: { endsAt: now + budgetMs, hardEndsAt: now + Math.max(budgetMs, hardBudgetMs) } }, fn);
 }
 
 /** Runs `fn` (the answer or outcome of a write already sent) against the request's hard deadline. */
 export function untilHardDeadline<T>(fn: () => T): T {
-  const deadline = store.getStore();
+  const deadline = currentScope().deadline;
   if (!deadline) return fn();
-  return store.run({ endsAt: deadline.hardEndsAt, hardEndsAt: deadline.hardEndsAt }, fn);
+  return withinScope({ deadline: { endsAt: deadline.hardEndsAt, hardEndsAt: deadline.hardEndsAt } }, fn);
 }
 
 /** Milliseconds left for this request's data work; Infinity outside a request. */
 export function remainingMs(): number {
-  const deadline = store.getStore();
+  const deadline = currentScope().deadline;
   return deadline ? deadline.endsAt - Date.now() : Infinity;
 }
 
@@ -58,9 +57,9 @@ export function remainingMs(): number {
  * that much for what must follow (finding out whether an ambiguous write landed).
  */
 export function keepingInReserve<T>(reserveMs: number, fn: () => T): T {
-  const deadline = store.getStore();
+  const deadline = currentScope().deadline;
   if (!deadline) return fn();
-  return store.run({ endsAt: deadline.endsAt - reserveMs, hardEndsAt: deadline.hardEndsAt }, fn);
+  return withinScope({ deadline: { endsAt: deadline.endsAt - reserveMs, hardEndsAt: deadline.hardEndsAt } }, fn);
 }
 
 /** Sleeps `ms` if the deadline allows it and `minAfterMs` more; else 503 now rather than later. */

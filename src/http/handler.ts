@@ -3,7 +3,6 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ROUTES, scopesOf, type RouteDefinition, type RouteName } from './routes';
-import { inCallScope } from '../data/dynamo/call-scope';
 import { FieldErrorCollector, MESSAGES } from '../domain/errors';
 import { authMiddleware, knownRefusalAnswer, tokenViewOf, type AuthContext } from './auth';
 import {
@@ -13,14 +12,15 @@ import {
   RECORD_SCHEMAS,
   ungrantedAsNotPermitted,
 } from '../services/token-view';
-import { bodyGuardMiddleware, bodyShapeMiddleware, requestIdOf, responseMiddleware } from './middleware';
+import { bodyGuardMiddleware, bodyShapeMiddleware, responseMiddleware } from './middleware';
 import type { ApiResult } from '../domain/result';
-import { requestBudgetMs, requestHardBudgetMs, runWithDeadline } from '../data/deadline';
-import { runWithOrigin } from '../data/write-origin';
-import { ADMIN_ORIGIN } from '../domain/audit';
+import { requestContextOf, withinRequest, type RequestContext, type RequestSource } from './request-context';
 import type { BodyValidator, QueryValidator } from '../schemas/validation';
+import type { GrantType, TokenView } from '../domain/token-view';
 
 export interface ApiRequest<Q, B> {
+  /** What the request is (business, token, origin, deadline, idempotency), for the services it calls. */
+  readonly context: RequestContext;
   readonly requestId: string;
   /** Empty business id on the public routes only. */
   readonly auth: AuthContext;
@@ -112,45 +112,63 @@ export function apiHandler<Q = Record<string, never>, B = undefined>(
   }
 
   async function answer(event: APIGatewayProxyEventV2, context: Context): Promise<ApiResult> {
-    const rawQuery = rawQueryOf(event);
     const fieldErrors = new FieldErrorCollector();
-    const query = spec.query ? spec.query(rawQuery) : ({} as Q);
-    const body = spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B);
     const auth = (context as { auth?: AuthContext }).auth;
+    const request = requestOf<Q, B>(spec, event, { event, auth, endsAt: endsAtOf(context) }, fieldErrors);
     const view = recordType && spec.body && auth ? await tokenViewOf(auth) : undefined;
-    if (recordType && view) {
-      // A body naming a field outside the token's grant is refused before anything is written (contract §25).
-      const denied = deniedBodyFields(view, recordType, (event as { body?: unknown }).body, route.method === 'POST');
-      for (const field of denied) fieldErrors.only(field, MESSAGES.notPermitted);
-      if (denied.length > 0) fieldErrors.throwIfAny();
-    }
-    const answered = run({
-      requestId: requestIdOf(event),
-      auth: auth ?? { businessId: '' },
-      params: (event.pathParameters ?? {}) as Record<string, string>,
-      query,
-      body,
-      fieldErrors,
-      headers: event.headers ?? {},
-      method: event.requestContext.http.method,
-      path: event.rawPath,
-      rawQuery,
-    });
+    if (recordType && view) refuseUngrantedBody(view, recordType, event, route.method === 'POST', fieldErrors);
+    const answered = run(request);
     // A create missing a mandatory field the token may not send (a required custom field) says so (contract §25).
     if (!recordType || !view || route.method !== 'POST') return answered;
     return answered.catch((error: unknown) => {
       throw ungrantedAsNotPermitted(view, recordType, error);
     });
   }
-  // The request's deadline (src/data/deadline.ts) for every DynamoDB call and retry below; its DynamoDB
-  // calls are attributed to this route (its IAM grant is checked against them in the tests); its writes are made
-  // by its token once the auth step has verified it (src/data/write-origin.ts).
-  // A token this instance counts full is refused before any of that (src/http/auth.ts knownRefusalAnswer).
+  // A token this instance counts full is refused before anything else (src/http/auth.ts knownRefusalAnswer).
   return (async (event, context) =>
     (route.auth ? knownRefusalAnswer(event, route.name) : undefined) ??
-    runWithDeadline(
-      requestBudgetMs(context.getRemainingTimeInMillis()),
-      () => inCallScope(route.name, () => runWithOrigin(ADMIN_ORIGIN, () => handler(event, context))),
-      requestHardBudgetMs(context.getRemainingTimeInMillis()),
+    withinRequest(route.name, context.getRemainingTimeInMillis(), (endsAt) =>
+      handler(event, Object.assign(context, { [ENDS_AT]: endsAt })),
     )) as LambdaHandler;
+}
+
+/** Where the request's deadline rides on the Lambda context from withinRequest to the request built. */
+const ENDS_AT = Symbol('endsAt');
+const endsAtOf = (context: Context): number => (context as { [ENDS_AT]?: number })[ENDS_AT] ?? Infinity;
+
+/** The request a route's function gets: its context, and query and body validated. */
+function requestOf<Q, B>(
+  spec: HandlerSpec<Q, B>,
+  event: APIGatewayProxyEventV2,
+  source: RequestSource,
+  fieldErrors: FieldErrorCollector,
+): ApiRequest<Q, B> {
+  const rawQuery = rawQueryOf(event);
+  const context = requestContextOf(source);
+  return {
+    context,
+    requestId: context.requestId,
+    auth: context.auth,
+    params: (event.pathParameters ?? {}) as Record<string, string>,
+    query: spec.query ? spec.query(rawQuery) : ({} as Q),
+    body: spec.body ? (spec.body((event as { body?: unknown }).body, fieldErrors) as B) : (undefined as B),
+    fieldErrors,
+    headers: event.headers ?? {},
+    method: event.requestContext.http.method,
+    path: event.rawPath,
+    rawQuery,
+  };
+}
+
+/** A body naming a field outside the token's grant is refused before anything is written (contract §25). */
+function refuseUngrantedBody(
+  view: TokenView,
+  recordType: GrantType,
+  event: APIGatewayProxyEventV2,
+  create: boolean,
+  fieldErrors: FieldErrorCollector,
+): void {
+  const denied = deniedBodyFields(view, recordType, (event as { body?: unknown }).body, create);
+  for (const field of denied) fieldErrors.only(field, MESSAGES.notPermitted);
+  if (denied.length > 0) fieldErrors.throwIfAny();
 }

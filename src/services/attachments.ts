@@ -53,7 +53,8 @@ import {
   presignUpload,
 } from '../data/s3/attachment-objects';
 import { feedAppendWrites, type NewFeedEntry } from '../data/feed-store';
-import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import { transactWrite } from '../data/dynamo/transact-write';
 import { withRetries } from '../data/dynamo/with-retries';
 import { inCallScope } from '../data/dynamo/call-scope';
@@ -113,14 +114,13 @@ function checkBody(body: AttachmentBody, fieldErrors: FieldErrorCollector): void
  * presigned POST for exactly this key, size and type.
  */
 export async function createAttachment(
-  businessId: string,
+  context: RequestContext,
   applicationId: string,
   body: AttachmentBody,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = context;
+  const idem = context.idempotency(body);
   checkBody(body, fieldErrors);
   const nowMs = Date.now();
   const id = newAttachmentId(nowMs, randomBytes(4).toString('hex'));

@@ -15,7 +15,8 @@ import {
 } from '../data/employee-store';
 import { feedAppendWrites, type FeedLaneState, type NewFeedEntry } from '../data/feed-store';
 import { reservedTime, type Reservation } from '../data/lists';
-import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import { MAX_TRANSACTION_ITEMS } from '../data/dynamo/transact-write';
 import { laneOf } from '../domain/change-feed';
 import { createChunk, type ChunkHooks, type ChunkOutcome, type CreateRow } from './create-chunk';
@@ -216,13 +217,12 @@ const supervisorMissing = (): FieldError => new FieldError(422, { supervisor_id:
  * employee_id names no employee of this business is a 404 naming that id.
  */
 export async function createEmployeeJob(
-  businessId: string,
+  context: RequestContext,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = context;
+  const idem = context.idempotency(body);
   const { employeeId, supervisorId } = jobRefsOf(body, fieldErrors);
   const id = randomUUID();
   let held: Reservation | undefined;

@@ -44,7 +44,8 @@ import { inCallScope } from '../data/dynamo/call-scope';
 import { runInBackground } from '../data/dynamo/client';
 import { storedOf } from '../data/application-store';
 import { batchGet, type Item } from '../data/dynamo/table-io';
-import { idempotentCreate, type Idempotency } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import {
   abortUpload,
   completeUpload,
@@ -143,12 +144,14 @@ function launch(businessId: string, id: string): Promise<void> {
  * the job in one transaction, then a worker run. 202.
  */
 export async function startExport(
-  businessId: string,
-  types: readonly ExportType[],
-  idem: Idempotency | undefined,
+  context: RequestContext,
+  body: { readonly types: readonly ExportType[] },
   authorize: () => Promise<void>,
-  grants?: FieldGrants,
 ): Promise<ApiResult> {
+  const { businessId } = context;
+  const { grants } = context.auth;
+  const { types } = body;
+  const idem = context.idempotency(body);
   const result = await idempotentCreate(
     idem,
     async (idemKey) => {

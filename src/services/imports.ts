@@ -21,7 +21,8 @@ import { importFinished, importInProgress, notFound } from '../domain/errors';
 import { created, etagOf, noContent, ok, type ApiResult } from '../domain/result';
 import { pagePositions, type PageRequest } from '../domain/pagination';
 import { importJob } from '../data/entities/import-job';
-import { idempotentCreate, type Idempotency } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import {
   ImportStateChanged,
   createImportWrites,
@@ -41,6 +42,18 @@ import { RetryOperation } from '../data/dynamo/operation-state';
 export const importLocation = (id: string): string => `${API_PREFIX}/imports/${encodeURIComponent(id)}`;
 
 /** Who creates an import: its records' feed entries name this token and request; row messages are in `language`. */
+/** Who creates an import: the request's token, as its origin names it, and the language of its report. */
+export function importCreatorOf(context: RequestContext, language: string): ImportCreator {
+  const { actor, request_id } = context.origin();
+  return {
+    tokenId: actor.type === 'token' ? actor.token_id : '',
+    tokenName: actor.type === 'token' ? actor.token_name : '',
+    ...(context.auth.tokenHash !== undefined ? { tokenHash: context.auth.tokenHash } : {}),
+    requestId: request_id,
+    language,
+  };
+}
+
 export interface ImportCreator {
   readonly tokenId: string;
   readonly tokenName: string;
@@ -64,11 +77,13 @@ export interface ImportRequest {
  * import in progress: 409 naming it; one whose upload expired is replaced.
  */
 export async function createImport(
-  businessId: string,
-  request: ImportRequest,
-  idem: Idempotency | undefined,
+  context: RequestContext,
+  body: ImportRequest,
   creator: ImportCreator,
 ): Promise<ApiResult> {
+  const { businessId } = context;
+  const idem = context.idempotency(body);
+  const request: ImportRequest = { ...body, mode: body.mode ?? 'apply' };
   return idempotentCreate(
     idem,
     async (key) => {

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { API_PREFIX } from '../domain/api-paths';
-import { idempotencyOf, idempotentCreate, replayOf, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate, replayOf } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import { seal, open } from '../data/secret-box';
 import { getItem } from '../data/dynamo/table-io';
 import {
@@ -62,14 +63,13 @@ const notFoundError = (id: string): Error => notFound('webhook_subscription', id
  * since answers 410 (its record is a tombstone, deleteSubscription).
  */
 export async function createSubscription(
-  businessId: string,
+  request: RequestContext,
   body: SubscriptionBody,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
-  tokenHash?: string,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = request;
+  const idem = request.idempotency(body);
+  const { tokenHash } = request.auth;
   if (!fieldErrors.has('url') && !(await isAllowedUrl(body.url))) fieldErrors.add('url', MESSAGES.notAllowed);
   fieldErrors.throwIfAny();
 
@@ -158,15 +158,14 @@ export interface ResumeBody {
  * transaction. Round trips: token, the reads together, the write.
  */
 export function resumeWebhookSubscription(
-  businessId: string,
+  request: RequestContext,
   id: string,
   body: ResumeBody,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
 ): Promise<ApiResult> {
   fieldErrors.throwIfAny();
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = request;
+  const idem = request.idempotency(body);
   return idempotentCreate(
     idem,
     async (idemKey) => {
@@ -200,13 +199,9 @@ const deliveriesLocation = (id: string): string => `${location(id)}/deliveries`;
  * lane, whatever its types or status; the dispatcher sends it (one attempt,
  * in the delivery log). One write after the token (and the idempotency record's read when a key is sent).
  */
-export function pingWebhookSubscription(
-  businessId: string,
-  id: string,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
-): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, {}, target);
+export function pingWebhookSubscription(request: RequestContext, id: string): Promise<ApiResult> {
+  const { businessId } = request;
+  const idem = request.idempotency({});
   const now = Date.now();
   const ping = { id: `ping_${now.toString(16)}${randomBytes(6).toString('hex')}`, at: new Date(now).toISOString() };
   return idempotentCreate(

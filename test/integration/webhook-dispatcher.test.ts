@@ -18,6 +18,7 @@ import {
 } from '../../src/services/webhook-dispatcher';
 import { dynamoStats } from '../../src/data/dynamo/client';
 import { createSubscription } from '../../src/services/webhook-subscriptions';
+import { adminContext } from '../../src/services/request-context';
 import { FieldErrorCollector } from '../../src/domain/errors';
 import { API, countCalls, startApi, type TestApi } from '../support/harness';
 
@@ -153,11 +154,9 @@ it('a poll with many businesses due reads at most 16 feeds at once and finds the
   for (let i = 0; i < 40; i++) {
     const businessId = `fan-${i}`;
     const res = await createSubscription(
-      businessId,
+      adminContext(businessId, { method: 'POST', path: '/webhook_subscriptions' }),
       { url: 'http://127.0.0.1:9/never-called' },
       new FieldErrorCollector(),
-      undefined,
-      { method: 'POST', path: '/webhook_subscriptions' },
     );
     ids.set(businessId, (res.body as { id: string }).id);
     feed.append(businessId, 'employee.created');

@@ -1,12 +1,12 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentScope, withinScope } from '../request-scope';
 
 /**
  * Which function (route) a DynamoDB call is made for, and the set of
  * (route, action, index) this process has sent. The integration tests compare
  * that set with the IAM grants declared in src/http/grants.ts (TABLE_GRANTS); in
- * Lambda the set holds the few combinations of one function.
+ * Lambda the set holds the few combinations of one function. The route is
+ * part of the request scope (src/data/request-scope.ts).
  */
-const scope = new AsyncLocalStorage<string>();
 
 /**
  * What the rate count syncs of every route are attributed to: one grant for all
@@ -15,7 +15,7 @@ const scope = new AsyncLocalStorage<string>();
 export const RATE_COUNTS_SCOPE = 'rate-counts';
 
 /** Runs `fn` with its DynamoDB calls attributed to `route`. */
-export const inCallScope = <T>(route: string, fn: () => Promise<T>): Promise<T> => scope.run(route, fn);
+export const inCallScope = <T>(route: string, fn: () => Promise<T>): Promise<T> => withinScope({ route }, fn);
 
 /** Observed calls as `route action index` ('-' for the table itself); calls outside a route are not kept. */
 export const observedCalls = new Set<string>();
@@ -39,7 +39,7 @@ export function iamActionsOf(commandName: string, input: unknown): string[] {
 }
 
 export function recordCall(commandName: string, input: unknown): void {
-  const route = scope.getStore();
+  const route = currentScope().route;
   if (route === undefined) return;
   const index = (input as { IndexName?: string }).IndexName ?? '-';
   for (const action of iamActionsOf(commandName, input)) observedCalls.add(`${route} ${action} ${index}`);

@@ -1,18 +1,17 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { inCallScope, RATE_COUNTS_SCOPE, recordCall } from './call-scope';
 import { capacityDetail, dynamodbEndpoint } from '../config';
 import { serviceUnavailable } from '../../domain/errors';
 import { remainingMs } from '../deadline';
+import { currentScope, withinScope } from '../request-scope';
 
 /**
  * Work a local process runs beside its requests (an export's worker run, which
  * deployed is a function of its own): its calls are left out of dynamoStats,
  * which measure what requests cost.
  */
-const background = new AsyncLocalStorage<true>();
-export const runInBackground = <T>(fn: () => T): T => background.run(true, fn);
+export const runInBackground = <T>(fn: () => T): T => withinScope({ background: true }, fn);
 
 /**
  * Per-process DynamoDB statistics. Tests assert round trips per request with
@@ -91,8 +90,6 @@ function addUnits(c: ConsumedCapacityShape, writes: boolean): void {
   }
 }
 
-const besideScope = new AsyncLocalStorage<true>();
-
 /**
  * Runs `fn`, whose DynamoDB calls go out beside the request's own (a rate
  * count sync, made for a verified token): they are counted in
@@ -100,7 +97,7 @@ const besideScope = new AsyncLocalStorage<true>();
  * they never lengthen.
  */
 export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
-  besideScope.run(true, () => inCallScope(RATE_COUNTS_SCOPE, fn));
+  withinScope({ beside: true }, () => inCallScope(RATE_COUNTS_SCOPE, fn));
 
 /**
  * Starts `fn` beside the request, in the request's own call scope (its grants),
@@ -110,11 +107,11 @@ export const besideRequest = <T>(fn: () => Promise<T>): Promise<T> =>
  * invocation or never, which such upkeep must allow.
  */
 export function startBesideRequest(fn: () => Promise<unknown>): void {
-  besideScope.run(true, fn).catch(() => undefined);
+  withinScope({ beside: true }, fn).catch(() => undefined);
 }
 
 /** Whether the current call goes out beside the request's own (besideRequest): benchmarks count them apart. */
-export const isBesideRequest = (): boolean => besideScope.getStore() === true;
+export const isBesideRequest = (): boolean => currentScope().beside === true;
 
 const WRITE_COMMANDS = new Set([
   'PutItemCommand',
@@ -187,14 +184,14 @@ function createClient(): DynamoDBDocumentClient {
     (next, context) => async (args) => {
       // Before sending: a call that fails still needed its permission.
       recordCall(context.commandName ?? 'unknown', args.input);
-      if (besideScope.getStore()) {
+      if (currentScope().beside) {
         dynamoStats.besideCalls += 1;
         return next(args);
       }
       const detail = capacityDetail();
       if (detail && DATA_COMMANDS.has(context.commandName ?? ''))
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = detail;
-      if (background.getStore()) return next(args);
+      if (currentScope().background) return next(args);
       const chain = dynamoStats.answeredChain + 1;
       dynamoStats.roundTrips = Math.max(dynamoStats.roundTrips, chain);
       const result = await next(args);

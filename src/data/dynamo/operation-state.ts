@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { currentScope } from '../request-scope';
 
 type Item = Record<string, unknown>;
 
@@ -17,10 +17,8 @@ export interface OperationState {
   held: Set<string>;
 }
 
-export const operationState = new AsyncLocalStorage<OperationState>();
-
-/** The optimistic operation the caller runs in, if any. */
-export const currentOperation = (): OperationState | undefined => operationState.getStore();
+/** The optimistic operation the caller runs in, if any (part of its request scope, src/data/request-scope.ts). */
+export const currentOperation = (): OperationState | undefined => currentScope().operation;
 
 /**
  * Turns of the writers of one process on the items they were refused on: a

@@ -3,12 +3,13 @@ import { remainingMs, sleepWithin } from '../deadline';
 import { writeStats } from './write-stats';
 import { retryPauseMs } from './retry-pause';
 import {
-  operationState,
+  currentOperation,
   RetryOperation,
   turnsOfProcess,
   type OperationState,
   type WriterTurns,
 } from './operation-state';
+import { withinScope } from '../request-scope';
 
 /**
  * The turn on the items a refusal named, with those the operation holds
@@ -46,11 +47,11 @@ async function takeTurnOn(
  * in attempts and by the request's deadline; then 503.
  */
 export async function withRetries<T>(operation: () => Promise<T>, attempts = 40): Promise<T> {
-  const outer = operationState.getStore();
+  const outer = currentOperation();
   if (outer) return retrying(operation, attempts, outer);
   const state: OperationState = { kept: new Map(), owner: Symbol('writer'), held: new Set() };
   try {
-    return await operationState.run(state, () => retrying(operation, attempts, state));
+    return await withinScope({ operation: state }, () => retrying(operation, attempts, state));
   } finally {
     turnsOfProcess()?.releaseTurns(state.held, state.owner);
   }
