@@ -234,11 +234,17 @@ test('an attachment uploaded to the printed S3 endpoint is checked by the local 
   expect(Buffer.from(await (await fetch(shown.download_url!)).arrayBuffer())).toEqual(pdf);
   // What the S3 server wrote for it (the bucket, the CV, its metadata) is the owner's only, folders and files.
   const modes: string[] = [];
+  // The server may remove an entry between the listing and its stat (an upload's folder once its object moved on).
+  const gone = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
   const walk = (path: string): void => {
     for (const entry of readdirSync(path, { withFileTypes: true })) {
       const full = join(path, entry.name);
-      modes.push(`${entry.isDirectory() ? 'dir' : 'file'} ${mode(full)}`);
-      if (entry.isDirectory()) walk(full);
+      try {
+        modes.push(`${entry.isDirectory() ? 'dir' : 'file'} ${mode(full)}`);
+        if (entry.isDirectory()) walk(full);
+      } catch (error) {
+        if (!gone(error)) throw error;
+      }
     }
   };
   walk(join(dataDir, 's3'));
