@@ -597,59 +597,62 @@ export class ApiStack extends Stack {
   }
 
   /**
-   * The retention job: its function (Errors, Throttles and Duration alarms to
-   * the topic like every function; a Duration alarm here means a backlog
-   * larger than one run), exactly its table grant, and the daily rule.
+   * The retention job (contract §17): erases applications past their business's retention, daily (a Duration alarm
+   * here means a backlog larger than one run).
    */
   private addRetentionJob(
     props: ApiStackProps,
     alarmAction: cloudwatch.IAlarmAction,
     functions: Record<string, ApiFunction>,
   ): events.Rule {
-    const job = new ApiFunction(this, `Fn-${RETENTION_JOB.name}`, {
-      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, RETENTION_JOB.name),
-      projectRoot: REPO_ROOT,
-      description: `${SERVICE_NAME} ${RETENTION_JOB.name}: erases applications past their business's retention (daily)`,
-      logRetention: props.logRetentionDays,
-      tracing: props.tracing,
-      alarmAction,
-      timeout: RETENTION_JOB.timeout,
-      environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
-    });
-    const statement = tableStatement(this.table.tableArn, RETENTION_JOB.grant);
-    if (statement) job.role.addToPrincipalPolicy(statement);
-    functions[RETENTION_JOB.name] = job;
-    return new events.Rule(this, 'RetentionSchedule', {
-      description: 'Retention job: erase applications past their business retention (contract §17)',
-      schedule: events.Schedule.cron(RETENTION_JOB.schedule),
-      // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat.
-      targets: [new eventsTargets.LambdaFunction(job.function)],
+    return this.addScheduledJob(props, alarmAction, functions, RETENTION_JOB, {
+      purpose: "erases applications past their business's retention (daily)",
+      ruleId: 'RetentionSchedule',
+      ruleDescription: 'Retention job: erase applications past their business retention (contract §17)',
     });
   }
 
-  /** The effective-date job (contract §26) with its table grant and its schedule; its Errors alarm says a run failed. */
+  /** The effective-date job (contract §26): employee changes that take effect at local midnight. */
   private addEffectiveDateJob(
     props: ApiStackProps,
     alarmAction: cloudwatch.IAlarmAction,
     functions: Record<string, ApiFunction>,
   ): events.Rule {
-    const job = new ApiFunction(this, `Fn-${EFFECTIVE_JOB.name}`, {
-      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, EFFECTIVE_JOB.name),
+    return this.addScheduledJob(props, alarmAction, functions, EFFECTIVE_JOB, {
+      purpose: 'employee changes that take effect at local midnight (every 15 minutes)',
+      ruleId: 'EffectiveDateSchedule',
+      ruleDescription: 'Effective-date job: employee changes at local midnight (contract §26)',
+    });
+  }
+
+  /**
+   * A scheduled job's function (Errors, Throttles and Duration alarms to the topic like every function; Errors: a
+   * run failed), exactly its table grant, and its schedule. Invoked
+   * asynchronously: a failed run is retried by Lambda (twice); each job's runs are safe to repeat and to overlap.
+   */
+  private addScheduledJob(
+    props: ApiStackProps,
+    alarmAction: cloudwatch.IAlarmAction,
+    functions: Record<string, ApiFunction>,
+    spec: typeof RETENTION_JOB | typeof EFFECTIVE_JOB,
+    text: { purpose: string; ruleId: string; ruleDescription: string },
+  ): events.Rule {
+    const job = new ApiFunction(this, `Fn-${spec.name}`, {
+      entry: handlerEntry(props.functionsDir ?? DEFAULT_FUNCTIONS_DIR, spec.name),
       projectRoot: REPO_ROOT,
-      description: `${SERVICE_NAME} ${EFFECTIVE_JOB.name}: employee changes that take effect at local midnight (every 15 minutes)`,
+      description: `${SERVICE_NAME} ${spec.name}: ${text.purpose}`,
       logRetention: props.logRetentionDays,
       tracing: props.tracing,
       alarmAction,
-      timeout: EFFECTIVE_JOB.timeout,
+      timeout: spec.timeout,
       environment: { POWERTOOLS_SERVICE_NAME: SERVICE_NAME, TABLE_NAME: this.table.tableName },
     });
-    const statement = tableStatement(this.table.tableArn, EFFECTIVE_JOB.grant);
+    const statement = tableStatement(this.table.tableArn, spec.grant);
     if (statement) job.role.addToPrincipalPolicy(statement);
-    functions[EFFECTIVE_JOB.name] = job;
-    return new events.Rule(this, 'EffectiveDateSchedule', {
-      description: 'Effective-date job: employee changes at local midnight (contract §26)',
-      schedule: events.Schedule.cron(EFFECTIVE_JOB.schedule),
-      // Invoked asynchronously: a failed run is retried by Lambda (twice); runs are safe to repeat and overlap.
+    functions[spec.name] = job;
+    return new events.Rule(this, text.ruleId, {
+      description: text.ruleDescription,
+      schedule: events.Schedule.cron(spec.schedule),
       targets: [new eventsTargets.LambdaFunction(job.function)],
     });
   }
