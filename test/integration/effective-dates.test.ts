@@ -19,17 +19,16 @@ import {
   type EffectiveResult,
 } from '../../src/services/effective-dates';
 import { asDispatcher, pumpSubscription } from '../../src/services/webhook-dispatcher';
-import type { Context } from 'aws-lambda';
 import { createClient } from '../../client/src/index';
 import { handler as effectiveJob } from '../../functions/apply-effective-dates';
 import { readRegistry, registryEntry } from '../../src/data/business-store';
 import { employee as employeeEntity, employeeJob } from '../../src/data/entities/employee';
 import type { BusinessConfig } from '../../src/domain/business';
 import { batchPut } from '../../src/data/dynamo/table-io';
-import { logger } from '../../src/http/logger';
 import { admin } from '../support/admin';
 import { dayIn } from '../support/dates';
 import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom } from '../support/dynamo-proxy';
+import { runFailingJob } from '../support/failing-job';
 import { API, startApi, type TestApi } from '../support/harness';
 import { startLoopbackReceiver } from '../support/loopback-receiver';
 
@@ -446,34 +445,8 @@ describe('who runs it', () => {
   });
 
   it('the scheduled function logs the run at ERROR and fails the invocation when a run fails (the Errors alarm)', async () => {
-    const proxy = await proxyTheApi({}, seededRandom(20261208));
-    const lines: string[] = [];
-    // Powertools writes ERROR lines to stderr, the others to stdout.
-    const capture = (chunk: string | Uint8Array): boolean => (lines.push(String(chunk)), true);
-    const writes = [process.stdout, process.stderr].map((stream) =>
-      jest.spyOn(stream, 'write').mockImplementation(capture),
-    );
-    logger.setLogLevel('INFO');
-    let failure: unknown;
-    try {
-      // Every read dropped, the registry's Query first.
-      proxy.setModes({ dropBeforeForward: 1, operations: ['Query', 'BatchGetItem'] });
-      const context = { getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
-      failure = await effectiveJob({}, context).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    } finally {
-      logger.setLogLevel('SILENT');
-      for (const write of writes) write.mockRestore();
-      proxy.setModes({});
-      await proxy.restore();
-    }
+    const { failure, logged } = await runFailingJob(effectiveJob, 20261208);
     expect(failure).toBeInstanceOf(EffectiveRunFailed);
-    const logged = lines
-      .flatMap((l) => l.split('\n'))
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.filter((l) => l.message === 'effective-date run')).toEqual([
       expect.objectContaining({ level: 'ERROR', updated: 0 }),
     ]);

@@ -15,12 +15,12 @@ import { keys } from '../../src/data/dynamo/keys';
 import { batchPut, getItem } from '../../src/data/dynamo/table-io';
 import { BATCH_SIZE, RetentionFailed, asRetentionJob, runRetention } from '../../src/services/retention';
 import { handler as retentionJob } from '../../functions/apply-retention';
-import { logger } from '../../src/http/logger';
 import type { Context } from 'aws-lambda';
 import { retentionCommand } from '../../scripts/lib/retention-command';
 import { runWithDeadline } from '../../src/data/deadline';
 import { admin } from '../support/admin';
 import { AMBIGUOUS_FAULTS, proxyTheApi, seededRandom } from '../support/dynamo-proxy';
+import { runFailingJob } from '../support/failing-job';
 import { API, startApi, type TestApi } from '../support/harness';
 import { storedApplication } from '../support/stored-application';
 import { scanAll } from '../support/table-scan';
@@ -371,34 +371,8 @@ describe('retention while DynamoDB applies writes and loses the answers, throttl
   }, 120_000);
 
   it('the scheduled job logs the runbook line at ERROR when a run fails, and fails the invocation', async () => {
-    const proxy = await proxyTheApi({}, seededRandom(20261128));
-    const lines: string[] = [];
-    // Powertools writes ERROR lines to stderr, the others to stdout.
-    const capture = (chunk: string | Uint8Array): boolean => (lines.push(String(chunk)), true);
-    const writes = [process.stdout, process.stderr].map((stream) =>
-      jest.spyOn(stream, 'write').mockImplementation(capture),
-    );
-    logger.setLogLevel('INFO');
-    let failure: unknown;
-    try {
-      // Every read dropped, the registry's Query first: the run fails before it erases anything.
-      proxy.setModes({ dropBeforeForward: 1, operations: ['Query', 'BatchGetItem'] });
-      const context = { getRemainingTimeInMillis: () => 120_000 } as unknown as Context;
-      failure = await retentionJob({}, context).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-    } finally {
-      logger.setLogLevel('SILENT');
-      for (const write of writes) write.mockRestore();
-      proxy.setModes({});
-      await proxy.restore();
-    }
+    const { failure, logged } = await runFailingJob(retentionJob, 20261128);
     expect(failure).toBeInstanceOf(Error);
-    const logged = lines
-      .flatMap((l) => l.split('\n'))
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(logged.filter((l) => l.message === 'retention run')).toEqual([
       expect.objectContaining({ level: 'ERROR', erased: 0 }),
     ]);
