@@ -18,6 +18,7 @@ import { logger } from '../src/http/logger';
 import { recordFailedImport, recordStalledImport } from '../src/http/metrics';
 import { inCallScope } from '../src/data/dynamo/call-scope';
 import { invokeNextRun } from '../src/data/import-continuation';
+import { importRunShare } from '../src/data/config';
 import {
   IMPORT_WORKER_NAME,
   failImport,
@@ -46,7 +47,11 @@ async function run(ref: { businessId: string; id: string }, context?: Context): 
     let outcome: RunOutcome;
     try {
       outcome = await inCallScope(IMPORT_WORKER_NAME, () =>
-        runImport(ref.businessId, ref.id, { translate, ...(timeLeftMs ? { timeLeftMs } : {}) }),
+        runImport(ref.businessId, ref.id, {
+          translate,
+          share: importRunShare(),
+          ...(timeLeftMs ? { timeLeftMs } : {}),
+        }),
       );
     } catch (error) {
       failures += 1;
