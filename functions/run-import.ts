@@ -17,7 +17,7 @@ import { translateFields } from '../src/http/i18n/language';
 import { logger } from '../src/http/logger';
 import { recordFailedImport, recordStalledImport } from '../src/http/metrics';
 import { inCallScope } from '../src/services/job-runtime';
-import { invokeNextRun } from '../src/services/import-worker';
+import { importRunShare, invokeNextRun } from '../src/services/import-worker';
 import {
   IMPORT_WORKER_NAME,
   failImport,
@@ -46,7 +46,11 @@ async function run(ref: { businessId: string; id: string }, context?: Context): 
     let outcome: RunOutcome;
     try {
       outcome = await inCallScope(IMPORT_WORKER_NAME, () =>
-        runImport(ref.businessId, ref.id, { translate, ...(timeLeftMs ? { timeLeftMs } : {}) }),
+        runImport(ref.businessId, ref.id, {
+          translate,
+          share: importRunShare(),
+          ...(timeLeftMs ? { timeLeftMs } : {}),
+        }),
       );
     } catch (error) {
       failures += 1;

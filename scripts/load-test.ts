@@ -12,6 +12,7 @@
  * src/data/dynamo/write-stats.ts). Exits 1 on an error or a loss.
  *   LOAD_REQUESTS (default 3000), LOAD_CONNECTIONS (default 16),
  *   LOAD_SCENARIO=one-business runs only the one-business scenario, LOAD_SCENARIO=isolation only the isolation one,
+ *   LOAD_SCENARIO=import only the import one (scripts/lib/load-import-isolation.ts; not part of a plain run),
  *   LOAD_ONE_KINDS (default applications,employees): what its writers create, one kind after the other,
  *   AUTH_CACHE_SECONDS (default 0 as locally; 60 is the deployed token cache)
  * Then the isolation scenario of contract §18 (scripts/lib/load-isolation.ts),
@@ -33,6 +34,7 @@ import { authCacheSeconds } from '../src/data/config';
 import { dynamoStats } from '../src/data/dynamo/client';
 import { writeStats } from '../src/data/dynamo/write-stats';
 import { isolationReport, runIsolation } from './lib/load-isolation';
+import { importIsolationReport, runImportIsolation } from './lib/load-import-isolation';
 import { LOAD_KINDS, oneBusinessReport, runOneBusiness, type LoadKind } from './lib/load-one-business';
 import { isInstance, serveInstance } from './lib/instances';
 
@@ -110,6 +112,13 @@ async function main(): Promise<void> {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (process.env.LOAD_SCENARIO === 'import') {
+    const result = await runImportIsolation(url, demo);
+    for (const line of [...importIsolationReport(result), ...result.problems]) console.log(line);
+    server.close();
+    await dynamo.stop();
+    process.exit(result.problems.length ? 1 : 0);
+  }
   if (process.env.LOAD_SCENARIO === 'isolation') {
     const isolation = await runIsolation(url, demo);
     for (const line of [...isolationReport(isolation), ...isolation.problems]) console.log(line);

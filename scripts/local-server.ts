@@ -20,6 +20,7 @@ import {
   connectS3,
   DATA_DIR,
   describeFailure,
+  LOCAL_IMPORT_RUN_SHARE,
   OperatorError,
   writeLocalFile,
 } from './lib/environment';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
   const { endpoint, embedded } = await connect({ allowAws: false });
   if (embedded && endpoint) announceEndpoint(endpoint);
   const s3 = await connectS3({ allowAws: false });
+  process.env.IMPORT_RUN_SHARE ??= LOCAL_IMPORT_RUN_SHARE;
   if (s3.embedded && s3.endpoint) announceS3Endpoint(s3.endpoint);
   // Contract §19: the deployed check function, run on the local S3 server's object-created events.
   s3.embedded?.onEvent((event) => {

@@ -8,6 +8,12 @@ import { DEFAULT_LOCAL_BUCKET, ensureBucket, startS3Local, type RunningS3 } from
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+/**
+ * The share of the local server's time an import's run takes at most (IMPORT_RUN_SHARE, unless set): the
+ * local server runs imports in the process that serves every business's requests (issue 54 item 5).
+ */
+export const LOCAL_IMPORT_RUN_SHARE = '0.5';
+
 /** The embedded DynamoDB Local's files and the demo token; LOCAL_DATA_DIR moves it (tests use a temp folder). */
 export const DATA_DIR = process.env.LOCAL_DATA_DIR || join(__dirname, '..', '..', '.dynamodb');
 const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');

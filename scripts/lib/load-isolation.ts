@@ -27,12 +27,13 @@ const BASELINE_PER_SECOND = (0.75 * FLOOD_LIMIT.requests) / FLOOD_LIMIT.window_s
 /** The other business's normal traffic (its limits far above it). */
 const QUIET_PER_SECOND = 30;
 
-interface Sample {
+export interface Sample {
   readonly status: number;
   readonly ms: number;
 }
 
-async function provision(fixture: object, id: string, limits: object): Promise<string[]> {
+/** Imports a business from `fixture` as `id` with `limits`; two tokens of it. */
+export async function provision(fixture: object, id: string, limits: object): Promise<string[]> {
   const parsed = parseFixture({
     ...fixture,
     business: { ...(fixture as { business: object }).business, id, ...limits },
@@ -41,6 +42,48 @@ async function provision(fixture: object, id: string, limits: object): Promise<s
   const { config, records } = buildBusiness(parsed.fixture);
   await importBusiness(config, records);
   return [await issueToken(id, 'load isolation'), await issueToken(id, 'load isolation, second')];
+}
+
+/** One request as a client sends it: its status and its time, the body read whole. */
+export const sendAs =
+  (url: string) =>
+  async (token: string, method: string, path: string, body?: unknown): Promise<Sample> => {
+    const t0 = performance.now();
+    const res = await fetch(`${url}${API}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    await res.arrayBuffer();
+    return { status: res.status, ms: performance.now() - t0 };
+  };
+
+/**
+ * A quiet business's normal traffic, request `i` of it: single reads, list pages and a write now and then (an
+ * employee it creates first, updated every fifth request).
+ */
+export async function quietMixOf(url: string, token: string): Promise<(i: number) => Promise<Sample>> {
+  const request = sendAs(url);
+  const created = await request(token, 'POST', '/employees', { first_name: 'Quiet', last_name: 'Employee' });
+  if (created.status !== 201) throw new Error(`quiet business: seed employee answered ${created.status}`);
+  const employees = (await (
+    await fetch(`${url}${API}/employees?per_page=1`, { headers: { authorization: `Bearer ${token}` } })
+  ).json()) as { entries: { id: string }[] };
+  const employeeId = employees.entries[0]?.id ?? '';
+  return (i: number): Promise<Sample> => {
+    switch (i % 5) {
+      case 0:
+        return request(token, 'GET', '/locations/hq');
+      case 1:
+        return request(token, 'GET', `/employees/${employeeId}`);
+      case 2:
+        return request(token, 'GET', '/employees?per_page=10');
+      case 3:
+        return request(token, 'GET', '/applications?per_page=10');
+      default:
+        return request(token, 'PUT', `/employees/${employeeId}`, { city: `City ${i}` });
+    }
+  };
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -64,7 +107,7 @@ export async function steadyRequests<T>(
   return Promise.all(sent);
 }
 
-const pct = (sorted: readonly number[], p: number): number =>
+export const pct = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? 0;
 const statusesOf = (samples: readonly Sample[]): Record<number, number> =>
   samples.reduce<Record<number, number>>((acc, s) => ({ ...acc, [s.status]: (acc[s.status] ?? 0) + 1 }), {});
@@ -90,37 +133,8 @@ export async function runIsolation(url: string, fixture: object): Promise<Isolat
     token_rate_limit: FLOOD_LIMIT,
     rate_limit: high,
   });
-  const request = async (token: string, method: string, path: string, body?: unknown): Promise<Sample> => {
-    const t0 = performance.now();
-    const res = await fetch(`${url}${API}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    await res.arrayBuffer();
-    return { status: res.status, ms: performance.now() - t0 };
-  };
-  const created = await request(quiet, 'POST', '/employees', { first_name: 'Quiet', last_name: 'Employee' });
-  if (created.status !== 201) throw new Error(`isolation: seed employee answered ${created.status}`);
-  const employees = (await (
-    await fetch(`${url}${API}/employees?per_page=1`, { headers: { authorization: `Bearer ${quiet}` } })
-  ).json()) as { entries: { id: string }[] };
-  const employeeId = employees.entries[0]?.id ?? '';
-  // Normal traffic: single reads, list pages and a write now and then.
-  const quietMix = (i: number): Promise<Sample> => {
-    switch (i % 5) {
-      case 0:
-        return request(quiet, 'GET', '/locations/hq');
-      case 1:
-        return request(quiet, 'GET', `/employees/${employeeId}`);
-      case 2:
-        return request(quiet, 'GET', '/employees?per_page=10');
-      case 3:
-        return request(quiet, 'GET', '/applications?per_page=10');
-      default:
-        return request(quiet, 'PUT', `/employees/${employeeId}`, { city: `City ${i}` });
-    }
-  };
+  const request = sendAs(url);
+  const quietMix = await quietMixOf(url, quiet);
   // The other business creates employees (what a flood of an integration gone wrong sends; issue 54).
   const mixOf =
     (token: string) =>

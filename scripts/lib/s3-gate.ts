@@ -31,6 +31,7 @@ import {
   type Server,
   type ServerResponse,
 } from 'node:http';
+import { MAX_IMPORT_BYTES } from '../../src/domain/imports';
 import { FormReader, partHead, spoolIn, UploadSlots, type PartHead, type Spool } from './s3-gate-body';
 import {
   claimedPayloadHash,
@@ -42,10 +43,13 @@ import {
   type Verifier,
 } from './s3-request-auth';
 
-/** Larger than any attachment form (20 MiB and its fields) and any export part. */
-const MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** What S3 reads of a POST form's fields before the file, at most. */
 const MAX_FIELDS_BYTES = 20 * 1024;
+/**
+ * Larger than any form the API hands out, with its fields and part heads: an import's file (contract §22,
+ * 100 MiB), an attachment (20 MiB), an export part.
+ */
+const MAX_BODY_BYTES = MAX_IMPORT_BYTES + MAX_FIELDS_BYTES + 64 * 1024;
 /** Bodies read at once, at most (each a chunk in memory at a time, the rest on disk). */
 const MAX_CONCURRENT_UPLOADS = 8;
 

@@ -29,6 +29,14 @@ export const attachmentsBucket = (): string => requireEnv('ATTACHMENTS_BUCKET');
  * The bucket of export files (contract §20), under `exports/`: deployed its own (set by CDK; a lifecycle rule
  * removes files after a day); locally the local S3 server's bucket.
  */
+/**
+ * The share of its process's time an import's run takes at most (IMPORT_RUN_SHARE, 0 to 1; default 1): the
+ * local server, which serves requests in the same process, sets less (src/services/import-turns.ts).
+ */
+export const importRunShare = (): number => {
+  const share = Number(process.env.IMPORT_RUN_SHARE);
+  return share > 0 && share <= 1 ? share : 1;
+};
 export const exportsBucket = (): string => process.env.EXPORTS_BUCKET || attachmentsBucket();
 /** Deployed (set by CDK): the queue the export worker reads; unset locally, where exports run in-process. */
 export const exportQueueUrl = (): string | undefined => process.env.EXPORT_QUEUE_URL || undefined;

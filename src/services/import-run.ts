@@ -58,6 +58,7 @@ import { withRetries } from '../data/dynamo/with-retries';
 import { runWithOrigin } from '../data/write-origin';
 import { applyImportRows, importCellKinds } from './import-rows';
 import { deniedBodyFields, rightsOfToken } from './token-view';
+import { inTurns, turnTaker } from './import-turns';
 
 /** The run's function: its DynamoDB calls are checked against WORKER_GRANTS['run-import'] (src/http/routes.ts). */
 export const IMPORT_WORKER_NAME = 'run-import';
@@ -74,6 +75,11 @@ export interface RunOptions {
   readonly translate?: (fields: FieldMessages, language: string) => FieldMessages;
   /** How long a read of the upload waits for bytes before it fails (default UPLOAD_READ_IDLE_MS). */
   readonly readIdleMs?: number;
+  /**
+   * The share of its process's time the run takes at most, 0 to 1 (default 1: all it can, between turns for
+   * other I/O); the local server serves requests beside it (src/services/import-turns.ts).
+   */
+  readonly share?: number;
 }
 
 /** What a run did: finished the import, stopped to be resumed, or found nothing to do (no upload, ended, leased). */
@@ -114,8 +120,10 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     if (size !== job.size) return await fail(job, 'size_mismatch', { lease });
     const config = await readBusinessConfig(businessId);
     const kinds = importCellKinds(job.type, config);
+    // Other requests of this process go between the run's slices (src/services/import-turns.ts).
+    const take = turnTaker(options.share);
     if (!job.checked) {
-      const failed = await checkWholeFile(job, lease, kinds, options.readIdleMs);
+      const failed = await checkWholeFile(job, lease, kinds, options.readIdleMs, take);
       if (failed) return failed;
     }
 
@@ -128,7 +136,8 @@ export async function runImport(businessId: string, id: string, options: RunOpti
     if (rights === 'revoked') return await fail(job, 'token_revoked', { lease });
     const tokenGone = async (): Promise<boolean> =>
       job.tokenHash !== undefined && (await rightsOfToken(job.tokenHash)) === 'revoked';
-    const lines = applyImportRows(readImportRows(uploadBytes(businessId, id, options.readIdleMs), job.format, kinds), {
+    const bytes = inTurns(uploadBytes(businessId, id, options.readIdleMs), take);
+    const lines = applyImportRows(readImportRows(bytes, job.format, kinds), {
       businessId,
       type: job.type,
       mode: job.mode,
@@ -141,6 +150,7 @@ export async function runImport(businessId: string, id: string, options: RunOpti
       ...(options.translate ? { translate: (fields) => options.translate!(fields, job.language) } : {}),
     });
     for await (const line of lines) {
+      await take();
       counts = addCounts(counts, [line]);
       checkpoint = line.row;
       if (timeLeft() < RESERVE_MS) {
@@ -176,10 +186,11 @@ async function checkWholeFile(
   lease: string,
   kinds: (field: string) => CellKind,
   readIdleMs: number | undefined,
+  take: () => Promise<void>,
 ): Promise<RunOutcome | undefined> {
   try {
-    for await (const row of readImportRows(uploadBytes(job.businessId, job.id, readIdleMs), job.format, kinds))
-      void row;
+    const bytes = inTurns(uploadBytes(job.businessId, job.id, readIdleMs), take);
+    for await (const row of readImportRows(bytes, job.format, kinds)) void row;
   } catch (error) {
     if (error instanceof ImportFileError) return await fail(job, error.reason, { lease }, error.failureRow);
     throw error;

@@ -5,3 +5,4 @@
  */
 export { importOfUploadKey } from '../domain/imports';
 export { invokeNextRun } from '../data/import-continuation';
+export { importRunShare } from '../data/config';
