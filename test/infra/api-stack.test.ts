@@ -780,6 +780,28 @@ describe('export worker (contract §20)', () => {
   });
 });
 
+/** A scheduled job: its rule on `cron` invokes it (with the events service's permission) and its Errors alarm the topic. */
+function expectScheduledJob(name: string, cron: string, rule: IConstruct): void {
+  const fnArn = { 'Fn::GetAtt': [functionId(name), 'Arn'] };
+  template.hasResourceProperties('AWS::Events::Rule', {
+    ScheduleExpression: cron,
+    State: 'ENABLED',
+    Targets: [Match.objectLike({ Arn: fnArn })],
+  });
+  template.hasResourceProperties('AWS::Lambda::Permission', {
+    Action: 'lambda:InvokeFunction',
+    Principal: 'events.amazonaws.com',
+    FunctionName: fnArn,
+    SourceArn: { 'Fn::GetAtt': [stack.getLogicalId(rule.node.defaultChild as CfnResource), 'Arn'] },
+  });
+  const fn = stack.functions[name]!;
+  const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
+  const errors = resources[stack.getLogicalId(fn.errorsAlarm.node.defaultChild as CfnResource)]!;
+  expect(errors.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+  expect(errors.Properties.MetricName).toBe('Errors');
+  expect(errors.Properties.Dimensions).toEqual([{ Name: 'FunctionName', Value: { Ref: functionId(name) } }]);
+}
+
 describe('retention job', () => {
   test('may read, erase and update applications (no Scan) and Query only the order-of-writes index', () => {
     expect(dynamoActionsOf(RETENTION_JOB.name).sort()).toEqual(
@@ -799,28 +821,7 @@ describe('retention job', () => {
   });
 
   test('runs once a day on its own rule, and its errors alarm the topic', () => {
-    const fnArn = { 'Fn::GetAtt': [functionId(RETENTION_JOB.name), 'Arn'] };
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'cron(15 3 * * ? *)',
-      State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: fnArn })],
-    });
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      Principal: 'events.amazonaws.com',
-      FunctionName: fnArn,
-      SourceArn: {
-        'Fn::GetAtt': [stack.getLogicalId(stack.retentionSchedule.node.defaultChild as CfnResource), 'Arn'],
-      },
-    });
-    const fn = stack.functions[RETENTION_JOB.name]!;
-    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
-    const errors = resources[stack.getLogicalId(fn.errorsAlarm.node.defaultChild as CfnResource)]!;
-    expect(errors.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-    expect(errors.Properties.MetricName).toBe('Errors');
-    expect(errors.Properties.Dimensions).toEqual([
-      { Name: 'FunctionName', Value: { Ref: functionId(RETENTION_JOB.name) } },
-    ]);
+    expectScheduledJob(RETENTION_JOB.name, 'cron(15 3 * * ? *)', stack.retentionSchedule);
     expect(resources[functionId(RETENTION_JOB.name)]!.Properties.Environment.Variables.TABLE_NAME).toBeDefined();
   });
 });
@@ -841,28 +842,7 @@ describe('effective-date job', () => {
   });
 
   test('runs a minute after every quarter hour on its own rule, and its errors (a failed run) alarm the topic', () => {
-    const fnArn = { 'Fn::GetAtt': [functionId(EFFECTIVE_JOB.name), 'Arn'] };
-    template.hasResourceProperties('AWS::Events::Rule', {
-      ScheduleExpression: 'cron(1/15 * * * ? *)',
-      State: 'ENABLED',
-      Targets: [Match.objectLike({ Arn: fnArn })],
-    });
-    template.hasResourceProperties('AWS::Lambda::Permission', {
-      Action: 'lambda:InvokeFunction',
-      Principal: 'events.amazonaws.com',
-      FunctionName: fnArn,
-      SourceArn: {
-        'Fn::GetAtt': [stack.getLogicalId(stack.effectiveSchedule.node.defaultChild as CfnResource), 'Arn'],
-      },
-    });
-    const fn = stack.functions[EFFECTIVE_JOB.name]!;
-    const topicId = stack.getLogicalId(stack.alarmTopic.node.defaultChild as CfnResource);
-    const errors = resources[stack.getLogicalId(fn.errorsAlarm.node.defaultChild as CfnResource)]!;
-    expect(errors.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
-    expect(errors.Properties.MetricName).toBe('Errors');
-    expect(errors.Properties.Dimensions).toEqual([
-      { Name: 'FunctionName', Value: { Ref: functionId(EFFECTIVE_JOB.name) } },
-    ]);
+    expectScheduledJob(EFFECTIVE_JOB.name, 'cron(1/15 * * * ? *)', stack.effectiveSchedule);
   });
 });
 
