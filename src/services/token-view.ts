@@ -68,7 +68,7 @@ export function projectResult(view: TokenView, type: GrantType, list: boolean, r
   return {
     ...result,
     body: list ? { ...body, entries: projected } : projected[0],
-    headers: { ...result.headers, 'Restricted-Fields': restricted.join(', ') },
+    headers: restricted.length > 0 ? { ...result.headers, 'Restricted-Fields': restricted.join(', ') } : result.headers,
   };
 }
 

@@ -58,6 +58,8 @@ describe('the projection step (contract §25)', () => {
         for (const [key, v] of Object.entries(record)) if (allowed(type, granted, key)) expect(body[key]).toEqual(v);
         const restricted = (one.headers?.['Restricted-Fields'] ?? '').split(', ').filter(Boolean);
         expect(restricted).toEqual([...restricted].sort());
+        // A grant that withholds nothing names nothing: no empty header.
+        if (restricted.length === 0) expect(one.headers?.['Restricted-Fields']).toBeUndefined();
         for (const f of [...TYPE_FIELDS[type], ...Object.keys(record)])
           expect(restricted.includes(f)).toBe(!allowed(type, granted, f));
 
@@ -121,6 +123,14 @@ describe('the projection step (contract §25)', () => {
     expect(() => checkFilters(view, 'applications', { updated_at_since: '2026-01-01', per_page: '5' })).not.toThrow();
     expect(deniedBodyFields({ scopes: SCOPES }, 'employees', { iban: 'x' }, true)).toEqual([]);
   });
+});
+
+test('a grant of every field answers as no grant does: nothing withheld, no Restricted-Fields', () => {
+  const record = { id: 'e1', first_name: 'Anna', iban: 'DE89370400440532013000' };
+  const every = viewOf('employees', TYPE_FIELDS.employees);
+  const answer = projectResult(every, 'employees', false, ok(record));
+  expect(answer.body).toEqual(record);
+  expect(answer.headers?.['Restricted-Fields']).toBeUndefined();
 });
 
 function withheldOver(type: GrantType, granted: readonly string[], record: Record<string, unknown>): string[] {
