@@ -21,24 +21,10 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
-import { buildBusiness } from '../src/domain/fixture';
-import { parseFixture } from '../src/schemas/fixture';
-import { importBusiness } from '../src/data/business-store';
-import { issueToken } from '../src/data/token-store';
 import type { ProfileSummary } from './lib/cpu-profile';
+import { provision } from './lib/load-isolation';
 
 const API = '/services/api/v1';
-
-async function provision(fixture: object, id: string, limits: object): Promise<string> {
-  const parsed = parseFixture({
-    ...fixture,
-    business: { ...(fixture as { business: object }).business, id, ...limits },
-  });
-  if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
-  const { config, records } = buildBusiness(parsed.fixture);
-  await importBusiness(config, records);
-  return issueToken(id, 'fairness bench');
-}
 
 interface PhaseResult {
   readonly phase: string;
@@ -56,12 +42,15 @@ async function main(): Promise<void> {
   await ensureTable(dynamo.endpoint, process.env.TABLE_NAME!);
   const demo = JSON.parse(readFileSync(join(__dirname, '..', 'fixtures', 'demo.json'), 'utf8')) as object;
   const high = { requests: 100_000, window_seconds: 10 };
-  const quiet = await provision(demo, 'quiet', { token_rate_limit: high, rate_limit: high });
+  // Each business's first token (provision issues two).
+  const quiet = (await provision(demo, 'quiet', { token_rate_limit: high, rate_limit: high }))[0]!;
   // One request per hour: every create after the first is refused.
-  const flood = await provision(demo, 'flood', {
-    token_rate_limit: { requests: 1, window_seconds: 3600 },
-    rate_limit: high,
-  });
+  const flood = (
+    await provision(demo, 'flood', {
+      token_rate_limit: { requests: 1, window_seconds: 3600 },
+      rate_limit: high,
+    })
+  )[0]!;
 
   const child = fork(join(__dirname, 'lib', 'profiled-server.ts'), [], {
     execArgv: ['--import', 'tsx'],
