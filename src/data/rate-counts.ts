@@ -24,11 +24,9 @@ import type { Key } from './dynamo/keys';
 import { updateOf } from './dynamo/update-expression';
 
 /**
- * Rate counts of this instance (contract §18, docs/rate-limits.md): a Lambda instance (or `INSTANCES=N npm start`
- * process) adds the requests it admits to the token's and the business's counter items, one UpdateItem per item and
- * second at most (`ADD`, answered with every instance's counts), sent beside the request's calls and never waited
- * for; it decides on src/domain/rate-window.ts Counts. A refusal sends nothing. Each sync carries this instance's
- * mark and a condition on it: a request is counted once however a sync fails.
+ * Rate counts of this instance (contract §18, docs/rate-limits.md): it adds what it admits to the token's and the
+ * business's counter items, one UpdateItem per item and second at most (answered with every instance's counts),
+ * beside the request and never waited for; it decides on src/domain/rate-window.ts Counts. A refusal sends nothing.
  */
 
 /** This instance's name on the items it syncs (48 random bits); sync tags increase and are the time they were given. */
@@ -56,10 +54,7 @@ const businessPolicy = (b: Business): RatePolicy => b.limits?.limit ?? DEFAULT_B
 const businesses = new Map<string, Business>();
 const tokens = new Map<string, Token>();
 
-/**
- * Once every count this instance admitted is known stored (its syncs, going out on their own, answered), or
- * `withinMs` passed: what a process that stops waits for, so that the other instances see what it admitted.
- */
+/** Once every count admitted here is known stored, or `withinMs` passed: what a stopping process waits for. */
 export async function rateCountsSent(withinMs = Infinity): Promise<void> {
   const until = Date.now() + withinMs;
   const unsent = (s: Subject): boolean => s.syncing !== undefined || s.counts.unsent;
@@ -67,12 +62,7 @@ export async function rateCountsSent(withinMs = Infinity): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, SYNC_INTERVAL_MS / 50));
 }
 
-/**
- * One UpdateItem: the unsent counts (and those of syncs in doubt) added, the mark set, stale slices and marks
- * removed, a token item's expiry moved on; the whole item back. Applied only where this instance's mark is older
- * than every count it carries; else refused with the item, whose mark tells which sync was stored: either way an
- * answer.
- */
+/** A Sync (rate-window.ts) as one UpdateItem, stale slices and marks removed: the whole item back, applied or not. */
 async function send(subject: Subject, policy: RatePolicy, expires: boolean): Promise<Record<string, unknown>> {
   const now = Date.now();
   const sync = subject.counts.beginSync(now, nextSeq(now));
@@ -190,10 +180,7 @@ export function admit(
   return { ...decide(token, now), admitted: true };
 }
 
-/**
- * The token's standing for the answer's RateLimit fields, as this instance sees it now. Until its first sync of the
- * business answered (within a sync interval), that sync is awaited: no answer reports defaults instead of limits.
- */
+/** The token's standing for the RateLimit fields; the business's first sync awaited, so no answer shows defaults. */
 export async function standingForAnswer(tokenHash: string): Promise<RateDecision | undefined> {
   const token = tokens.get(tokenHash);
   if (!token) return undefined;

@@ -42,10 +42,7 @@ export const countInWindow = (slices: Slices, policy: RatePolicy, nowMs: number)
 export const staleSlices = (slices: Slices, policy: RatePolicy, nowMs: number): number[] =>
   [...slices.keys()].filter((start) => !inWindow(policy, start, nowMs));
 
-/**
- * One policy's standing (what the RateLimit fields report): requests left in the window, and ms until it frees
- * capacity (until it admits again if none is left, else until the oldest leaves).
- */
+/** One policy's standing (the RateLimit fields): requests left, ms until the window frees capacity. */
 export type PolicyState = { readonly policy: RatePolicy; readonly remaining: number; readonly resetMs: number };
 
 /** The standing of `policy` for the counts `slices` at `nowMs`. */
@@ -77,32 +74,25 @@ const addTo = (map: Map<number, number>, start: number, n: number): void => {
 };
 
 /**
- * A sync as it goes out (src/data/rate-counts.ts sends it as one UpdateItem that also sets its instance's mark on
- * the item to `seq`). DynamoDB applies it only where the item's mark of its instance is older than `since`: so a
- * sync whose answer was lost adds nothing when its counts are sent again, and one that lands late, after a later
- * sync carried its counts, adds nothing either. Every request is counted once however a sync fails.
+ * A sync as it goes out: one UpdateItem that sets its instance's mark on the item to `seq` (a tag increasing per
+ * instance), applied only where that mark is older than `since` (the oldest tag whose counts `slices` carries). A
+ * sync sent again after its answer was lost, or landing after a later one carried its counts, adds nothing: every
+ * request is counted once however a sync fails.
  */
 export interface Sync {
-  /** Its tag: increasing per instance (the time it went out, or one more than the last tag). */
   readonly seq: number;
-  /** The oldest tag whose counts it carries (its own when no earlier sync is in doubt). */
   readonly since: number;
-  /** Its own new counts and those of every earlier sync still in doubt. */
   readonly slices: Slices;
 }
 
 /**
- * The marks (attribute -> tag) a sync may remove: of instances that have not synced the item for a window and a
- * minute. A sync tagged before carries only slices no window counts: a resend it no longer stops changes no count
- * (the minute: for clocks of instances that differ).
+ * The marks (attribute -> tag) a sync may remove: of instances silent for a window and a minute (for clocks that
+ * differ), whose resends could only carry slices no window counts.
  */
 export const staleMarks = (marks: ReadonlyMap<string, number>, policy: RatePolicy, nowMs: number): string[] =>
   [...marks].filter(([, seq]) => seq + policy.windowSeconds * 1000 + 60_000 < nowMs).map(([name]) => name);
 
-/**
- * Syncs kept apart while in doubt: beyond, the two oldest merge (if only the older one had landed, its counts are
- * sent again: counted twice, toward refusing). Reached only after this many syncs in a row went unanswered.
- */
+/** Syncs kept apart while in doubt; beyond, the two oldest merge (a count may then land twice: toward refusing). */
 export const MAX_IN_DOUBT = 16;
 
 /**
@@ -150,10 +140,7 @@ export class Counts {
   /** Whether a sync may go out now: counts to send, and none sent within the sync interval. */
   due = (nowMs: number): boolean => this.unsent && nowMs >= this.lastSyncAt + SYNC_INTERVAL_MS;
 
-  /**
-   * A sync tagged `seq` (above every earlier tag) goes out now with the unsent counts and those of every sync in
-   * doubt; it is in doubt too until answered (if it fails, the next one carries its counts under the same `since`).
-   */
+  /** A sync tagged `seq` goes out with the unsent counts and every sync's in doubt; in doubt itself until answered. */
   beginSync(nowMs: number, seq: number): Sync {
     this.inDoubt.push({ seq, slices: this.pending });
     this.pending = new Map();
@@ -168,9 +155,8 @@ export class Counts {
   }
 
   /**
-   * DynamoDB answered the last sync with every instance's counts, `slices`: applied (`landed`: its tag), or refused
-   * as an earlier sync was applied after all (`landed`: the item's mark). Syncs tagged up to `landed` are stored;
-   * the later ones never will be (any still on its way is refused now): their counts go with the next.
+   * The last sync answered with every instance's counts, `slices`, and `landed`, the tag of the last sync stored (its
+   * own, or the item's mark if refused): later syncs never will be, and their counts go with the next.
    */
   syncAnswered(sync: Sync, slices: Slices, landed = sync.seq): void {
     for (const sent of this.inDoubt.splice(0))

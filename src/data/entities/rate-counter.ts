@@ -1,10 +1,7 @@
 /**
- * Rate counters (contract §18, src/data/rate-counts.ts): one item per business and one per token, in one partition
- * per business, read and written by key only. Each holds request counts per time slice (`s<slice start, epoch ms>`);
- * the business's item also holds its two limits, as import wrote them: the only place they are stored (every
- * instance reads them with its syncs, `token list` with one GetItem). A token's own limit is on its token item. Both
- * hold the marks of the instances that synced them in the last window and minute (`i<instance>`: the tag of its last
- * sync applied).
+ * Rate counters (contract §18, src/data/rate-counts.ts): one item per business and one per token, in the business's
+ * partition, by key only. Each holds counts per time slice and the marks of the instances that synced it lately;
+ * the business's item also holds its two limits, as import wrote them (read with every sync; stored nowhere else).
  */
 import type { StoredRatePolicy } from '../../domain/business';
 import { isValidRatePolicy, type RatePolicy } from '../../domain/rate-window';
@@ -50,10 +47,7 @@ export const rateCounter = {
   expiresAttribute: 'expires_at',
   /** The attribute of the count of the slice starting at `start` (epoch ms). */
   sliceAttribute: (start: number): string => `s${start}`,
-  /**
-   * The mark of an instance (its name, `i<name>`): the tag of its last sync applied to the item, which makes a sync
-   * sent again add nothing (src/domain/rate-window.ts Sync).
-   */
+  /** An instance's mark: the tag of its last sync applied (src/domain/rate-window.ts Sync). */
   markAttribute: (instance: string): string => `i${instance}`,
   /** The marks an item holds: attribute -> tag. */
   marksOf: (item: Stored): Map<string, number> => new Map(numbersOf(item, MARK_ATTRIBUTE)),
