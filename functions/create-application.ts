@@ -1,5 +1,4 @@
 import { apiHandler } from '../src/http/handler';
-import { idempotencyKeyOf } from '../src/http/idempotency-key';
 import { bodyValidator } from '../src/http/validation';
 import { APPLICATION_READ_ONLY } from '../src/http/application-fields';
 import { createApplication, type Body } from '../src/services/applications';
@@ -8,5 +7,5 @@ import validateApplicationCreate from '../src/schemas/generated/validate-applica
 const body = bodyValidator<Body>(validateApplicationCreate, { ignore: APPLICATION_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-application', body }, (req) =>
-  createApplication(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
+  createApplication(req.context, req.body, req.fieldErrors),
 );

@@ -1,5 +1,4 @@
 import { apiHandler } from '../src/http/handler';
-import { idempotencyKeyOf } from '../src/http/idempotency-key';
 import { bodyValidator } from '../src/http/validation';
 import { EMPLOYEE_READ_ONLY } from '../src/http/employee-fields';
 import { createEmployee, type Body } from '../src/services/employees';
@@ -8,5 +7,5 @@ import validateEmployeeCreate from '../src/schemas/generated/validate-employee-c
 const body = bodyValidator<Body>(validateEmployeeCreate, { ignore: EMPLOYEE_READ_ONLY });
 
 export const handler = apiHandler({ route: 'create-employee', body }, (req) =>
-  createEmployee(req.auth.businessId, req.body, req.fieldErrors, idempotencyKeyOf(req.headers), req),
+  createEmployee(req.context, req.body, req.fieldErrors),
 );

@@ -220,11 +220,9 @@ const apiCreate = (businessId: string, number: string, idempotencyKey?: string) 
   runWithOrigin({ actor: { type: 'admin' }, request_id: null }, () =>
     runWithDeadline(5000, () =>
       createEmployee(
-        businessId,
+        adminContext(businessId, { path: '/services/api/v1/employees', idempotencyKey }),
         { first_name: 'Api', last_name: 'Made', employee_number: number, email: `${number}@example.com` },
         new FieldErrorCollector(),
-        idempotencyKey,
-        { method: 'POST', path: '/services/api/v1/employees' },
       ),
     ),
   );

@@ -37,7 +37,8 @@ import { withFeedRef } from '../domain/feed-refs';
 import { changedFields } from '../domain/audit';
 import { idsInLane, laneOfTicket } from '../domain/change-feed';
 import type { RetentionOutcome } from '../domain/retention';
-import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import type { Item, ReadAlong } from '../data/dynamo/table-io';
 import { RetryOperation } from '../data/dynamo/operation-state';
 import { MAX_TRANSACTION_ITEMS, commitWrite, transactWrite, type WriteHooks } from '../data/dynamo/transact-write';
@@ -88,14 +89,13 @@ const view = (config: BusinessConfig, item: Item): Record<string, unknown> => re
  * the application feed lanes) with the position reservation beside it, checks, one transaction.
  */
 export async function createApplication(
-  businessId: string,
+  context: RequestContext,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = context;
+  const idem = context.idempotency(body);
   // Validating (a bulk import's validate mode) writes nothing, a reservation neither.
   let reserved: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;
   return idempotentCreate(

@@ -17,7 +17,8 @@ import { feedAppendWrites, feedLaneStateAfter, type NewFeedEntry } from '../data
 import { dryReservation, reservedTime, type Reservation } from '../data/lists';
 import { idsInLane } from '../domain/change-feed';
 import { changedFields } from '../domain/audit';
-import { idempotencyOf, idempotentCreate, type RequestTarget } from '../data/idempotency';
+import { idempotentCreate } from '../data/idempotency';
+import type { RequestContext } from './request-context';
 import type { Item, ReadAlong } from '../data/dynamo/table-io';
 import { MAX_TRANSACTION_ITEMS, commitWrite, type WriteHooks } from '../data/dynamo/transact-write';
 import { withRetries } from '../data/dynamo/with-retries';
@@ -182,14 +183,13 @@ const takenError = (): FieldError => new FieldError(422, { employee_number: [MES
  * entry).
  */
 export async function createEmployee(
-  businessId: string,
+  context: RequestContext,
   body: Body,
   fieldErrors: FieldErrorCollector,
-  idempotencyKey: string | undefined,
-  target: RequestTarget,
   hooks?: WriteHooks,
 ): Promise<ApiResult> {
-  const idem = idempotencyOf(businessId, idempotencyKey, body, target);
+  const { businessId } = context;
+  const idem = context.idempotency(body);
   const number = fieldErrors.has('employee_number') ? undefined : normalizeEmployeeNumber(body.employee_number);
   // Validating (a bulk import's validate mode) writes nothing, a reservation neither.
   let held: Reservation | undefined = hooks?.dryRun ? dryReservation() : undefined;

@@ -35,6 +35,7 @@ import {
   type ChunkStart,
 } from './employees';
 import { EMPLOYEE_JOB_CHUNK, createEmployeeJobs } from './employee-jobs';
+import type { RequestContext } from './request-context';
 import { APPLICATION_CHUNK, createApplication, createApplications, updateApplication } from './applications';
 
 export type { Body, ChunkStart };
@@ -64,11 +65,9 @@ export interface RowReferences {
 }
 
 type Create = (
-  businessId: string,
+  context: RequestContext,
   body: Body,
   errors: FieldErrorCollector,
-  key: undefined,
-  target: { method: string; path: string },
   hooks: WriteHooks,
 ) => Promise<ApiResult>;
 type Update = (

@@ -33,6 +33,7 @@ import { RowAlreadyApplied, claimExternalIdWrite, importLaneOwner } from '../dat
 import type { EmployeeChunkContext } from '../data/employee-store';
 import type { ChunkHooks, ChunkOutcome, CreateRow } from './create-chunk';
 import { IMPORT_ADAPTERS, type Body, type ImportAdapter, type Owners, type WindowRead } from './import-adapters';
+import { adminContext } from './request-context';
 import { exactlyOnce, resultKeeping, type ResultKeeping, type RowSink } from './import-results';
 
 /**
@@ -564,8 +565,8 @@ async function createAlone(
       ...results.rowWrites(check.line('created', id)),
     ],
   };
-  const target = { method: 'POST', path: adapter.single.path };
-  const created = await adapter.single.create(options.businessId, input, errors, undefined, target, hooks);
+  const context = adminContext(options.businessId, { method: 'POST', path: adapter.single.path });
+  const created = await adapter.single.create(context, input, errors, hooks);
   const id = options.mode === 'validate' ? null : String((created.body as { id: unknown }).id);
   return { line: check.line('created', id), stored: results.inTransactions };
 }

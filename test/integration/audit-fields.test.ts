@@ -4,6 +4,7 @@ import { API, countCalls, startApi, type TestApi } from '../support/harness';
 import { createToken, listTokens } from '../../src/data/token-store';
 import { runRetention } from '../../src/services/retention';
 import { createEmployee } from '../../src/services/employees';
+import { adminContext } from '../../src/services/request-context';
 import { FieldErrorCollector } from '../../src/domain/errors';
 import { laneOf } from '../../src/domain/change-feed';
 import { getItem } from '../../src/data/dynamo/table-io';
@@ -114,11 +115,9 @@ describe('actor and request id', () => {
   it('the admin tool (a write outside any API request or job) writes as admin, without a request id', async () => {
     const from = (await drain()).cursor;
     const result = await createEmployee(
-      BUSINESS,
+      adminContext(BUSINESS, { path: `${API}/employees` }),
       { first_name: 'Operator', last_name: 'Seeded' },
       new FieldErrorCollector(),
-      undefined,
-      { method: 'POST', path: `${API}/employees` },
     );
     expect(result.status).toBe(201);
     const { entries } = await drain(from);
