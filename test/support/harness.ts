@@ -5,6 +5,8 @@ import { request as nodeRequest, type Server } from 'node:http';
 import { resetClient, dynamoStats } from '../../src/data/dynamo/client';
 import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
+import { rateCountsSent } from '../../src/data/rate-counts';
+import { SYNC_INTERVAL_MS } from '../../src/domain/rate-window';
 import { buildBusiness } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
@@ -86,7 +88,12 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
       await importBusiness(config, records);
       return issueToken(config.id, 'test');
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // As a stopping local server does: the rate counts it admitted are sent first. Left unsent, they would be
+    // retried every second against a DynamoDB Local the run has stopped, and a file run alone would never exit.
+    async close() {
+      await rateCountsSent(3 * SYNC_INTERVAL_MS);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
