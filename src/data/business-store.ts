@@ -1,6 +1,6 @@
 import type { BusinessConfig, StoredRatePolicy } from '../domain/business';
 import type { ReferenceKind, ReferenceRecord } from '../domain/fixture';
-import { business, type RegisteredBusiness } from './entities/business';
+import { business, requireConfig, type RegisteredBusiness } from './entities/business';
 import { IF_PRESENT, partitionQuery } from './entities/entity';
 import { reference } from './entities/reference';
 import { readPositions } from './lists';
@@ -32,15 +32,7 @@ export const referenceRecordOf = reference.recordOf;
 
 export const configOf = business.configOf;
 
-/**
- * The config of an authenticated business. Tokens are issued only after an
- * import wrote the config (it is written last), so a missing one is a broken
- * invariant on our side, never the client's fault: 500, the same everywhere.
- */
-export function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
-  if (!config) throw new Error(`business config missing for ${businessId}`);
-  return config;
-}
+export { requireConfig } from './entities/business';
 
 /**
  * The business's entry in the registry partition: the retention job Queries

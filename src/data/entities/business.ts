@@ -22,6 +22,16 @@ export interface RegisteredBusiness {
 /** The registry attribute the effective-date run moves (src/data/business-store.ts markEffectiveThrough). */
 const EFFECTIVE_THROUGH = 'effective_through';
 
+/**
+ * The config of an authenticated business. Tokens are issued only after an
+ * import wrote the config (it is written last), so a missing one is a broken
+ * invariant on our side, never the client's fault: 500, the same everywhere.
+ */
+export function requireConfig(config: BusinessConfig | undefined, businessId: string): BusinessConfig {
+  if (!config) throw new Error(`business config missing for ${businessId}`);
+  return config;
+}
+
 const registry = pattern<Record<string, never>>('table', 'business id', () => BUSINESS_REGISTRY);
 
 export const business = {

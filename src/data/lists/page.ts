@@ -16,8 +16,7 @@ import {
 } from '../../domain/list-map';
 import { locatePage, mapsForPage, type PageAsk } from '../../domain/page-locator';
 import { pagePositions, type PageRequest } from '../../domain/pagination';
-import { configOf, requireConfig } from '../business-store';
-import { business } from '../entities/business';
+import { business, requireConfig } from '../entities/business';
 import { tableKeyOf, type CutList, type MappedList } from '../entities/entity';
 import { keys, mapShardOfKey, type Key } from '../dynamo/keys';
 import { readEntries, recordsOf, type QueryFilter } from './store';
@@ -124,7 +123,7 @@ async function readMappedPage(
     readSummary(businessId, list.list),
     readMaps(businessId, list.list, guessed),
   ]);
-  const firstConfig = configRead && requireConfig(configOf(configRead[0]), businessId);
+  const firstConfig = configRead && requireConfig(business.configOf(configRead[0]), businessId);
   const code = firstConfig ? reading.code?.(firstConfig) : hintedCode;
   // What the straddling maps said, kept for this cut and status; used only while the fresh summary's versions hold.
   const known = code === hintedCode ? hintedCut : undefined;
@@ -157,7 +156,7 @@ async function readMappedPage(
   // ago): the config on its own, consistent.
   if (!firstConfig && !configItem)
     [configItem] = await readWithAlong(batchGet, [business.configKey(businessId)], recordsRead ? undefined : later);
-  const config = firstConfig ?? requireConfig(configOf(configItem), businessId);
+  const config = firstConfig ?? requireConfig(business.configOf(configItem), businessId);
   if (!firstConfig && reading.code && reading.code(config) !== code)
     return readMappedPage(businessId, list, page, reading, { configFirst: true });
   const cuts = cut === undefined || !cutKey ? hint?.cuts : withCut(hint?.cuts, cutKey(code), cut);
@@ -188,7 +187,7 @@ async function readCutPage(
   const items = range
     ? await recordsOf(list.entries.index, matches.slice(range.first - 1, range.last), reading.read ?? batchGet)
     : [];
-  return { config: requireConfig(configOf(configItem), businessId), total: matches.length, items };
+  return { config: requireConfig(business.configOf(configItem), businessId), total: matches.length, items };
 }
 
 /** A list's summary: one consistent Query of its base and shards, added up (src/domain/list-map.ts). */
