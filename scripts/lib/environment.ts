@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { DEFAULT_TABLE_NAME } from '../../src/data/dynamo/table-definition';
 import { db } from '../../src/data/dynamo/client';
-import { ensureTable, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
+import { ensureTable, LIGHT_JVM_OPTIONS, startDynamoLocal, type RunningDynamo } from './dynamodb-local';
 import { DEFAULT_LOCAL_BUCKET, ensureBucket, startS3Local, type RunningS3 } from './s3-local';
 
 // Lambda runs Node 22; the SDK's Node 20 deprecation notice is noise for local tools.
@@ -55,7 +55,7 @@ export async function connect(options: {
     }
   }
   if (options.allowAws && (process.env.AWS_REGION || process.env.AWS_PROFILE)) return {};
-  const embedded = await startDynamoLocal({ path: DATA_DIR });
+  const embedded = await startDynamoLocal({ path: DATA_DIR, jvmOptions: LIGHT_JVM_OPTIONS });
   process.env.DYNAMODB_ENDPOINT = embedded.endpoint;
   await ensureTable(embedded.endpoint, process.env.TABLE_NAME);
   return { endpoint: embedded.endpoint, embedded };

@@ -22,7 +22,7 @@ import {
   localClient,
   startDynamoLocal,
   type RunningDynamo,
-  TEST_JVM_OPTIONS,
+  LIGHT_JVM_OPTIONS,
 } from '../../scripts/lib/dynamodb-local';
 
 /**
@@ -94,7 +94,7 @@ const lastJson = (stdout: string) => JSON.parse(stdout.trim().split('\n').pop() 
 
 beforeAll(async () => {
   // The official jar's default: one database per access key and region.
-  unshared = await startDynamoLocal({ sharedDb: false, jvmOptions: TEST_JVM_OPTIONS });
+  unshared = await startDynamoLocal({ sharedDb: false, jvmOptions: LIGHT_JVM_OPTIONS });
   checkout = freshCheckout();
 }, 60_000);
 afterAll(async () => {

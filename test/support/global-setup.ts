@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { startDynamoLocal, TEST_JVM_OPTIONS } from '../../scripts/lib/dynamodb-local';
+import { startDynamoLocal, LIGHT_JVM_OPTIONS } from '../../scripts/lib/dynamodb-local';
 import { startS3Local } from '../../scripts/lib/s3-local';
 import { CALLS_DIR } from './dynamo-calls';
 import { demoSetupFile } from './demo-setup';
@@ -21,7 +21,7 @@ export default async function globalSetup(): Promise<void> {
     (globalThis as { __S3__?: typeof s3 }).__S3__ = s3;
   }
   if (process.env.DYNAMODB_ENDPOINT) return;
-  const dynamo = await startDynamoLocal({ jvmOptions: TEST_JVM_OPTIONS });
+  const dynamo = await startDynamoLocal({ jvmOptions: LIGHT_JVM_OPTIONS });
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   (globalThis as { __DYNAMO__?: typeof dynamo }).__DYNAMO__ = dynamo;
 }
