@@ -10,8 +10,10 @@
  * were refused on it, first come first served, and re-runs when its turn
  * comes; a writer about to read or write an item another writer of this
  * process holds waits for its turn before its call goes out instead of racing
- * the holder through the store. So writers of one process never race each
- * other more than once: the local server serves many requests in one process,
+ * the holder through the store. A writer re-runs holding its turn, so the
+ * other writers of its process do not refuse it again (one that waited before
+ * sending a transaction may be refused once by the write it waited for): the
+ * local server serves many requests in one process,
  * and on DynamoDB Local, which works on one thread, every lost race costs the
  * other writers as much store time as a commit. A Lambda instance serves one
  * request at a time and has none: writers of different instances race through
@@ -176,6 +178,8 @@ interface Writer {
   refusals: number;
   /** Whether it waited for a turn in the attempt under way: no writer of this process is left to space itself from. */
   waited: boolean;
+  /** Its turn-taking under way: the calls of one operation (parts of one large read) take turns one after another. */
+  taking: Promise<unknown>;
 }
 
 const writers = new WeakMap<OperationState, Writer>();
@@ -185,7 +189,13 @@ function writerOf(operation: OperationState | undefined): Writer | undefined {
   if (!operation || operation.ended.aborted) return undefined;
   let writer = writers.get(operation);
   if (!writer) {
-    const created: Writer = { owner: Symbol('writer'), held: new Set(), refusals: 0, waited: false };
+    const created: Writer = {
+      owner: Symbol('writer'),
+      held: new Set(),
+      refusals: 0,
+      waited: false,
+      taking: Promise.resolve(),
+    };
     operation.ended.addEventListener('abort', () => giveBack(created), { once: true });
     writers.set(operation, created);
     writer = created;
@@ -203,7 +213,17 @@ function giveBack(writer: Writer): void {
  * taken again in order, so no two writers wait for each other in a circle),
  * within the request's deadline.
  */
-async function takeTurnOn(
+function takeTurnOn(
+  writer: Writer,
+  operation: OperationState,
+  keys: readonly string[],
+): Promise<'free' | 'waited' | 'held' | 'timeout'> {
+  const turn = writer.taking.then(() => takeTurnNow(writer, operation, keys));
+  writer.taking = turn.catch(() => undefined);
+  return turn;
+}
+
+async function takeTurnNow(
   writer: Writer,
   operation: OperationState,
   keys: readonly string[],
