@@ -26,6 +26,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './lib/dynamodb-local';
 import { createLocalServer } from './lib/server';
+import { turnStats } from './lib/process-turns';
 import { buildBusiness } from '../src/domain/fixture';
 import { parseFixture } from '../src/schemas/fixture';
 import { importBusiness } from '../src/data/business-store';
@@ -201,6 +202,7 @@ async function main(): Promise<void> {
 
   dynamoStats.reset();
   writeStats.reset();
+  turnStats.reset();
   runStart = performance.now();
   const result = await autocannon({ url, connections, amount: totalRequests, headers, requests: mix });
   const callsPerRequest = dynamoStats.calls / Math.max(1, result.requests.total);
@@ -210,6 +212,7 @@ async function main(): Promise<void> {
     attempts: { ...writeStats.attempts },
     refusals: { ...writeStats.refusals },
   };
+  const turns = { ...turnStats };
   for (const [code, count] of Object.entries(result.statusCodeStats ?? {})) statuses[Number(code)] = count.count ?? 0;
 
   const total = async (path: string): Promise<number> =>
@@ -288,7 +291,7 @@ async function main(): Promise<void> {
   const perRequest = (v: number): string => (v / Math.max(1, result.requests.total)).toFixed(3);
   console.log(
     `contention    per request: ${perRequest(contention.transactions)} transactions, ${perRequest(contention.retries)} retries ` +
-      `(${perRequest(contention.turnWaits)} after waiting for a turn), ` +
+      `(${perRequest(turns.waits)} waits for a turn, ${turns.pausesCut} of ${turns.pauses} pauses cut short), ` +
       `${perRequest(contention.transactionConflicts)} transaction conflicts, ` +
       `${contention.exhausted} out of attempts/time, ${contention.ambiguous} outcomes looked up (answer lost or late)`,
   );
@@ -306,8 +309,8 @@ async function main(): Promise<void> {
   const attempts = Object.entries(contention.attempts).flatMap(([a, count]) => Array<number>(count).fill(Number(a)));
   console.log(
     `attempts      per write: p50 ${pct(attempts, 0.5)}, p90 ${pct(attempts, 0.9)}, p99 ${pct(attempts, 0.99)}, ` +
-      `max ${pct(attempts, 1)} (${attempts.length} writes); pauses and waits for a turn between attempts ` +
-      `${((100 * contention.pauseMs) / Math.max(1, contention.operationMs)).toFixed(0)}% of their time`,
+      `max ${pct(attempts, 1)} (${attempts.length} writes); pauses and waits for a turn ` +
+      `${((100 * (contention.pauseMs + turns.pauseMs + turns.waitMs)) / Math.max(1, contention.operationMs)).toFixed(0)}% of their time`,
   );
   console.log(`refusals      writes by transactions refused: ${JSON.stringify(contention.refusals)}`);
   const slowest = timed

@@ -9,7 +9,7 @@ import { languageOf } from '../../src/http/i18n/language';
 import { headersTooLarge, internalError, malformedRequest, payloadTooLarge } from '../../src/domain/errors';
 import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
 import { inProcessLauncher, useExportLauncher } from '../../src/services/exports';
-import { takeWriterTurns } from '../../src/data/dynamo/operation-state';
+import { useClientPlugin } from '../../src/data/dynamo/client';
 import { processTurns } from './process-turns';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
@@ -158,7 +158,7 @@ export function createLocalServer(options: { timeoutMs?: number } = {}): Server 
   // Exports run in this process, outside the request that started them (contract §20; deployed: a queue and a worker).
   useExportLauncher(inProcessLauncher());
   // Many requests share this process: its writers take turns on what they were refused on (process-turns.ts).
-  takeWriterTurns(processTurns);
+  useClientPlugin(processTurns);
   const server = createServer((req, res) => {
     dispatch(req, res, options.timeoutMs).catch((error: unknown) => {
       console.error(error);

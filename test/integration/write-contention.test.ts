@@ -8,7 +8,7 @@ import { tableName } from '../../src/data/config';
 import { batchGet, getItem, keyId, queryPartition } from '../../src/data/dynamo/table-io';
 import { transactWrite, type TxWrite } from '../../src/data/dynamo/transact-write';
 import { withRetries } from '../../src/data/dynamo/with-retries';
-import { heldKeys, releaseTurns, takeTurns } from '../../scripts/lib/process-turns';
+import { heldKeys, releaseTurns, takeTurns, turnStats } from '../../scripts/lib/process-turns';
 import { writeStats } from '../../src/data/dynamo/write-stats';
 import { positionsOf } from '../../src/data/application-store';
 import { application } from '../../src/data/entities/application';
@@ -318,6 +318,7 @@ describe('writers of one process', () => {
     expect(await takeTurns([keyId(counterKey('d'))], holder, Infinity)).toBe('free');
     dynamoStats.reset();
     writeStats.reset();
+    turnStats.reset();
     const reads: number[] = [];
     const writer = withRetries(async () => {
       const [d] = await batchGet([counterKey('d')]);
@@ -335,7 +336,31 @@ describe('writers of one process', () => {
     expect(reads).toEqual([4]);
     expect((await getItem(counterKey('d')))?.n).toBe(5);
     expect(writeStats.transactions).toBe(1);
-    expect(writeStats.turnWaits).toBe(1);
+    // Its read waited for the turn (the local server's client middleware) and went out once the holder had
+    // finished: one attempt, nothing re-run.
+    expect(turnStats.waits).toBe(1);
+    expect(writeStats.attempts).toEqual({ 1: 1 });
+    expect(heldKeys()).toEqual([]);
+  });
+
+  it('a writer refused, then failing with an error of its own, leaves no turn held', async () => {
+    await bump('e', 1);
+    writeStats.reset();
+    turnStats.reset();
+    let attempts = 0;
+    const refused = withRetries(async () => {
+      attempts += 1;
+      const [e] = await batchGet([counterKey('e')]);
+      // Another writer moves the counter between this read and the transaction, whose refusal means 'gone'.
+      await bump('e', Number(e?.n) + 1);
+      await transactWrite([{ ...step('e', Number(e?.n)), onConditionFailed: () => new Error('gone') }]);
+    });
+    await expect(refused).rejects.toThrow('gone');
+    // The refusal took the turn on the counter (nobody held it: the writer paused, as between attempts); the
+    // operation ended without another call, and its end gave the turn back.
+    expect(attempts).toBe(1);
+    expect(writeStats.conditionFailed['counter#e']).toBe(1);
+    expect(turnStats.pauses).toBe(1);
     expect(heldKeys()).toEqual([]);
   });
 
@@ -364,6 +389,30 @@ describe('writers of one process', () => {
     }
     expect(listed).toHaveLength(before + n);
     for (const r of created) expect(listed.filter((id) => id === r.body.id)).toHaveLength(1);
+  });
+
+  it('creating jobs of one employee in parallel: the writers refused on its record queue for their turn on it', async () => {
+    const send = (path: string, body: unknown) => api.request('POST', `${API}${path}`, { token, body });
+    const owner = (await send('/employees', { first_name: 'Many', last_name: 'Jobs' })).body.id as string;
+    writeStats.reset();
+    turnStats.reset();
+    const n = 10;
+    const created = await Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        send('/employee_jobs', { employee_id: owner, name: `Turn ${i}`, from: '2026-01-01' }),
+      ),
+    );
+    expect(created.map((r) => r.status)).toEqual(Array(n).fill(201));
+    // Every job writes its employee's record (job_count, version): the writers refused on it queue for their turn
+    // (through the server's requests, deadlines and all) and re-run one after the other, each holding the turn
+    // while it does, so none is refused by another writer of this process more than once after its first refusal.
+    expect(writeStats.conditionFailed['record employee']).toBeGreaterThan(0);
+    expect(turnStats.waits).toBeGreaterThan(0);
+    expect(Math.max(...Object.keys(writeStats.refusals).map(Number))).toBeLessThanOrEqual(2);
+    expect(writeStats.transactions).toBeLessThanOrEqual(2 * n - 1);
+    expect(heldKeys()).toEqual([]);
+    const jobs = await api.request('GET', `${API}/employee_jobs?employee_id=${owner}&per_page=100`, { token });
+    expect(jobs.body.total_entries).toBe(n);
   });
 });
 

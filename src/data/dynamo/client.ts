@@ -221,6 +221,7 @@ function createClient(): DynamoDBDocumentClient {
     },
     { step: 'initialize', name: 'roundTripStats' },
   );
+  for (const plugin of plugins) base.middlewareStack.use(plugin);
   const doc = DynamoDBDocumentClient.from(base, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
   });
@@ -237,6 +238,20 @@ function createClient(): DynamoDBDocumentClient {
 }
 
 let client: DynamoDBDocumentClient | undefined;
+
+export type ClientPlugin = Parameters<DynamoDBClient['middlewareStack']['use']>[0];
+const plugins = new Set<ClientPlugin>();
+
+/**
+ * Adds `plugin` (middleware, in the form the SDK's `middlewareStack.use` takes) to this process's DynamoDB
+ * client, and to every client it creates after resetClient: what one kind of process adds to all its calls
+ * (the local server, scripts/lib/server.ts). A plugin added again changes nothing.
+ */
+export function useClientPlugin(plugin: ClientPlugin): void {
+  if (plugins.has(plugin)) return;
+  plugins.add(plugin);
+  client?.middlewareStack.use(plugin);
+}
 
 /** One client per process, created on first use so import stays cheap. */
 export const db = (): DynamoDBDocumentClient => (client ??= createClient());

@@ -1,8 +1,7 @@
 /**
  * How long an optimistic operation pauses after a refusal before it reads
  * again (src/data/dynamo/with-retries.ts; docs/pagination.md, consistency
- * notes), unless it waited for its turn behind a writer of its own process
- * (WriterTurns, src/data/dynamo/operation-state.ts; the local server only): then it reads at once. Pure.
+ * notes), unless the refusal says how long (RetryOperation.retryAfterMs). Pure.
  *
  * - In units of the refused attempt itself (read + transaction as the store
  *   serves it right now): writers racing for one counter commit about one per

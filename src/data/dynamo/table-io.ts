@@ -11,7 +11,7 @@ import { isBusinessConfigKey, type Key } from './keys';
 import { serviceUnavailable } from '../../domain/errors';
 import { sleepWithin } from '../deadline';
 import { TABLE } from './table-definition';
-import { currentOperation, yieldToHolders } from './operation-state';
+import { currentOperation } from './operation-state';
 
 /**
  * The table's primitives: reads and bulk puts of the one table, within the
@@ -45,7 +45,7 @@ export interface ReadAlong {
   took(item: Item | undefined): void;
 }
 
-/** One string per item key (turns, shared reads). */
+/** One string per item key (reads shared within an operation; the local server's turns). */
 export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK)}\u0000${String(k.SK)}`;
 
 /**
@@ -56,7 +56,6 @@ export const keyId = (k: { PK: unknown; SK: unknown }): string => `${String(k.PK
 export async function batchGet(keys: readonly Key[]): Promise<(Item | undefined)[]> {
   const state = currentOperation();
   if (!state) return readBatch(keys);
-  yieldToHolders(keys.map(keyId), state);
   const wanted = keys.filter((k) => !state.kept.has(keyId(k)));
   const read = await readBatch(wanted);
   const fresh = new Map(wanted.map((k, i) => [keyId(k), read[i]]));

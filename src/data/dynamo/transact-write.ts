@@ -9,8 +9,8 @@ import { tableKeyOf } from '../entities/entity';
 import { serviceUnavailable } from '../../domain/errors';
 import { keepingInReserve, remainingMs, sleepWithin, untilHardDeadline } from '../deadline';
 import { countConditionFailed, writeStats } from './write-stats';
-import { currentOperation, RetryOperation, yieldToHolders } from './operation-state';
-import { getItem, keyId, type Item } from './table-io';
+import { RetryOperation } from './operation-state';
+import { getItem, type Item } from './table-io';
 
 type RawTransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 /** A transaction item without TableName: the data layer adds the one table. */
@@ -104,12 +104,6 @@ interface CancellationReason {
  * the 5 s answer budget: a late 201 rather than a 503 for a write that happened.
  */
 export async function transactWrite(writes: readonly TxWrite[]): Promise<void> {
-  const state = currentOperation();
-  if (state)
-    yieldToHolders(
-      writes.map((w) => keyId(keyOf(w.item))),
-      state,
-    );
   const input: TransactWriteCommandInput = {
     TransactItems: writes.map((w) => withTable(w.item)),
     ClientRequestToken: randomUUID(),
@@ -188,27 +182,19 @@ function cancellationError(error: unknown, writes: readonly TxWrite[]): unknown 
   const reasons = (error as { CancellationReasons?: CancellationReason[] }).CancellationReasons;
   if (!isCancellation(error) || !reasons) return error;
   countRefusal(reasons, writes);
+  // A client middleware that saw the refusal may already have waited for what refused it (the local server's).
+  const retry = (): RetryOperation => new RetryOperation((error as { retryAfterMs?: number }).retryAfterMs);
   for (const [i, reason] of reasons.entries()) {
     if (reason.Code !== 'ConditionalCheckFailed') continue;
     // The document client does not translate errors: the old item arrives in wire format.
     const stored = reason.Item ? unmarshall(reason.Item as Record<string, AttributeValue>) : undefined;
     const mapped = writes[i]?.onConditionFailed?.(stored);
-    return mapped === 'retry' || mapped === undefined ? new RetryOperation(refusedKeys(reasons, writes)) : mapped;
+    return mapped === 'retry' || mapped === undefined ? retry() : mapped;
   }
-  if (reasons.some((r) => r.Code === 'TransactionConflict')) return new RetryOperation(refusedKeys(reasons, writes));
+  if (reasons.some((r) => r.Code === 'TransactionConflict')) return retry();
   if (reasons.some((r) => r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded'))
     return serviceUnavailable();
   return error;
-}
-
-/** The items a refused transaction failed on (a condition, or another transaction holding them). */
-function refusedKeys(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): string[] {
-  return reasons.flatMap((reason, i) => {
-    const write = writes[i];
-    return write && (reason.Code === 'ConditionalCheckFailed' || reason.Code === 'TransactionConflict')
-      ? [keyId(keyOf(write.item))]
-      : [];
-  });
 }
 
 function countRefusal(reasons: readonly CancellationReason[], writes: readonly TxWrite[]): void {

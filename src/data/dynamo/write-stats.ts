@@ -13,8 +13,6 @@ export const writeStats = {
   transactionConflicts: 0,
   /** Operations re-run after a refusal (withRetries). */
   retries: 0,
-  /** Re-runs that first waited for their turn behind another writer of this process (WriterTurns, src/data/dynamo/operation-state.ts). */
-  turnWaits: 0,
   /** Operations that ran out of attempts or time while retrying (answered 503). */
   exhausted: 0,
   /** Transactions whose answer was lost or late (error, timeout, deadline): their outcome was looked up. */
@@ -35,7 +33,6 @@ export const writeStats = {
     this.conditionFailed = {};
     this.transactionConflicts = 0;
     this.retries = 0;
-    this.turnWaits = 0;
     this.exhausted = 0;
     this.ambiguous = 0;
   },
