@@ -1,6 +1,23 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { WriteOrigin } from '../domain/audit';
-import type { OperationState } from './dynamo/operation-state';
+
+type Item = Record<string, unknown>;
+
+/**
+ * What the attempts of one optimistic operation (withRetries) share:
+ * - `kept`: what they read once, the business config, which only an import
+ *   changes, so a re-run after a refusal reads again only what concurrent
+ *   writers move (counters, lanes, records). Under contention most re-runs are
+ *   such refusals, and the config is the largest item most writes read.
+ * - `ended`: aborted when the operation ends, however it ends (committed,
+ *   an error, out of attempts or time), for whatever its calls leave behind
+ *   that must not outlive it (the local server's turns, scripts/lib/process-turns.ts).
+ * withRetries (src/data/dynamo/with-retries.ts) makes one per operation.
+ */
+export interface OperationState {
+  readonly kept: Map<string, Item>;
+  readonly ended: AbortSignal;
+}
 
 /**
  * What the data layer knows of the operation its calls run for, in one place:

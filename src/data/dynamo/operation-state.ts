@@ -1,21 +1,6 @@
-import { currentScope } from '../request-scope';
+import { currentScope, type OperationState } from '../request-scope';
 
-type Item = Record<string, unknown>;
-
-/**
- * What the attempts of one optimistic operation (withRetries) share:
- * - `kept`: what they read once, the business config, which only an import
- *   changes, so a re-run after a refusal reads again only what concurrent
- *   writers move (counters, lanes, records). Under contention most re-runs are
- *   such refusals, and the config is the largest item most writes read.
- * - `ended`: aborted when the operation ends, however it ends (committed,
- *   an error, out of attempts or time), for whatever its calls leave behind
- *   that must not outlive it (the local server's turns, scripts/lib/process-turns.ts).
- */
-export interface OperationState {
-  readonly kept: Map<string, Item>;
-  readonly ended: AbortSignal;
-}
+export type { OperationState };
 
 /** The optimistic operation the caller runs in, if any (part of its request scope, src/data/request-scope.ts). */
 export const currentOperation = (): OperationState | undefined => currentScope().operation;
