@@ -41,11 +41,10 @@ interface Subject {
   readonly key: Key;
   readonly counts: Counts;
   syncing?: Promise<unknown>;
-  timer?: NodeJS.Timeout;
+  early?: () => void;
   marks?: ReadonlyMap<string, number>;
 }
-/** Its limits as import stored them on its counter item: undefined until a sync answered. */
-type Business = Subject & { limits?: BusinessRateLimits };
+type Business = Subject & { limits?: BusinessRateLimits }; // as import stored them; undefined until a sync answered
 /** Its own limit (`token create --rate-limit`), else its business's default for tokens. */
 type Token = Subject & { readonly businessId: string; readonly business: Business; own: RatePolicy | undefined };
 
@@ -57,8 +56,8 @@ const tokens = new Map<string, Token>();
 /** Once every count admitted here is known stored, or `withinMs` passed: what a stopping process waits for. */
 export async function rateCountsSent(withinMs = Infinity): Promise<void> {
   const until = Date.now() + withinMs;
-  const unsent = (s: Subject): boolean => s.syncing !== undefined || s.counts.unsent;
-  while (Date.now() < until && [...businesses.values(), ...tokens.values()].some(unsent))
+  const unsent = (s: Subject): boolean => (s.early?.(), s.syncing !== undefined || s.counts.unsent);
+  while (Date.now() < until && [...businesses.values(), ...tokens.values()].filter(unsent).length > 0)
     await new Promise((resolve) => setTimeout(resolve, SYNC_INTERVAL_MS / 50));
 }
 
@@ -116,13 +115,16 @@ async function send(subject: Subject, policy: RatePolicy, expires: boolean): Pro
   return item;
 }
 
-/** Sends the unsent counts beside the request if a second has passed since the last sync; else once it has. */
-function syncWhenDue(subject: Subject, sync: () => Promise<unknown>): void {
+/** Sends the unsent counts beside the request if a second has passed since the last sync; else once it has, or at
+ * once on `early()` (a stopping process: rateCountsSent). */
+function syncWhenDue(subject: Subject, sync: () => Promise<unknown>, now = Date.now()): void {
   if (subject.syncing || !subject.counts.unsent) return;
-  const now = Date.now();
   if (!subject.counts.due(now)) {
-    const retry = (): void => void ((subject.timer = undefined), syncWhenDue(subject, sync));
-    subject.timer ??= setTimeout(retry, subject.counts.lastSyncAt + SYNC_INTERVAL_MS - now).unref();
+    if (subject.early) return;
+    const fire = (at?: number): void =>
+      void (clearTimeout(timer), (subject.early = undefined), syncWhenDue(subject, sync, at));
+    const timer = setTimeout(fire, subject.counts.lastSyncAt + SYNC_INTERVAL_MS - now).unref();
+    subject.early = () => fire(Infinity);
     return;
   }
   subject.syncing = besideRequest(sync)

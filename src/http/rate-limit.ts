@@ -4,9 +4,8 @@ import { resetSeconds, retryAfterSeconds } from '../domain/rate-window';
 import { recordRateLimited } from './metrics';
 
 /**
- * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers, structured fields) of a request's standing
- * against its token's and its business's limit (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds
- * until the window frees capacity, at most `w`.
+ * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers) of a request's standing against its token's and
+ * its business's limit (contract §18): `q` requests per `w` seconds; `r` left, `t` seconds until capacity frees.
  */
 export function rateLimitHeaders({ token, business }: RateDecision): Record<string, string> {
   return {
