@@ -11,6 +11,7 @@ import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
 import { inProcessLauncher, useExportLauncher } from '../../src/services/exports';
 import { useClientPlugin } from '../../src/data/dynamo/client';
 import { processTurns } from './process-turns';
+import { FloodLanes } from './flood-lanes';
 
 /** API Gateway's own payload cap; the functions enforce the contract's 1 MiB themselves. */
 const GATEWAY_MAX_BODY = 10 * 1024 * 1024;
@@ -118,6 +119,12 @@ function send(res: ServerResponse, result: APIGatewayProxyStructuredResultV2): v
   res.end(result.body ?? '');
 }
 
+/** Tokens being refused are served one request at a time (flood-lanes.ts): what one process needs to keep §18's isolation. */
+const floodLanes = new FloodLanes();
+/** A refusal keeps its token's lane for its Retry-After and a shortest window more: the burst it then admits runs in it. */
+const refusedForMs = (answer: APIGatewayProxyStructuredResultV2): number | undefined =>
+  answer.statusCode === 429 ? Number(answer.headers?.['Retry-After'] ?? 1) * 1000 + 10_000 : undefined;
+
 /** Routes a request exactly as the HTTP API does: a matching row's function, else $default. */
 export async function dispatch(
   req: IncomingMessage,
@@ -135,8 +142,8 @@ export async function dispatch(
   const { match } = matchRoute(method, url.pathname);
   const name = match?.route.name ?? FALLBACK_ROUTE.name;
   const event = toEvent(req, body, match?.route, match?.pathParameters ?? {});
-  const result = await handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId, timeoutMs));
-  send(res, result);
+  const serve = () => handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId, timeoutMs));
+  send(res, await floodLanes.run(req.headers.authorization, serve, refusedForMs));
 }
 
 /** The raw bytes of an answer on a socket the HTTP parser gave up on (its headers were never read: English). */
