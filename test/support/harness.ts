@@ -7,7 +7,7 @@ import { importBusiness } from '../../src/data/business-store';
 import { issueToken } from '../../src/data/token-store';
 import { rateCountsSent } from '../../src/data/rate-counts';
 import { SYNC_INTERVAL_MS } from '../../src/domain/rate-window';
-import { buildBusiness } from '../../src/domain/fixture';
+import { buildBusiness, type Fixture } from '../../src/domain/fixture';
 import { parseFixture } from '../../src/schemas/fixture';
 import { ensureTable } from '../../scripts/lib/dynamodb-local';
 import { ensureBucket } from '../../scripts/lib/s3-local';
@@ -38,6 +38,26 @@ export interface TestApi {
   /** Imports a fixture object's business and reference data (not its records) into this file's table; a fresh token. */
   provision(fixture: object): Promise<string>;
   close(): Promise<void>;
+}
+
+/**
+ * Fixtures parsed by earlier files of this jest worker (test/support/worker-environment.cjs), by their JSON: most
+ * files provision the demo business, and a parse compiles its locales' validator (about 0.15 s of CPU) anew in
+ * every file's module registry. A copy each time, made in the file's own realm: nothing a file does to it reaches
+ * the next.
+ */
+const parsedFixtures = (((globalThis as { __workerCache?: { fixtures?: Map<string, Fixture> } }).__workerCache ??=
+  {}).fixtures ??= new Map<string, Fixture>());
+
+function parsedFixture(input: unknown): Fixture {
+  const key = JSON.stringify(input);
+  let fixture = parsedFixtures.get(key);
+  if (!fixture) {
+    const result = parseFixture(input);
+    if (!result.ok) throw new Error(`bad test fixture: ${result.problems.join('; ')}`);
+    parsedFixtures.set(key, (fixture = result.fixture));
+  }
+  return JSON.parse(JSON.stringify(fixture)) as Fixture;
 }
 
 /**
@@ -82,9 +102,7 @@ export async function startApi(options: { timeoutMs?: number } = {}): Promise<Te
       return { status: res.status, headers: res.headers, body: parsed as any, text };
     },
     async provision(fixture) {
-      const result = parseFixture(withTestRateLimits(withoutRecords(fixture)));
-      if (!result.ok) throw new Error(`bad test fixture: ${result.problems.join('; ')}`);
-      const { config, records } = buildBusiness(result.fixture);
+      const { config, records } = buildBusiness(parsedFixture(withTestRateLimits(withoutRecords(fixture))));
       await importBusiness(config, records);
       return issueToken(config.id, 'test');
     },
