@@ -142,8 +142,9 @@ export async function dispatch(
   const { match } = matchRoute(method, url.pathname);
   const name = match?.route.name ?? FALLBACK_ROUTE.name;
   const event = toEvent(req, body, match?.route, match?.pathParameters ?? {});
-  const serve = () => handlerOf(name)(event, lambdaContext(name, event.requestContext.requestId, timeoutMs));
-  send(res, await floodLanes.run(req.headers.authorization, serve, refusedForMs));
+  // The function's time counts from the request's arrival, as behind API Gateway: a wait in a lane spends it.
+  const context = lambdaContext(name, event.requestContext.requestId, timeoutMs);
+  send(res, await floodLanes.run(req.headers.authorization, () => handlerOf(name)(event, context), refusedForMs));
 }
 
 /** The raw bytes of an answer on a socket the HTTP parser gave up on (its headers were never read: English). */
