@@ -18,6 +18,7 @@ import {
   type OpenApiDocument,
   type OpenApiResponse,
 } from '../../src/openapi/build-document';
+import { workerMap } from './worker-cache';
 
 const COMPONENTS_ID = 'https://contract.test/components.json';
 const COMPONENT_REF = '#/components/schemas/';
@@ -34,9 +35,7 @@ const validators = new Map<string, ValidateFunction>();
  * checks cost a file, and every file checks against the same document. A validator of an earlier file validates this
  * file's bodies alike: they are plain JSON, and the document's enums and consts hold no objects (openapi.test.ts).
  */
-const workerCache = (globalThis as { __workerCache?: { contractValidators?: Map<string, ValidateFunction> } })
-  .__workerCache;
-const workerValidators = workerCache ? (workerCache.contractValidators ??= new Map()) : undefined;
+const workerValidators = workerMap<string, ValidateFunction>('contractValidators');
 let componentsHash: string | undefined;
 
 /** The document under test, built once per test file. */
@@ -84,8 +83,8 @@ function validatorFor(key: string, schema: JsonObject): ValidateFunction {
   if (known) return known;
   componentsHash ??= createHash('sha256').update(JSON.stringify(contractDocument().components.schemas)).digest('hex');
   const compiledFrom = `${componentsHash} ${JSON.stringify(schema)}`;
-  const validate = workerValidators?.get(compiledFrom) ?? contractAjv().compile(rewriteRefs(schema) as JsonObject);
-  workerValidators?.set(compiledFrom, validate);
+  const validate = workerValidators.get(compiledFrom) ?? contractAjv().compile(rewriteRefs(schema) as JsonObject);
+  workerValidators.set(compiledFrom, validate);
   validators.set(key, validate);
   return validate;
 }

@@ -14,6 +14,7 @@ import { ensureBucket } from '../../scripts/lib/s3-local';
 import { resetS3Client } from '../../src/data/s3/client';
 import { createLocalServer } from '../../scripts/lib/server';
 import { checkResponse } from './contract';
+import { workerMap } from './worker-cache';
 import { withoutRecords } from './demo-setup';
 
 export interface ApiResponse<T = any> {
@@ -46,8 +47,7 @@ export interface TestApi {
  * every file's module registry. A copy each time, made in the file's own realm: nothing a file does to it reaches
  * the next.
  */
-const parsedFixtures = (((globalThis as { __workerCache?: { fixtures?: Map<string, Fixture> } }).__workerCache ??=
-  {}).fixtures ??= new Map<string, Fixture>());
+const parsedFixtures = workerMap<string, Fixture>('fixtures');
 
 function parsedFixture(input: unknown): Fixture {
   const key = JSON.stringify(input);
