@@ -56,11 +56,17 @@ const memory = async (): Promise<{ rss: number; peak: number }> => {
 
 /**
  * A PUT of `body` with no signature, as a plain HTTP client sends it (no 100-continue): its status. Once answered,
- * the client stops sending (the gate reads no more of it either way).
+ * the client stops sending (the gate reads no more of it either way). Each PUT has a connection of its own: a
+ * pooled one would be handed back once a small body is sent and answered, and the `destroy` below would then
+ * close it under the next PUT ("socket hang up").
  */
 const unsignedPut = (key: string, body: Buffer): Promise<number> =>
   new Promise((resolve, reject) => {
-    const req = request(`${endpoint}/${bucket}/${key}`, { method: 'PUT', headers: { 'content-length': body.length } });
+    const req = request(`${endpoint}/${bucket}/${key}`, {
+      method: 'PUT',
+      headers: { 'content-length': body.length },
+      agent: false,
+    });
     req.on('error', reject);
     req.on('response', (res) => {
       const answered = (): void => {
