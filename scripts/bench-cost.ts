@@ -29,7 +29,7 @@
  * The last line is the JSON object of §21.
  */
 import fixture from '../fixtures/demo.json';
-import { FUNCTION_DEFAULTS } from '../lib/constructs/api-function';
+import { FUNCTION_SETTINGS } from '../lib/constructs/function-settings';
 import { dynamoStats } from '../src/data/dynamo/client';
 import { TABLE, type IndexDefinition } from '../src/data/dynamo/table-definition';
 import { API_PREFIX } from '../src/domain/api-paths';
@@ -235,7 +235,7 @@ function requestCost(
     roundTrips -= 1;
   }
   if (design === 'keys-only+consistent-records') read += m.recordsRead;
-  const gbSeconds = (FUNCTION_DEFAULTS.memorySize / 1024) * (Math.ceil(m.cpuMs + roundTrips * ROUND_TRIP_MS) / 1000);
+  const gbSeconds = (FUNCTION_SETTINGS.memorySize / 1024) * (Math.ceil(m.cpuMs + roundTrips * ROUND_TRIP_MS) / 1000);
   const usd =
     (PRICES.http_api_per_million_requests +
       PRICES.lambda_arm64_per_million_requests +
@@ -296,7 +296,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `Lambda: ${FUNCTION_DEFAULTS.memorySize} MB arm64, billed duration = node CPU measured + ${ROUND_TRIP_MS} ms per DynamoDB round trip (assumed)`,
+    `Lambda: ${FUNCTION_SETTINGS.memorySize} MB arm64, billed duration = node CPU measured + ${ROUND_TRIP_MS} ms per DynamoDB round trip (assumed)`,
   );
   console.log(JSON.stringify(result));
 }

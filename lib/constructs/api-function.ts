@@ -5,16 +5,16 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions, type ICommandHooks } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { FUNCTION_SETTINGS } from './function-settings';
 import { functionAlarms } from './monitoring';
 
-/** The settings every API function shares; one place to change them. */
+/** The settings every API function shares; one place to change them (the numbers in function-settings.ts). */
 export const FUNCTION_DEFAULTS = {
   runtime: lambda.Runtime.NODEJS_22_X,
   architecture: lambda.Architecture.ARM_64,
-  memorySize: 512,
-  timeout: Duration.seconds(10),
-  /** esbuild target, kept in step with the runtime. */
-  target: 'node22',
+  memorySize: FUNCTION_SETTINGS.memorySize,
+  timeout: Duration.seconds(FUNCTION_SETTINGS.timeoutSeconds),
+  target: FUNCTION_SETTINGS.target,
 } as const;
 
 /**

@@ -7,7 +7,7 @@ import type { LambdaHandler } from '../../src/http/handler';
 import { errorResponse } from '../../src/http/middleware';
 import { languageOf } from '../../src/http/i18n/language';
 import { headersTooLarge, internalError, malformedRequest, payloadTooLarge } from '../../src/domain/errors';
-import { FUNCTION_DEFAULTS } from '../../lib/constructs/api-function';
+import { FUNCTION_SETTINGS } from '../../lib/constructs/function-settings';
 import { inProcessLauncher, useExportLauncher } from '../../src/services/exports';
 import { useClientPlugin } from '../../src/data/dynamo/client';
 import { processTurns } from './process-turns';
@@ -94,7 +94,7 @@ export function toEvent(
 }
 
 /** The deployed functions' timeout: what getRemainingTimeInMillis counts down from. */
-export const FUNCTION_TIMEOUT_MS = FUNCTION_DEFAULTS.timeout.toMilliseconds();
+export const FUNCTION_TIMEOUT_MS = FUNCTION_SETTINGS.timeoutSeconds * 1000;
 
 const lambdaContext = (name: string, requestId: string, timeoutMs: number): Context => {
   const endsAt = Date.now() + timeoutMs;
