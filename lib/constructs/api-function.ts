@@ -9,7 +9,7 @@ import { FUNCTION_SETTINGS } from './function-settings';
 import { functionAlarms } from './monitoring';
 
 /** The settings every API function shares; one place to change them (the numbers in function-settings.ts). */
-export const FUNCTION_DEFAULTS = {
+const FUNCTION_DEFAULTS = {
   runtime: lambda.Runtime.NODEJS_22_X,
   architecture: lambda.Architecture.ARM_64,
   memorySize: FUNCTION_SETTINGS.memorySize,
