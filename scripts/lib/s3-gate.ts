@@ -350,10 +350,10 @@ const UNREAD_LINGER_MS = 5000;
 /**
  * A request answered before its body was read whole (refused, or too large): the rest of its body is never
  * read. The connection stops reading and ends once the answer is out (the client reads the answer, then the
- * end); it is closed for good after a while, whatever the client does. Node's server closes a connection whose
- * answer says `connection: close` as soon as the answer is written (`destroySoon`, on the same 'finish', just
- * before this); closed with unread bytes, a socket sends a reset, which reaches a client still sending its body
- * as EPIPE or ECONNRESET, often before it has read the answer.
+ * end); it is closed for good after a while, whatever the client does. Node's server would close it as soon as
+ * the answer is written (`destroySoon`, for an answer that says `connection: close`, on the same 'finish' just
+ * before this), which is taken back first: closed with unread bytes, a socket sends a reset, which reaches a
+ * client still sending its body as EPIPE or ECONNRESET, often before it has read the answer.
  */
 function leaveUnread(req: IncomingMessage): void {
   const socket = req.socket;
