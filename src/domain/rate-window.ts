@@ -31,31 +31,55 @@ export const FINEST_SLICE_MS = sliceMsOf({ requests: 1, windowSeconds: RATE_LIMI
 /** The slice a request at `nowMs` is counted in. */
 export const sliceStartOf = (sliceMs: number, nowMs: number): number => Math.floor(nowMs / sliceMs) * sliceMs;
 
-/** Whether the slice starting at `start` overlaps the window ending at `nowMs` (a finer one: held longer, never less). */
-const inWindow = (policy: RatePolicy, start: number, nowMs: number): boolean =>
-  start + sliceMsOf(policy) > nowMs - policy.windowSeconds * 1000;
+/**
+ * Whether a slice starting at `start` overlaps the window ending at `nowMs` (a finer one: held longer, never less),
+ * for the slices of one policy at one instant. Every request walks its subjects' slices (up to W/1 s of them), so the
+ * slice length and the window's start are taken once, not per slice.
+ */
+function windowAt(policy: RatePolicy, nowMs: number): (start: number) => boolean {
+  const sliceMs = sliceMsOf(policy);
+  const since = nowMs - policy.windowSeconds * 1000;
+  return (start) => start + sliceMs > since;
+}
 
 /** Requests counted in the window that ends at `nowMs`. */
-export const countInWindow = (slices: Slices, policy: RatePolicy, nowMs: number): number =>
-  [...slices].reduce((sum, [start, n]) => (inWindow(policy, start, nowMs) ? sum + n : sum), 0);
+export function countInWindow(slices: Slices, policy: RatePolicy, nowMs: number): number {
+  const counts = windowAt(policy, nowMs);
+  let sum = 0;
+  for (const [start, n] of slices) if (counts(start)) sum += n;
+  return sum;
+}
 /** Slices no window from `nowMs` on will count: what a sync may remove. */
-export const staleSlices = (slices: Slices, policy: RatePolicy, nowMs: number): number[] =>
-  [...slices.keys()].filter((start) => !inWindow(policy, start, nowMs));
+export function staleSlices(slices: Slices, policy: RatePolicy, nowMs: number): number[] {
+  const counts = windowAt(policy, nowMs);
+  const stale: number[] = [];
+  for (const start of slices.keys()) if (!counts(start)) stale.push(start);
+  return stale;
+}
 
 /** One policy's standing (the RateLimit fields): requests left, ms until the window frees capacity. */
 export type PolicyState = { readonly policy: RatePolicy; readonly remaining: number; readonly resetMs: number };
 
 /** The standing of `policy` for the counts `slices` at `nowMs`. */
 export function policyState(slices: Slices, policy: RatePolicy, nowMs: number): PolicyState {
-  const counted = [...slices].filter(([start]) => inWindow(policy, start, nowMs));
-  const count = counted.reduce((sum, [, n]) => sum + n, 0);
+  const counts = windowAt(policy, nowMs);
+  const counted: [number, number][] = [];
+  let count = 0;
+  let oldest = Infinity;
+  for (const entry of slices) {
+    if (!counts(entry[0])) continue;
+    counted.push(entry);
+    count += entry[1];
+    oldest = Math.min(oldest, entry[0]);
+  }
   const remaining = Math.max(0, policy.requests - count);
+  const sliceMs = sliceMsOf(policy);
   const heldUntil = (start: number): number =>
     // A slice from an instance whose clock runs ahead is held no longer than one of this instant.
-    Math.min(start + sliceMsOf(policy), nowMs + sliceMsOf(policy)) + policy.windowSeconds * 1000 - nowMs;
+    Math.min(start + sliceMs, nowMs + sliceMs) + policy.windowSeconds * 1000 - nowMs;
   if (count === 0) return { policy, remaining, resetMs: 0 };
   // Capacity left: until the oldest counted request leaves. None: until enough of the oldest have left.
-  if (remaining > 0) return { policy, remaining, resetMs: heldUntil(Math.min(...counted.map(([start]) => start))) };
+  if (remaining > 0) return { policy, remaining, resetMs: heldUntil(oldest) };
   counted.sort(([a], [b]) => a - b);
   let left = count;
   const [binding] = counted.find(([, n]) => (left -= n) < policy.requests)!;
@@ -125,8 +149,9 @@ export class Counts {
     const all = new Map(this.synced);
     for (const [start, n] of this.unanswered) addTo(all, start, n);
     const state = policyState(all, policy, nowMs);
+    if (state.remaining === 0) return state;
     const alone = countInWindow(this.synced, policy, nowMs) <= countInWindow(this.ownSynced, policy, nowMs);
-    if (state.remaining === 0 || alone) return state;
+    if (alone) return state;
     const paced = Math.ceil(policy.requests / policy.windowSeconds) - countInWindow(this.unanswered, policy, nowMs);
     if (paced >= state.remaining) return state;
     if (paced > 0) return { ...state, remaining: paced };
