@@ -33,8 +33,8 @@ export const sliceStartOf = (sliceMs: number, nowMs: number): number => Math.flo
 
 /**
  * Whether a slice starting at `start` overlaps the window ending at `nowMs` (a finer one: held longer, never less),
- * for the slices of one policy at one instant. Every request walks its subjects' slices (up to W/1 s of them), so the
- * slice length and the window's start are taken once, not per slice.
+ * for the slices of one policy at one instant. Every request walks its subjects' slices (a window of W seconds holds
+ * up to W of them, at least 20), so the slice length and the window's start are taken once, not per slice.
  */
 function windowAt(policy: RatePolicy, nowMs: number): (start: number) => boolean {
   const sliceMs = sliceMsOf(policy);
