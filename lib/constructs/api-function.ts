@@ -8,13 +8,11 @@ import { Construct } from 'constructs';
 import { FUNCTION_SETTINGS } from './function-settings';
 import { functionAlarms } from './monitoring';
 
-/** The settings every API function shares; one place to change them (the numbers in function-settings.ts). */
+/** What every API function shares in CDK's types; its plain numbers are FUNCTION_SETTINGS (function-settings.ts). */
 const FUNCTION_DEFAULTS = {
   runtime: lambda.Runtime.NODEJS_22_X,
   architecture: lambda.Architecture.ARM_64,
-  memorySize: FUNCTION_SETTINGS.memorySize,
   timeout: Duration.seconds(FUNCTION_SETTINGS.timeoutSeconds),
-  target: FUNCTION_SETTINGS.target,
 } as const;
 
 /**
@@ -25,7 +23,7 @@ const FUNCTION_DEFAULTS = {
 export const BUNDLING = {
   minify: true,
   sourceMap: false,
-  target: FUNCTION_DEFAULTS.target,
+  target: FUNCTION_SETTINGS.target,
   format: OutputFormat.CJS,
   // ES module entries first: the AWS SDK's dist-es tree-shakes, its CommonJS dist does not.
   mainFields: ['module', 'main'],
@@ -96,7 +94,7 @@ export class ApiFunction extends Construct {
       description: props.description,
       runtime: FUNCTION_DEFAULTS.runtime,
       architecture: FUNCTION_DEFAULTS.architecture,
-      memorySize: props.memorySize ?? FUNCTION_DEFAULTS.memorySize,
+      memorySize: props.memorySize ?? FUNCTION_SETTINGS.memorySize,
       timeout: props.timeout ?? FUNCTION_DEFAULTS.timeout,
       role: this.role,
       logGroup: this.logGroup,
