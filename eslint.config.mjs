@@ -106,6 +106,7 @@ export default tseslint.config(
       '.cache/',
       'jest.config.js',
       'src/schemas/generated/',
+      'src/openapi/generated/',
       'client/dist/',
       'client/src/schema.ts',
       'client/src/operations.ts',
